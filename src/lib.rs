@@ -1,0 +1,37 @@
+//! specprobe: a simulator for cost-aware spectrum access.
+//!
+//! A secondary user senses channels one after another at the start of each slot; each channel is
+//! idle with probability θ_i, each probe costs energy and delay, and the user transmits on the
+//! first idle channel it finds. Net reward per slot = 1{idle found} − total probing cost.
+//! Learning which channels to probe, in which order and when to stop is the cost-aware cascading
+//! bandit of Zhou et al. (IJCAI 2018), whose offline optimum (UCR-T1) and online algorithm
+//! (CC-UCB) specprobe implements together with the baselines users compare against.
+//!
+//! Data flow, one direction only:
+//! ```text
+//! scenario::load  (RON -> checked Scenario)
+//!   -> runner::run_regret   (parallel runs, one RNG stream per run)
+//!        -> sim::episode    (the slot loop, generic over the policy)
+//!             -> recorder   (checkpoints, histograms; exact merge)
+//!   -> report::write_regret (summary.json, curves.csv, report.md)
+//! ```
+//! The simulator never reads files and the report never simulates.
+
+pub mod channel;
+pub mod commands;
+pub mod cost;
+pub mod error;
+pub mod law;
+pub mod output;
+pub mod policy;
+pub mod recorder;
+pub mod report;
+pub mod rng;
+pub mod runner;
+pub mod scenario;
+pub mod sim;
+pub mod stats;
+pub mod theory;
+
+pub use error::ScenarioError;
+pub use scenario::{Scenario, load};

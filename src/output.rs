@@ -1,0 +1,136 @@
+//! The output folder: checked before any long work starts, written atomically after.
+//!
+//! [`OutputDir::prepare`] creates the folder and proves it writable, so that a bad `--out` fails
+//! in milliseconds rather than after an hour of simulation. [`OutputDir::write`] writes each file
+//! to a temporary name and renames it into place: a failure never leaves a half-written file, and
+//! the results of an earlier run stay intact until their replacement is complete.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Why the output folder could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The folder could not be created.
+    #[error("cannot create output folder {}: {source}", path.display())]
+    Create {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The folder exists but a file cannot be written in it.
+    #[error("output folder {} is not writable: {source}", path.display())]
+    NotWritable {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Writing a result file failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An input file of a saved result could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// A checked, writable output folder.
+#[derive(Clone, Debug)]
+pub struct OutputDir {
+    path: PathBuf,
+}
+
+impl OutputDir {
+    /// Creates `path` if needed and proves it writable (by writing and removing a probe file).
+    pub fn prepare(path: &Path) -> Result<OutputDir, OutputError> {
+        std::fs::create_dir_all(path).map_err(|source| OutputError::Create {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let probe = path.join(format!(".specprobe-write-test-{}", std::process::id()));
+        let result = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"ok"));
+        let _ = std::fs::remove_file(&probe);
+        result.map_err(|source| OutputError::NotWritable {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(OutputDir {
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `name` atomically (temporary file, then rename) and returns its path.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
+        let target = self.path.join(name);
+        let tmp = self
+            .path
+            .join(format!(".{name}.tmp-{}", std::process::id()));
+        let err = |source| OutputError::Write {
+            path: target.clone(),
+            source,
+        };
+        let written = std::fs::File::create(&tmp)
+            .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+            .and_then(|()| std::fs::rename(&tmp, &target));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(err(e));
+        }
+        Ok(target)
+    }
+
+    /// Reads a file of the folder.
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, OutputError> {
+        let path = self.path.join(name);
+        std::fs::read(&path).map_err(|source| OutputError::Read { path, source })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_atomically_and_reads_back() {
+        let dir = std::env::temp_dir().join(format!("specprobe-out-{}", std::process::id()));
+        let out = OutputDir::prepare(&dir).unwrap();
+        out.write("a.txt", b"one").unwrap();
+        out.write("a.txt", b"two").unwrap();
+        assert_eq!(out.read("a.txt").unwrap(), b"two");
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_in_the_way_is_a_clear_error() {
+        let file = std::env::temp_dir().join(format!("specprobe-file-{}", std::process::id()));
+        std::fs::write(&file, b"x").unwrap();
+        let err = OutputDir::prepare(&file.join("sub")).unwrap_err();
+        assert!(
+            err.to_string().contains("cannot create output folder"),
+            "{err}"
+        );
+        std::fs::remove_file(&file).unwrap();
+    }
+}

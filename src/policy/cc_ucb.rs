@@ -1,0 +1,154 @@
+//! CC-UCB, Algorithm 1 of Zhou, Gan, Yang and Shen, "Cost-aware Cascading Bandits" (IJCAI 2018).
+//!
+//! Each slot `t > K`, for every channel `i`:
+//! `u_i = sqrt(α·ln t / N_i)`, `U_i = θ̂_i + u_i`, `L_i = max(ĉ_i − u_i, ε)`;
+//! the list holds every channel with `U_i / L_i > 1`, in decreasing order of `U_i / L_i`.
+//! With known costs, `L_i = c_i` (the paper's "modified Algorithm 1").
+//!
+//! Choices where the paper is silent or ambiguous (also in the README):
+//! - `t` is the slot index counted from 1, initialisation slots included, so the first UCB slot
+//!   uses `ln(K + 1)`.
+//! - The threshold is strict, `U/L > 1`, as in Algorithm 1 (the proof of Lemma 1 writes `≥`).
+//! - Equal ratios are ordered by channel index.
+//! - `N_i`, `θ̂_i`, `ĉ_i` change after each probe; since the list is fixed at the start of the
+//!   slot this is the same as the paper's update at the end of the slot.
+
+use super::{Estimates, Policy, initial_probe, sort_by_key_desc};
+use rand::Rng;
+
+/// CC-UCB with unknown or known mean costs.
+#[derive(Clone, Debug)]
+pub struct CcUcb {
+    alpha: f64,
+    epsilon: f64,
+    known_cost: Option<Vec<f64>>,
+    est: Estimates,
+    key: Vec<f64>,
+}
+
+impl CcUcb {
+    /// Algorithm 1 as stated: costs estimated, `L_i = max(ĉ_i − u_i, ε)`.
+    pub fn unknown_cost(k: usize, alpha: f64, epsilon: f64) -> CcUcb {
+        CcUcb {
+            alpha,
+            epsilon,
+            known_cost: None,
+            est: Estimates::new(k),
+            key: vec![0.0; k],
+        }
+    }
+
+    /// The known-cost variant: `L_i = c_i`, the true mean cost.
+    pub fn known_cost(mean_cost: Vec<f64>, alpha: f64) -> CcUcb {
+        let k = mean_cost.len();
+        CcUcb {
+            alpha,
+            epsilon: 0.0,
+            known_cost: Some(mean_cost),
+            est: Estimates::new(k),
+            key: vec![0.0; k],
+        }
+    }
+
+    /// The sample statistics gathered so far.
+    pub fn estimates(&self) -> &Estimates {
+        &self.est
+    }
+}
+
+impl Policy for CcUcb {
+    fn plan<R: Rng + ?Sized>(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut R) {
+        let k = self.est.len();
+        if let Some(i) = initial_probe(t, k) {
+            list.push(i);
+            return;
+        }
+        let s = (self.alpha * (t as f64).ln()).sqrt();
+        let theta_hat = self.est.theta_hat();
+        let inv_sqrt_n = self.est.inv_sqrt_n();
+        let key = &mut self.key;
+        match &self.known_cost {
+            None => {
+                let cost_hat = self.est.cost_hat();
+                for i in 0..k {
+                    let u = s * inv_sqrt_n[i];
+                    let upper = theta_hat[i] + u;
+                    let lower = (cost_hat[i] - u).max(self.epsilon);
+                    let ratio = upper / lower;
+                    if ratio > 1.0 {
+                        key[i] = ratio;
+                        list.push(i);
+                    }
+                }
+            }
+            Some(cost) => {
+                for i in 0..k {
+                    // A free channel (c = 0) gets an infinite ratio; 0/0 is NaN and fails the test.
+                    let ratio = (theta_hat[i] + s * inv_sqrt_n[i]) / cost[i];
+                    if ratio > 1.0 {
+                        key[i] = ratio;
+                        list.push(i);
+                    }
+                }
+            }
+        }
+        sort_by_key_desc(list, key);
+    }
+
+    #[inline]
+    fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+        self.est.observe(channel, idle, cost);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    fn plan(p: &mut CcUcb, t: u64) -> Vec<usize> {
+        let mut list = Vec::new();
+        p.plan(t, &mut list, &mut stream(0, 0, 0));
+        list
+    }
+
+    #[test]
+    fn initialisation_probes_each_channel_alone() {
+        let mut p = CcUcb::unknown_cost(3, 1.5, 1e-5);
+        for t in 1..=3 {
+            assert_eq!(plan(&mut p, t), vec![t as usize - 1]);
+            p.observe(t as usize - 1, false, 0.5);
+        }
+    }
+
+    /// Hand-computed indices: channel 0 seen 4 times (3 idle, cost 0.4 each), channel 1 seen
+    /// 4 times (1 idle, cost 0.9 each), at t = 20 with α = 1.5:
+    /// u = sqrt(1.5·ln 20 / 4) = 1.0599; U0/L0 = 1.8099/ε (huge), U1/L1 = 1.3099/ε as well,
+    /// so both are listed; at α = 0.01, u = 0.0865: U0/L0 = 0.8365/0.3135 = 2.668 > 1 and
+    /// U1/L1 = 0.3365/0.8135 = 0.414 < 1, so only channel 0 is listed.
+    #[test]
+    fn indices_match_hand_computation() {
+        for (alpha, want) in [(1.5, vec![0, 1]), (0.01, vec![0])] {
+            let mut p = CcUcb::unknown_cost(2, alpha, 1e-5);
+            for idle in [true, true, true, false] {
+                p.observe(0, idle, 0.4);
+            }
+            for idle in [true, false, false, false] {
+                p.observe(1, idle, 0.9);
+            }
+            assert_eq!(plan(&mut p, 20), want, "α = {alpha}");
+        }
+    }
+
+    #[test]
+    fn known_cost_variant_uses_true_costs() {
+        let mut p = CcUcb::known_cost(vec![0.3, 0.9], 0.01);
+        for ch in 0..2 {
+            for idle in [true, false] {
+                p.observe(ch, idle, 0.0);
+            }
+        }
+        // θ̂ = 0.5 for both; u = sqrt(0.01·ln 100 / 2) = 0.152 at t = 100: 0.652/0.3 > 1, 0.652/0.9 < 1.
+        assert_eq!(plan(&mut p, 100), vec![0]);
+    }
+}

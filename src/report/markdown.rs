@@ -1,0 +1,220 @@
+//! `report.md`: the scenario, the optimum, the bounds and the summary table, readable on its own.
+//! Built from the summary alone, so `specprobe plot` rewrites it without simulating.
+
+use super::summary::{ExperimentSummary, PolicySummary, RegretSummary};
+use std::fmt::Write;
+
+/// Formats `x` with about `digits` significant digits, without exponent for ordinary magnitudes.
+pub fn sig(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if !(-4..=9).contains(&magnitude) {
+        return format!("{x:.*e}", digits.saturating_sub(1));
+    }
+    let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
+fn unit(u: &str) -> String {
+    if u.is_empty() {
+        String::new()
+    } else {
+        format!(" [{u}]")
+    }
+}
+
+/// The markdown report; `charts` lists (caption, file name) pairs to embed.
+pub fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", s.scenario);
+    if !s.description.is_empty() {
+        let _ = writeln!(out, "{}\n", s.description.trim());
+    }
+    let exps = s.body.experiments();
+    let _ = writeln!(
+        out,
+        "Regret experiment: horizon T = {} slots, {} runs per policy, seed {}, {} configuration{}.\n",
+        s.horizon,
+        s.runs,
+        s.seed,
+        exps.len(),
+        if exps.len() == 1 { "" } else { "s" }
+    );
+    if exps.len() > 1 {
+        grid_table(&mut out, s);
+    }
+    for e in exps {
+        experiment_section(&mut out, s, e, exps.len() > 1);
+    }
+    if !charts.is_empty() {
+        let _ = writeln!(out, "## Charts\n");
+        for (caption, file) in charts {
+            let _ = writeln!(out, "### {caption}\n\n![{caption}]({file})\n");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "---\nPseudo-regret: Σ_t (E[r(I*)] − E[r(I_t)]) from the exact expected reward of each list; \
+         realised regret: Σ_t (E[r(I*)] − r_t) from observed rewards and costs. \
+         ± values are standard deviations across runs; s.e. is the standard error of the mean."
+    );
+    out
+}
+
+fn grid_table(out: &mut String, s: &RegretSummary) {
+    let exps = s.body.experiments();
+    let policies: Vec<&str> = exps[0].policies.iter().map(|p| p.name.as_str()).collect();
+    let _ = writeln!(
+        out,
+        "## Final pseudo-regret per configuration (mean ± s.e.)\n"
+    );
+    let mut head = "| configuration | K | |I*| |".to_string();
+    let mut rule = "|---|---:|---:|".to_string();
+    for p in &policies {
+        let _ = write!(head, " {p} |");
+        rule.push_str("---:|");
+        if exps.iter().any(|e| e.reference.contains_key(*p)) {
+            let _ = write!(head, " {p} (paper) |");
+            rule.push_str("---:|");
+        }
+    }
+    let _ = writeln!(out, "{head}\n{rule}");
+    for e in exps {
+        let mut row = format!(
+            "| {} | {} | {} |",
+            e.label.as_deref().unwrap_or(""),
+            e.channels.len(),
+            e.optimum.list.len()
+        );
+        for p in &policies {
+            if let Some(ps) = e.policies.iter().find(|x| x.name == *p) {
+                let _ = write!(
+                    row,
+                    " {} ± {} |",
+                    sig(ps.pseudo_regret.mean, 4),
+                    sig(ps.pseudo_regret.stderr, 2)
+                );
+            }
+            if exps.iter().any(|x| x.reference.contains_key(*p)) {
+                match e.reference.get(*p) {
+                    Some(v) => {
+                        let _ = write!(row, " {} |", sig(*v, 4));
+                    }
+                    None => row.push_str(" |"),
+                }
+            }
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    out.push('\n');
+}
+
+fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary, grid: bool) {
+    let title = e.label.as_deref().unwrap_or("Instance");
+    let _ = writeln!(out, "## {title}\n");
+    let in_list = |i: usize| e.optimum.list.iter().position(|&j| j == i);
+    let _ = writeln!(
+        out,
+        "| channel | θ (idle) | c (mean cost) | θ/c | energy/probe{} | delay/probe{} | UCR-T1 position |\n|---:|---:|---:|---:|---:|---:|---:|",
+        unit(&s.units.energy),
+        unit(&s.units.delay)
+    );
+    for (i, c) in e.channels.iter().enumerate() {
+        let ratio = if c.mean_cost > 0.0 {
+            sig(c.theta / c.mean_cost, 4)
+        } else {
+            "∞".to_string()
+        };
+        let pos = in_list(i).map_or("–".to_string(), |p| (p + 1).to_string());
+        let _ = writeln!(
+            out,
+            "| {i} | {} | {} | {ratio} | {} | {} | {pos} |",
+            sig(c.theta, 4),
+            sig(c.mean_cost, 4),
+            sig(c.mean_energy, 4),
+            sig(c.mean_delay, 4)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nUCR-T1 optimum (Theorem 1): probe {:?} in this order; expected net reward {} per slot.\n",
+        e.optimum.list,
+        sig(e.optimum.expected_reward, 6)
+    );
+    let b = &e.bounds;
+    if b.assumptions_hold {
+        if let (Some(t2), Some(t3)) = (&b.theorem2, &b.theorem3) {
+            let _ = writeln!(
+                out,
+                "Bounds at T = {}: Theorem 2 upper bound (CC-UCB, α = {}) {} · ln T = {}; \
+                 Theorem 3 lower bound (α-consistent policies) {} · ln T = {}.\n",
+                s.horizon,
+                t2.alpha.unwrap_or(1.5),
+                sig(t2.coefficient, 4),
+                sig(t2.at_horizon, 4),
+                sig(t3.coefficient, 4),
+                sig(t3.at_horizon, 4)
+            );
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "Theorems 2 and 3 do not apply: {}.\n",
+            b.violations.join("; ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{}| policy | pseudo-regret | s.e. | realised regret | reward/slot | energy/slot{} | delay/slot{} | probes/slot (mean, p50, p99, max) |\n|---|---:|---:|---:|---:|---:|---:|---|",
+        if grid {
+            ""
+        } else {
+            "### Results at the horizon\n\n"
+        },
+        unit(&s.units.energy),
+        unit(&s.units.delay)
+    );
+    for p in &e.policies {
+        policy_row(out, p);
+    }
+    out.push('\n');
+}
+
+fn policy_row(out: &mut String, p: &PolicySummary) {
+    let _ = writeln!(
+        out,
+        "| {} | {} ± {} | {} | {} ± {} | {} | {} | {} | {}, {}, {}, {} |",
+        p.name,
+        sig(p.pseudo_regret.mean, 4),
+        sig(p.pseudo_regret.std, 3),
+        sig(p.pseudo_regret.stderr, 2),
+        sig(p.realized_regret.mean, 4),
+        sig(p.realized_regret.std, 3),
+        sig(p.reward_per_slot, 4),
+        sig(p.energy_per_slot, 4),
+        sig(p.delay_per_slot, 4),
+        sig(p.probes_per_slot.mean, 3),
+        p.probes_per_slot.p50,
+        p.probes_per_slot.p99,
+        p.probes_per_slot.max
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sig_formats_magnitudes() {
+        assert_eq!(sig(1445.3, 4), "1445");
+        assert_eq!(sig(0.291_512, 4), "0.2915");
+        assert_eq!(sig(12.345, 3), "12.3");
+        assert_eq!(sig(0.0, 4), "0");
+        assert_eq!(sig(1.5e-7, 2), "1.5e-7");
+    }
+}

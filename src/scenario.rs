@@ -1,0 +1,526 @@
+//! Scenario files: RON schema ([`raw`]) and its validation into checked types.
+//!
+//! Loading is the only place where a scenario is trusted or not. [`load`] parses the file
+//! (syntax and schema errors carry `file:line:col` and the field path) and then checks every rule
+//! (each broken rule is reported with its position, field and rule, all at once). The simulator
+//! only ever sees the checked [`RegretScenario`].
+
+pub mod locate;
+pub mod raw;
+
+use crate::channel::{Channel, Environment};
+use crate::cost::{CostModel, CostWeights};
+use crate::error::{Problem, ScenarioError};
+use crate::law::Law;
+use crate::policy::PolicySpec;
+use crate::stats::CheckpointSpec;
+use locate::{FieldPath, locate};
+use raw::{RawChannel, RawRegret, RawScenario, RawUnits};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Most channels one experiment may have (keeps per-run buffers reasonable).
+pub const MAX_CHANNELS: u64 = 1 << 20;
+
+/// A checked scenario.
+#[derive(Clone, Debug)]
+pub enum Scenario {
+    /// A regret experiment.
+    Regret(RegretScenario),
+}
+
+/// A checked regret scenario.
+#[derive(Clone, Debug)]
+pub struct RegretScenario {
+    /// Scenario name (safe as a folder name).
+    pub name: String,
+    /// Free text.
+    pub description: String,
+    /// The file it came from.
+    pub source: PathBuf,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Slots per run.
+    pub horizon: u64,
+    /// Runs per policy.
+    pub runs: u64,
+    /// Where curves are recorded.
+    pub checkpoints: CheckpointSpec,
+    /// Units for reports.
+    pub units: Units,
+    /// Weights of energy and delay.
+    pub weights: CostWeights,
+    /// One experiment, or one per grid configuration.
+    pub experiments: Vec<Experiment>,
+    /// Whether the file used `grid` (outputs then list experiments).
+    pub is_grid: bool,
+    /// The policies.
+    pub policies: Vec<PolicyEntry>,
+}
+
+/// Units of energy and delay (empty when the scenario gives none).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Units {
+    /// Energy unit.
+    pub energy: String,
+    /// Delay unit.
+    pub delay: String,
+}
+
+/// One channel configuration.
+#[derive(Clone, Debug)]
+pub struct Experiment {
+    /// Label (the scenario name for a single experiment).
+    pub label: String,
+    /// The channels.
+    pub env: Environment,
+    /// Published final regrets by policy label.
+    pub reference: BTreeMap<String, f64>,
+}
+
+/// One policy with its label.
+#[derive(Clone, Debug)]
+pub struct PolicyEntry {
+    /// Unique label.
+    pub label: String,
+    /// The checked spec.
+    pub spec: PolicySpec,
+}
+
+impl RegretScenario {
+    /// Applies command-line overrides (already checked to be at least 1 by the CLI).
+    pub fn with_overrides(
+        mut self,
+        runs: Option<u64>,
+        horizon: Option<u64>,
+        seed: Option<u64>,
+    ) -> RegretScenario {
+        self.runs = runs.unwrap_or(self.runs);
+        self.horizon = horizon.unwrap_or(self.horizon);
+        self.seed = seed.unwrap_or(self.seed);
+        self
+    }
+
+    /// The α Theorem 2 is evaluated with: that of the first unknown-cost CC-UCB policy, else the
+    /// paper's 1.5.
+    pub fn theorem2_alpha(&self) -> f64 {
+        self.policies
+            .iter()
+            .find_map(|p| match p.spec {
+                PolicySpec::CcUcb { alpha, .. } => Some(alpha),
+                _ => None,
+            })
+            .unwrap_or(1.5)
+    }
+}
+
+/// Reads, parses and checks a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&text, path)
+}
+
+/// Parses and checks scenario text; `path` is used in messages and to resolve relative paths.
+pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+    let raw = parse_raw(text, path)?;
+    let mut checker = Checker {
+        src: text,
+        problems: Vec::new(),
+    };
+    let scenario = match raw {
+        RawScenario::Regret(r) => check_regret(r, path, &mut checker).map(Scenario::Regret),
+    };
+    match scenario {
+        Some(s) if checker.problems.is_empty() => Ok(s),
+        _ => {
+            let mut problems = checker.problems;
+            problems.sort_by_key(|p| (p.line == 0, p.line, p.col));
+            Err(ScenarioError::Invalid {
+                path: path.to_path_buf(),
+                problems,
+            })
+        }
+    }
+}
+
+/// RON with `implicit_some` (optional fields are written plainly, `cost: Bernoulli(0.5)`) and
+/// `unwrap_variant_newtypes` (the file reads `Regret(name: ..)`, not `Regret((name: ..))`).
+pub fn ron_options() -> ron::Options {
+    use ron::extensions::Extensions;
+    ron::Options::default()
+        .with_default_extension(Extensions::IMPLICIT_SOME | Extensions::UNWRAP_VARIANT_NEWTYPES)
+}
+
+/// A value in scenario syntax on one line, e.g. `CcUcb(alpha: 1.5, epsilon: 1e-5)`.
+pub fn to_ron_line<T: serde::Serialize + std::fmt::Debug>(value: &T) -> String {
+    let config = ron::ser::PrettyConfig::new()
+        .compact_structs(true)
+        .compact_arrays(true)
+        .compact_maps(true);
+    ron::ser::to_string_pretty(value, config).unwrap_or_else(|_| format!("{value:?}"))
+}
+
+fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
+    let parse_error = |err: ron::error::SpannedError, field: String| ScenarioError::Parse {
+        path: path.to_path_buf(),
+        problem: Problem {
+            line: err.span.start.line,
+            col: err.span.start.col,
+            field: if field.is_empty() || field == "." {
+                "(scenario)".to_string()
+            } else {
+                field
+            },
+            rule: err.code.to_string(),
+        },
+    };
+    let mut de = ron::Deserializer::from_str_with_options(text, &ron_options())
+        .map_err(|e| parse_error(e, String::new()))?;
+    let raw: RawScenario = match serde_path_to_error::deserialize(&mut de) {
+        Ok(raw) => raw,
+        Err(err) => {
+            let field = err.path().to_string();
+            let spanned = de.span_error(err.into_inner());
+            return Err(parse_error(spanned, field));
+        }
+    };
+    if let Err(err) = de.end() {
+        return Err(parse_error(de.span_error(err), String::new()));
+    }
+    Ok(raw)
+}
+
+/// Collects problems with their positions.
+struct Checker<'a> {
+    src: &'a str,
+    problems: Vec<Problem>,
+}
+
+impl Checker<'_> {
+    fn fail(&mut self, path: &FieldPath, rule: impl Into<String>) {
+        let (line, col) = locate(self.src, path).unwrap_or((0, 0));
+        self.problems.push(Problem {
+            line,
+            col,
+            field: path.to_string(),
+            rule: rule.into(),
+        });
+    }
+
+    /// Checks `ok`, reporting `rule` at `path` when it fails; returns `ok`.
+    fn require(&mut self, ok: bool, path: &FieldPath, rule: impl Into<String>) -> bool {
+        if !ok {
+            self.fail(path, rule);
+        }
+        ok
+    }
+}
+
+fn is_safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !s.starts_with('.')
+}
+
+fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<RegretScenario> {
+    let root = FieldPath::default();
+    ck.require(
+        is_safe_name(&raw.name),
+        &root.field("name"),
+        format!(
+            "must be non-empty and use only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {:?})",
+            raw.name
+        ),
+    );
+    ck.require(
+        raw.horizon >= 1,
+        &root.field("horizon"),
+        "must be at least 1 slot (got 0)",
+    );
+    ck.require(
+        raw.runs >= 1,
+        &root.field("runs"),
+        "must be at least 1 run (got 0)",
+    );
+    let cp = root.field("checkpoints");
+    ck.require(
+        CheckpointSpec::PER_DECADE.contains(&raw.checkpoints.per_decade),
+        &cp.field("per_decade"),
+        format!(
+            "must be 5, 10 or 20 (a Renard series; got {})",
+            raw.checkpoints.per_decade
+        ),
+    );
+    ck.require(
+        raw.checkpoints.linear <= 10_000,
+        &cp.field("linear"),
+        format!("must be at most 10000 (got {})", raw.checkpoints.linear),
+    );
+    for (name, w) in [("energy", raw.weights.energy), ("delay", raw.weights.delay)] {
+        ck.require(
+            w.is_finite() && w >= 0.0,
+            &root.field("weights").field(name),
+            format!("must be a finite number ≥ 0 (got {w})"),
+        );
+    }
+
+    // Policies: labels unique and non-empty.
+    let mut policies = Vec::new();
+    let mut seen = BTreeSet::new();
+    if raw.policies.is_empty() {
+        ck.fail(&root.field("policies"), "must list at least one policy");
+    }
+    for (i, p) in raw.policies.iter().enumerate() {
+        let at = root.field("policies").index(i);
+        let label = p
+            .label
+            .clone()
+            .unwrap_or_else(|| p.spec_label().to_string());
+        let label_path = if p.label.is_some() {
+            at.field("label")
+        } else {
+            at.field("policy")
+        };
+        if ck.require(!label.trim().is_empty(), &label_path, "must not be empty")
+            && !seen.insert(label.clone())
+        {
+            ck.fail(
+                &label_path,
+                format!("duplicate policy label {label:?}: labels must be unique in a scenario (give this entry its own `label`)"),
+            );
+        }
+        policies.push(PolicyEntry {
+            label,
+            spec: p.policy.clone(),
+        });
+    }
+
+    // Experiments.
+    let mut experiments = Vec::new();
+    let is_grid = !raw.grid.is_empty();
+    match (raw.channels.is_empty(), raw.grid.is_empty()) {
+        (false, false) => ck.fail(
+            &root.field("grid"),
+            "give either `channels` (one experiment) or `grid` (several), not both",
+        ),
+        (true, true) => ck.fail(
+            &root.field("channels"),
+            "the channel list is empty: give `channels` or a `grid` of configurations",
+        ),
+        (false, true) => {
+            if let Some(env) =
+                check_channels(&raw.channels, &root.field("channels"), &raw.weights, ck)
+            {
+                experiments.push(Experiment {
+                    label: raw.name.clone(),
+                    env,
+                    reference: BTreeMap::new(),
+                });
+            }
+        }
+        (true, false) => {
+            let mut labels = BTreeSet::new();
+            for (g, conf) in raw.grid.iter().enumerate() {
+                let at = root.field("grid").index(g);
+                if ck.require(
+                    !conf.label.trim().is_empty(),
+                    &at.field("label"),
+                    "must not be empty",
+                ) && !labels.insert(conf.label.clone())
+                {
+                    ck.fail(
+                        &at.field("label"),
+                        format!(
+                            "duplicate configuration label {:?}: labels must be unique",
+                            conf.label
+                        ),
+                    );
+                }
+                if conf.channels.is_empty() {
+                    ck.fail(&at.field("channels"), "the channel list is empty");
+                }
+                for (policy, value) in &conf.reference {
+                    let rp = at.field("reference");
+                    ck.require(
+                        seen.contains(policy),
+                        &rp,
+                        format!(
+                            "names policy {policy:?}, which is not a policy label of this scenario"
+                        ),
+                    );
+                    ck.require(
+                        value.is_finite(),
+                        &rp,
+                        format!("value for {policy:?} must be finite (got {value})"),
+                    );
+                }
+                if let Some(env) =
+                    check_channels(&conf.channels, &at.field("channels"), &raw.weights, ck)
+                {
+                    experiments.push(Experiment {
+                        label: conf.label.clone(),
+                        env,
+                        reference: conf.reference.clone(),
+                    });
+                }
+            }
+        }
+    }
+
+    // Policy parameters against every experiment's channel count.
+    for (i, p) in raw.policies.iter().enumerate() {
+        for exp in &experiments {
+            if let Err((param, rule)) = p.policy.check(exp.env.len()) {
+                let where_ = if is_grid {
+                    format!(" (configuration {:?})", exp.label)
+                } else {
+                    String::new()
+                };
+                ck.fail(
+                    &root.field("policies").index(i).field("policy").field(param),
+                    format!("{rule}{where_}"),
+                );
+                break;
+            }
+        }
+    }
+
+    Some(RegretScenario {
+        name: raw.name,
+        description: raw.description,
+        source: source.to_path_buf(),
+        seed: raw.seed,
+        horizon: raw.horizon,
+        runs: raw.runs,
+        checkpoints: raw.checkpoints,
+        units: units(raw.units),
+        weights: raw.weights,
+        experiments,
+        is_grid,
+        policies,
+    })
+}
+
+fn units(raw: RawUnits) -> Units {
+    Units {
+        energy: raw.energy,
+        delay: raw.delay,
+    }
+}
+
+impl raw::RawPolicy {
+    fn spec_label(&self) -> &'static str {
+        self.policy.default_label()
+    }
+}
+
+/// Checks a channel list and builds its environment (`None` when any entry is invalid).
+fn check_channels(
+    raw: &[RawChannel],
+    at: &FieldPath,
+    weights: &CostWeights,
+    ck: &mut Checker,
+) -> Option<Environment> {
+    let before = ck.problems.len();
+    let mut channels = Vec::new();
+    let mut total: u64 = 0;
+    for (i, ch) in raw.iter().enumerate() {
+        let here = at.index(i);
+        ck.require(
+            ch.count >= 1,
+            &here.field("count"),
+            "must be at least 1 (got 0)",
+        );
+        total = total.saturating_add(ch.count);
+        let theta_ok = ck.require(
+            ch.theta.is_finite() && (0.0..=1.0).contains(&ch.theta),
+            &here.field("theta"),
+            format!(
+                "is the probability of being idle and must lie in [0, 1] (got {})",
+                ch.theta
+            ),
+        );
+        let cost = check_cost(ch, &here, weights, ck);
+        if let (true, Some(cost)) = (theta_ok, cost) {
+            for _ in 0..ch.count.min(MAX_CHANNELS) {
+                channels.push(Channel::new(ch.theta, cost.clone()));
+            }
+        }
+    }
+    ck.require(
+        total <= MAX_CHANNELS,
+        at,
+        format!("holds {total} channels; at most {MAX_CHANNELS} are supported"),
+    );
+    (ck.problems.len() == before && !channels.is_empty()).then(|| Environment::new(channels))
+}
+
+fn check_law(spec: &crate::law::LawSpec, at: &FieldPath, ck: &mut Checker) -> Option<Law> {
+    match Law::new(spec) {
+        Ok(law) => Some(law),
+        Err(e) => {
+            ck.fail(&at.field(e.param), e.to_string());
+            None
+        }
+    }
+}
+
+fn check_cost(
+    ch: &RawChannel,
+    here: &FieldPath,
+    weights: &CostWeights,
+    ck: &mut Checker,
+) -> Option<CostModel> {
+    let model = match (&ch.cost, &ch.energy, &ch.delay) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            ck.fail(
+                &here.field("cost"),
+                "give either `cost` (the bandit cost itself) or `energy`/`delay` (weighted by `weights`), not both",
+            );
+            return None;
+        }
+        (None, None, None) => {
+            ck.fail(
+                here,
+                "has no cost: give `cost: <law>` or `energy: <law>` and/or `delay: <law>`",
+            );
+            return None;
+        }
+        (Some(cost), None, None) => CostModel::Plain(check_law(cost, &here.field("cost"), ck)?),
+        (None, energy, delay) => {
+            let zero = crate::law::LawSpec::Constant(0.0);
+            let e = check_law(energy.as_ref().unwrap_or(&zero), &here.field("energy"), ck);
+            let d = check_law(delay.as_ref().unwrap_or(&zero), &here.field("delay"), ck);
+            CostModel::Split {
+                energy: e?,
+                delay: d?,
+                weights: *weights,
+            }
+        }
+    };
+    let (lo, hi) = model.support();
+    let field = if ch.cost.is_some() {
+        here.field("cost")
+    } else if ch.energy.is_some() {
+        here.field("energy")
+    } else {
+        here.field("delay")
+    };
+    let what = match model {
+        CostModel::Plain(_) => "the bandit cost".to_string(),
+        CostModel::Split { .. } => format!(
+            "the bandit cost {}·energy + {}·delay",
+            weights.energy, weights.delay
+        ),
+    };
+    ck.require(
+        lo >= 0.0 && hi <= 1.0,
+        &field,
+        format!("{what} ranges over [{lo}, {hi}], but its support must lie in [0, 1]"),
+    )
+    .then_some(model)
+}

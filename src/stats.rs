@@ -1,0 +1,305 @@
+//! Streaming statistics that merge exactly.
+//!
+//! Results must be byte-identical whatever the thread count or the sharding, yet runs finish in
+//! any order and partial results are merged in any grouping. Floating-point addition is not
+//! associative, so [`ExactSum`] keeps a sum *exactly* (Shewchuk's non-overlapping expansion, the
+//! algorithm behind Python's `math.fsum`) and rounds only when read: the result is the correctly
+//! rounded exact sum, a function of the multiset of inputs alone. [`Moments`] builds mean and
+//! standard deviation on it. Memory is a few doubles per statistic, independent of the number of
+//! values added.
+
+use serde::{Deserialize, Serialize};
+
+/// An exactly kept sum of finite `f64` values.
+///
+/// # Example
+/// ```
+/// use specprobe::stats::ExactSum;
+/// let mut a = ExactSum::default();
+/// for x in [1e16, 1.0, -1e16] { a.add(x); }
+/// assert_eq!(a.value(), 1.0); // naive summation gives 0.0
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ExactSum {
+    partials: Vec<f64>,
+}
+
+impl ExactSum {
+    /// Adds one finite value (non-finite values are a caller bug).
+    pub fn add(&mut self, mut x: f64) {
+        debug_assert!(x.is_finite(), "ExactSum::add({x})");
+        let mut kept = 0;
+        for j in 0..self.partials.len() {
+            let mut y = self.partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                self.partials[kept] = lo;
+                kept += 1;
+            }
+            x = hi;
+        }
+        self.partials.truncate(kept);
+        self.partials.push(x);
+    }
+
+    /// Adds another exact sum (exactly).
+    pub fn merge(&mut self, other: &ExactSum) {
+        for &p in &other.partials {
+            self.add(p);
+        }
+    }
+
+    /// The exact sum, correctly rounded to the nearest `f64` (ties to even).
+    pub fn value(&self) -> f64 {
+        let p = &self.partials;
+        let mut n = p.len();
+        if n == 0 {
+            return 0.0;
+        }
+        n -= 1;
+        let mut hi = p[n];
+        let mut lo = 0.0;
+        while n > 0 {
+            let x = hi;
+            n -= 1;
+            let y = p[n];
+            hi = x + y;
+            let yr = hi - x;
+            lo = y - yr;
+            if lo != 0.0 {
+                break;
+            }
+        }
+        // Half-way case: make the rounding of hi + lo + (what is left) correct.
+        if n > 0 && ((lo < 0.0 && p[n - 1] < 0.0) || (lo > 0.0 && p[n - 1] > 0.0)) {
+            let y = lo * 2.0;
+            let x = hi + y;
+            let yr = x - hi;
+            if y == yr {
+                hi = x;
+            }
+        }
+        hi
+    }
+}
+
+/// Count, exact sum and exact sum of squares: mean and standard deviation of a stream.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Moments {
+    n: u64,
+    sum: ExactSum,
+    sum_sq: ExactSum,
+}
+
+/// Mean and sample standard deviation (with `n − 1`); the standard error is `std/√n`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeanStd {
+    /// Sample mean.
+    pub mean: f64,
+    /// Sample standard deviation (0 for fewer than two values).
+    pub std: f64,
+}
+
+impl Moments {
+    /// Adds one value.
+    pub fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum.add(x);
+        self.sum_sq.add(x * x);
+    }
+
+    /// Merges another stream (exactly: any grouping gives the same result).
+    pub fn merge(&mut self, other: &Moments) {
+        self.n += other.n;
+        self.sum.merge(&other.sum);
+        self.sum_sq.merge(&other.sum_sq);
+    }
+
+    /// Number of values.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+
+    /// Sample mean (0 when empty).
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum.value() / self.n as f64
+        }
+    }
+
+    /// Sample standard deviation with `n − 1` (0 for fewer than two values).
+    ///
+    /// Computed as `(Σx² − (Σx)²/n)/(n − 1)` from the correctly rounded exact sums, which is
+    /// deterministic; its relative error is about 1e-16 divided by the squared coefficient of
+    /// variation, far below what any report prints.
+    pub fn std(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        let n = self.n as f64;
+        let s = self.sum.value();
+        let var = (self.sum_sq.value() - s * s / n) / (n - 1.0);
+        var.max(0.0).sqrt()
+    }
+
+    /// Mean and standard deviation.
+    pub fn mean_std(&self) -> MeanStd {
+        MeanStd {
+            mean: self.mean(),
+            std: self.std(),
+        }
+    }
+}
+
+/// How the slots at which curves are recorded are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointSpec {
+    /// Log-spaced points per decade from a Renard series: 5, 10 or 20.
+    #[serde(default = "default_per_decade")]
+    pub per_decade: u32,
+    /// Evenly spaced points over the horizon (for linear-axis charts).
+    #[serde(default = "default_linear")]
+    pub linear: u32,
+}
+
+fn default_per_decade() -> u32 {
+    20
+}
+fn default_linear() -> u32 {
+    40
+}
+
+impl Default for CheckpointSpec {
+    fn default() -> Self {
+        CheckpointSpec {
+            per_decade: default_per_decade(),
+            linear: default_linear(),
+        }
+    }
+}
+
+/// Renard's R20 series ×100; R10 and R5 are its every second and every fourth term.
+const R20: [u64; 20] = [
+    100, 112, 125, 140, 160, 180, 200, 224, 250, 280, 315, 355, 400, 450, 500, 560, 630, 710, 800,
+    900,
+];
+
+impl CheckpointSpec {
+    /// The allowed values of `per_decade`.
+    pub const PER_DECADE: [u32; 3] = [5, 10, 20];
+
+    /// The slots (1-based, increasing, distinct, ending at `horizon`) at which cumulative
+    /// metrics are recorded: `1..=10`, a Renard series of round numbers per decade above, the
+    /// evenly spaced points, and the horizon. Integer arithmetic only, so every machine agrees.
+    ///
+    /// # Example
+    /// ```
+    /// use specprobe::stats::CheckpointSpec;
+    /// let cp = CheckpointSpec { per_decade: 5, linear: 2 }.slots(1000);
+    /// assert_eq!(cp, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16, 25, 40, 63, 100, 160, 250, 400, 500, 630, 1000]);
+    /// ```
+    pub fn slots(&self, horizon: u64) -> Vec<u64> {
+        let step = (20 / self.per_decade.clamp(1, 20)) as usize;
+        let mut out: Vec<u64> = (1..=10.min(horizon)).collect();
+        let mut decade: u64 = 10;
+        'outer: while decade <= horizon {
+            for &m in R20.iter().step_by(step) {
+                let t = u128::from(m) * u128::from(decade) / 100;
+                if t > u128::from(horizon) {
+                    break 'outer;
+                }
+                out.push(t as u64);
+            }
+            match decade.checked_mul(10) {
+                Some(d) => decade = d,
+                None => break,
+            }
+        }
+        let linear = u64::from(self.linear);
+        for j in 1..=linear {
+            out.push((u128::from(horizon) * u128::from(j) / u128::from(linear)) as u64);
+        }
+        out.push(horizon);
+        out.retain(|&t| t >= 1 && t <= horizon);
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn exact_sum_beats_cancellation() {
+        let mut s = ExactSum::default();
+        for x in [1e100, 1.0, -1e100, 1e-100] {
+            s.add(x);
+        }
+        assert_eq!(s.value(), 1.0);
+        let mut t = ExactSum::default();
+        for _ in 0..10 {
+            t.add(0.1);
+        }
+        assert_eq!(t.value(), 1.0); // the correctly rounded sum of ten 0.1s is 1.0
+    }
+
+    proptest! {
+        /// The value depends only on the multiset of inputs: any order, any grouping into
+        /// partial sums merged in any order.
+        #[test]
+        fn exact_sum_is_order_and_grouping_independent(
+            xs in proptest::collection::vec(-1e12f64..1e12, 0..60),
+            split in 0usize..60,
+        ) {
+            let mut forward = ExactSum::default();
+            xs.iter().for_each(|&x| forward.add(x));
+            let mut backward = ExactSum::default();
+            xs.iter().rev().for_each(|&x| backward.add(x));
+            let cut = split.min(xs.len());
+            let (mut a, mut b) = (ExactSum::default(), ExactSum::default());
+            xs[..cut].iter().for_each(|&x| a.add(x));
+            xs[cut..].iter().for_each(|&x| b.add(x));
+            b.merge(&a);
+            prop_assert_eq!(forward.value().to_bits(), backward.value().to_bits());
+            prop_assert_eq!(forward.value().to_bits(), b.value().to_bits());
+        }
+    }
+
+    #[test]
+    fn moments_match_two_pass_formulas() {
+        let xs = [3.0, 5.0, 7.0, 11.0];
+        let mut m = Moments::default();
+        xs.iter().for_each(|&x| m.add(x));
+        assert_eq!(m.mean(), 6.5);
+        let var = xs.iter().map(|x| (x - 6.5f64).powi(2)).sum::<f64>() / 3.0;
+        assert!((m.std() - var.sqrt()).abs() < 1e-12);
+        let mut single = Moments::default();
+        single.add(4.0);
+        assert_eq!(single.std(), 0.0);
+    }
+
+    #[test]
+    fn checkpoints_are_increasing_and_end_at_the_horizon() {
+        for horizon in [1, 7, 10, 11, 999, 200_000, 1_000_000_000] {
+            let cp = CheckpointSpec::default().slots(horizon);
+            assert_eq!(*cp.last().unwrap(), horizon);
+            assert!(cp.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(cp[0], 1);
+        }
+        let cp = CheckpointSpec::default().slots(200_000);
+        assert!(cp.contains(&100_000) && cp.contains(&31_500) && cp.contains(&5_000));
+        // Memory stays bounded in the horizon: 20 per decade + 40 linear + 10.
+        assert!(CheckpointSpec::default().slots(u64::MAX / 2).len() < 20 * 20 + 60);
+    }
+}

@@ -1,0 +1,286 @@
+//! The paper's theory: exact expected net reward of a list, the UCR-T1 optimum (Theorem 1), the
+//! CC-UCB regret upper bound (Theorem 2) and the lower bound for α-consistent policies
+//! (Theorem 3). All of it is computed from the true parameters; the simulator never estimates
+//! what can be computed exactly.
+
+use serde::{Deserialize, Serialize};
+
+/// Expected net reward of probing `list` in order and stopping at the first idle channel:
+/// `Σ_k (θ_{I(k)} − c_{I(k)}) · Π_{j<k} (1 − θ_{I(j)})`.
+///
+/// The sum stops once the probability of reaching the next channel falls below
+/// `f64::MIN_POSITIVE`: every later term is smaller than 2.3e-308 and cannot change the result.
+///
+/// # Example
+/// ```
+/// let theta = [0.8, 0.7];
+/// let cost = [0.55, 0.55];
+/// let r = specprobe::theory::expected_reward(&[0, 1], &theta, &cost);
+/// assert!((r - (0.25 + 0.2 * 0.15)).abs() < 1e-15);
+/// ```
+pub fn expected_reward(list: &[usize], theta: &[f64], cost: &[f64]) -> f64 {
+    let mut reach = 1.0;
+    let mut total = 0.0;
+    for &i in list {
+        total += (theta[i] - cost[i]) * reach;
+        reach *= 1.0 - theta[i];
+        if reach < f64::MIN_POSITIVE {
+            break;
+        }
+    }
+    total
+}
+
+/// The UCR-T1 list of Theorem 1: every channel with `θ_i / c_i > 1`, in decreasing order of
+/// `θ_i / c_i`.
+///
+/// Ratios are compared by cross-multiplication (`θ_a·c_b > θ_b·c_a`), so a free channel
+/// (`c = 0`, `θ > 0`) ranks first instead of producing an infinite or undefined ratio. Channels
+/// with equal ratios keep index order: swapping them does not change the expected reward (the
+/// swap term of the paper's Appendix A is zero), so the choice is only for determinism. A channel
+/// with `θ_i = c_i` contributes nothing and is left out (the threshold is strict, as in the
+/// theorem).
+pub fn ucr_t1(theta: &[f64], cost: &[f64]) -> Vec<usize> {
+    let mut list: Vec<usize> = (0..theta.len()).filter(|&i| theta[i] > cost[i]).collect();
+    list.sort_by(|&a, &b| {
+        (theta[b] * cost[a])
+            .total_cmp(&(theta[a] * cost[b]))
+            .then(a.cmp(&b))
+    });
+    list
+}
+
+/// The offline optimum of an instance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Optimum {
+    /// The UCR-T1 list (channel indices, probing order).
+    pub list: Vec<usize>,
+    /// Its expected net reward per slot, `E[r(I*)]`.
+    pub expected_reward: f64,
+}
+
+impl Optimum {
+    /// UCR-T1 and its expected reward.
+    pub fn of(theta: &[f64], cost: &[f64]) -> Optimum {
+        let list = ucr_t1(theta, cost);
+        let expected_reward = expected_reward(&list, theta, cost);
+        Optimum {
+            list,
+            expected_reward,
+        }
+    }
+}
+
+/// Kullback–Leibler divergence between Bernoulli laws of means `p` and `q`, `d(p; q)`, with the
+/// conventions `0·log 0 = 0` and `d(p; q) = ∞` when `q` is 0 or 1 but `p` differs from it.
+pub fn kl_bernoulli(p: f64, q: f64) -> f64 {
+    fn term(x: f64, y: f64) -> f64 {
+        if x == 0.0 {
+            0.0
+        } else if y == 0.0 {
+            f64::INFINITY
+        } else {
+            x * (x / y).ln()
+        }
+    }
+    term(p, q) + term(1.0 - p, 1.0 - q)
+}
+
+/// The largest `q ∈ [p, 1]` with `n · d(p; q) ≤ budget`: the KL-UCB index (Garivier & Cappé
+/// 2011) used by CascadeKL-UCB. Bisection with a fixed number of halvings, so that the result is
+/// a deterministic function of its inputs (precision 2⁻⁴⁰ ≈ 1e-12).
+pub fn kl_upper(p: f64, n: f64, budget: f64) -> f64 {
+    if budget <= 0.0 {
+        return p;
+    }
+    let level = budget / n;
+    let (mut lo, mut hi) = (p, 1.0);
+    if kl_bernoulli(p, hi) <= level {
+        return 1.0;
+    }
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        if kl_bernoulli(p, mid) > level {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    lo
+}
+
+/// The paper's regret bounds for one instance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// Whether Assumption 1 holds: `θ_i ≠ c_i` and `c_i > 0` for every channel. When it does
+    /// not, the bounds below are `null` and `violations` says why.
+    pub assumptions_hold: bool,
+    /// Each broken assumption, naming the channel.
+    pub violations: Vec<String>,
+    /// Theorem 2 (CC-UCB, unknown costs): `R(T) ≤ Σ_{i∉I*} c_i·16α/Δ_i² · log T + O(1)`,
+    /// with `Δ_i = c_i − θ_i`.
+    pub theorem2: Option<LogBound>,
+    /// Theorem 3 (any α-consistent policy): `liminf R(T)/log T ≥ Σ_{i∉I*} (c_i − θ_i)/d(θ_i; c_i)`.
+    pub theorem3: Option<LogBound>,
+}
+
+/// A bound of the form `coefficient · log T`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogBound {
+    /// The exploration parameter the bound was computed with (Theorem 2 only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub alpha: Option<f64>,
+    /// The factor in front of `log T`.
+    pub coefficient: f64,
+    /// `coefficient · ln(horizon)`.
+    pub at_horizon: f64,
+}
+
+impl LogBound {
+    /// The bound's value at slot `t` (natural logarithm, as in the paper).
+    pub fn at(&self, t: f64) -> f64 {
+        self.coefficient * t.ln()
+    }
+}
+
+impl Bounds {
+    /// The bounds of an instance, with Theorem 2's exploration parameter `alpha`.
+    pub fn of(theta: &[f64], cost: &[f64], alpha: f64, horizon: u64) -> Bounds {
+        let mut violations = Vec::new();
+        for (i, (&t, &c)) in theta.iter().zip(cost).enumerate() {
+            if t == c {
+                violations.push(format!(
+                    "channel {i}: θ = c = {t} (Assumption 1.1 needs θ ≠ c)"
+                ));
+            }
+            if c <= 0.0 {
+                violations.push(format!("channel {i}: c = {c} (Assumption 1.2 needs c > 0)"));
+            }
+        }
+        if !violations.is_empty() {
+            return Bounds {
+                assumptions_hold: false,
+                violations,
+                theorem2: None,
+                theorem3: None,
+            };
+        }
+        let log_t = (horizon as f64).ln();
+        let bad = || (0..theta.len()).filter(|&i| theta[i] < cost[i]);
+        let coef2: f64 = bad()
+            .map(|i| {
+                let gap = cost[i] - theta[i];
+                cost[i] * 16.0 * alpha / (gap * gap)
+            })
+            .sum();
+        // d(θ; c) is infinite when c = 1 > θ: such a channel adds nothing to the lower bound.
+        let coef3: f64 = bad()
+            .map(|i| (cost[i] - theta[i]) / kl_bernoulli(theta[i], cost[i]))
+            .filter(|x| x.is_finite())
+            .sum();
+        Bounds {
+            assumptions_hold: true,
+            violations,
+            theorem2: Some(LogBound {
+                alpha: Some(alpha),
+                coefficient: coef2,
+                at_horizon: coef2 * log_t,
+            }),
+            theorem3: Some(LogBound {
+                alpha: None,
+                coefficient: coef3,
+                at_horizon: coef3 * log_t,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIG1A_THETA: [f64; 6] = [0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
+
+    #[test]
+    fn paper_fig1a_optimum_has_three_channels() {
+        let cost = [0.55; 6];
+        let opt = Optimum::of(&FIG1A_THETA, &cost);
+        assert_eq!(opt.list, vec![0, 1, 2]);
+        let want = 0.25 + 0.2 * 0.15 + 0.2 * 0.3 * 0.05;
+        assert!((opt.expected_reward - want).abs() < 1e-15);
+    }
+
+    /// The paper's (commented-out) table of the offline policy: with a common cost c the list
+    /// length drops as c passes each θ_i. Its "Reward" column is the probability that the list
+    /// finds an idle channel, 1 − Π(1 − θ), which is the expected reward at zero cost. The L = 6
+    /// row prints 0.9905 where 1 − 0.2·0.3·0.4·0.5·0.6·0.7 = 0.99496: a typo in the source.
+    #[test]
+    fn offline_structure_matches_the_papers_table() {
+        let rows = [
+            (0.2, 6, 0.99496),
+            (0.35, 5, 0.9928),
+            (0.45, 4, 0.9880),
+            (0.55, 3, 0.9760),
+            (0.65, 2, 0.9400),
+            (0.75, 1, 0.8000),
+            (0.85, 0, 0.0),
+        ];
+        for (c, len, idle_probability) in rows {
+            let list = ucr_t1(&FIG1A_THETA, &[c; 6]);
+            assert_eq!(list.len(), len, "c = {c}");
+            let p = expected_reward(&list, &FIG1A_THETA, &[0.0; 6]);
+            assert!((p - idle_probability).abs() < 1e-4, "c = {c}: {p}");
+        }
+    }
+
+    #[test]
+    fn free_channels_rank_first_and_ties_keep_index_order() {
+        let theta = [0.5, 0.2, 0.4, 0.4];
+        let cost = [0.25, 0.0, 0.2, 0.2];
+        assert_eq!(ucr_t1(&theta, &cost), vec![1, 0, 2, 3]);
+    }
+
+    #[test]
+    fn kl_and_bounds_on_fig1a() {
+        assert!((kl_bernoulli(0.5, 0.55) - 0.005_025_167).abs() < 1e-8);
+        assert_eq!(kl_bernoulli(0.3, 0.3), 0.0);
+        let b = Bounds::of(&FIG1A_THETA, &[0.55; 6], 1.5, 200_000);
+        assert!(b.assumptions_hold);
+        let t2 = b.theorem2.unwrap().coefficient;
+        let want2 = 0.55 * 24.0 * (1.0 / 0.0025 + 1.0 / 0.0225 + 1.0 / 0.0625);
+        assert!((t2 - want2).abs() < 1e-6 * want2);
+        let t3 = b.theorem3.unwrap().coefficient;
+        let want3: f64 = [0.5, 0.4, 0.3]
+            .iter()
+            .map(|&t| (0.55 - t) / kl_bernoulli(t, 0.55))
+            .sum();
+        assert!((t3 - want3).abs() < 1e-12);
+        assert!((t3 - 15.23).abs() < 0.05, "{t3}");
+    }
+
+    #[test]
+    fn bounds_refuse_instances_breaking_assumption_1() {
+        let b = Bounds::of(&[0.5, 0.3], &[0.5, 0.0], 1.5, 100);
+        assert!(!b.assumptions_hold);
+        assert_eq!(b.violations.len(), 2);
+        assert!(b.theorem2.is_none() && b.theorem3.is_none());
+    }
+
+    #[test]
+    fn kl_upper_inverts_the_divergence() {
+        let q = kl_upper(0.3, 10.0, 2.0);
+        assert!((10.0 * kl_bernoulli(0.3, q) - 2.0).abs() < 1e-9);
+        assert_eq!(kl_upper(0.3, 10.0, 0.0), 0.3);
+        // d(0.9; 1) is infinite, so the index approaches 1 without reaching it.
+        let q = kl_upper(0.9, 1.0, 100.0);
+        assert!(q > 0.999_999 && q < 1.0, "{q}");
+        assert_eq!(kl_upper(1.0, 5.0, 1.0), 1.0);
+    }
+
+    #[test]
+    fn expected_reward_stops_at_certain_idle() {
+        // θ = 1 for the first channel: nothing after it can be reached.
+        let r = expected_reward(&[0, 1], &[1.0, 0.9], &[0.1, 0.0]);
+        assert_eq!(r, 0.9);
+    }
+}

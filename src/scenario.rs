@@ -201,7 +201,12 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn fail(&mut self, path: &FieldPath, rule: impl Into<String>) {
-        let (line, col) = locate(self.src, path).unwrap_or((0, 0));
+        // The deepest part of the path present in the text: a parameter of a tuple variant such
+        // as `Bernoulli(1.5)` has no name to find, so the law itself is pointed at.
+        let (line, col) = (0..=path.0.len())
+            .rev()
+            .find_map(|n| locate(self.src, &FieldPath(path.0[..n].to_vec())))
+            .unwrap_or((0, 0));
         self.problems.push(Problem {
             line,
             col,
@@ -299,87 +304,84 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
         });
     }
 
-    // Experiments.
+    // Experiments; both forms are checked even when both are (wrongly) given, so that every
+    // problem is reported at once. `sizes` holds each channel list's K for the policy checks.
     let mut experiments = Vec::new();
+    let mut sizes: Vec<(String, u64)> = Vec::new();
     let is_grid = !raw.grid.is_empty();
-    match (raw.channels.is_empty(), raw.grid.is_empty()) {
-        (false, false) => ck.fail(
+    if !raw.channels.is_empty() && is_grid {
+        ck.fail(
             &root.field("grid"),
             "give either `channels` (one experiment) or `grid` (several), not both",
-        ),
-        (true, true) => ck.fail(
+        );
+    }
+    if raw.channels.is_empty() && !is_grid {
+        ck.fail(
             &root.field("channels"),
             "the channel list is empty: give `channels` or a `grid` of configurations",
-        ),
-        (false, true) => {
-            if let Some(env) =
-                check_channels(&raw.channels, &root.field("channels"), &raw.weights, ck)
-            {
-                experiments.push(Experiment {
-                    label: raw.name.clone(),
-                    env,
-                    reference: BTreeMap::new(),
-                });
-            }
+        );
+    }
+    if !raw.channels.is_empty() {
+        sizes.push((String::new(), channel_count(&raw.channels)));
+        if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &raw.weights, ck)
+        {
+            experiments.push(Experiment {
+                label: raw.name.clone(),
+                env,
+                reference: BTreeMap::new(),
+            });
         }
-        (true, false) => {
-            let mut labels = BTreeSet::new();
-            for (g, conf) in raw.grid.iter().enumerate() {
-                let at = root.field("grid").index(g);
-                if ck.require(
-                    !conf.label.trim().is_empty(),
-                    &at.field("label"),
-                    "must not be empty",
-                ) && !labels.insert(conf.label.clone())
-                {
-                    ck.fail(
-                        &at.field("label"),
-                        format!(
-                            "duplicate configuration label {:?}: labels must be unique",
-                            conf.label
-                        ),
-                    );
-                }
-                if conf.channels.is_empty() {
-                    ck.fail(&at.field("channels"), "the channel list is empty");
-                }
-                for (policy, value) in &conf.reference {
-                    let rp = at.field("reference");
-                    ck.require(
-                        seen.contains(policy),
-                        &rp,
-                        format!(
-                            "names policy {policy:?}, which is not a policy label of this scenario"
-                        ),
-                    );
-                    ck.require(
-                        value.is_finite(),
-                        &rp,
-                        format!("value for {policy:?} must be finite (got {value})"),
-                    );
-                }
-                if let Some(env) =
-                    check_channels(&conf.channels, &at.field("channels"), &raw.weights, ck)
-                {
-                    experiments.push(Experiment {
-                        label: conf.label.clone(),
-                        env,
-                        reference: conf.reference.clone(),
-                    });
-                }
-            }
+    }
+    let mut labels = BTreeSet::new();
+    for (g, conf) in raw.grid.iter().enumerate() {
+        let at = root.field("grid").index(g);
+        if ck.require(
+            !conf.label.trim().is_empty(),
+            &at.field("label"),
+            "must not be empty",
+        ) && !labels.insert(conf.label.clone())
+        {
+            ck.fail(
+                &at.field("label"),
+                format!(
+                    "duplicate configuration label {:?}: labels must be unique",
+                    conf.label
+                ),
+            );
+        }
+        if conf.channels.is_empty() {
+            ck.fail(&at.field("channels"), "the channel list is empty");
+        }
+        for (policy, value) in &conf.reference {
+            let rp = at.field("reference");
+            ck.require(
+                seen.contains(policy),
+                &rp,
+                format!("names policy {policy:?}, which is not a policy label of this scenario"),
+            );
+            ck.require(
+                value.is_finite(),
+                &rp,
+                format!("value for {policy:?} must be finite (got {value})"),
+            );
+        }
+        sizes.push((
+            format!(" (configuration {:?})", conf.label),
+            channel_count(&conf.channels),
+        ));
+        if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &raw.weights, ck) {
+            experiments.push(Experiment {
+                label: conf.label.clone(),
+                env,
+                reference: conf.reference.clone(),
+            });
         }
     }
 
-    // Policy parameters against every experiment's channel count.
+    // Policy parameters against every channel list's size.
     for (i, p) in raw.policies.iter().enumerate() {
-        for exp in &experiments {
-            if let Err((param, rule)) = p.policy.check(exp.env.len()) {
-                let where_ = if is_grid {
-                    format!(" (configuration {:?})", exp.label)
-                } else {
-                    String::new()
-                };
+        for (where_, k) in &sizes {
+            if let Err((param, rule)) = p.policy.check(*k as usize) {
                 ck.fail(
                     &root.field("policies").index(i).field("policy").field(param),
                     format!("{rule}{where_}"),
@@ -416,6 +418,11 @@ impl raw::RawPolicy {
     fn spec_label(&self) -> &'static str {
         self.policy.default_label()
     }
+}
+
+/// Number of channels a list stands for (its entries' counts, zero counts ignored).
+fn channel_count(raw: &[RawChannel]) -> u64 {
+    raw.iter().map(|c| c.count).fold(0, u64::saturating_add)
 }
 
 /// Checks a channel list and builds its environment (`None` when any entry is invalid).

@@ -3,20 +3,55 @@
 //! Cappé (COLT 2011):
 //! `U_i = max{q ∈ [θ̂_i, 1] : N_i · d(θ̂_i; q) ≤ ln t + 3 ln ln t}`.
 //!
-//! The list is the `L` channels of largest `U_i`; costs are ignored. For `t < e` the
-//! `ln ln t` term is negative or undefined; it is clamped at zero (`ln max(1, ln t)`), as common
-//! implementations do. Initialisation as in [`super::CascadeUcb1`].
+//! The list is the `L` channels of largest `U_i` (ties to the lower index); costs are ignored.
+//! For `t < e` the `ln ln t` term is negative or undefined; it is clamped at zero
+//! (`ln max(1, ln t)`), as common implementations do. Initialisation as in
+//! [`super::CascadeUcb1`].
+//!
+//! Exact indices are costly (a root search each), so only the channels that can reach the top
+//! `L` get one: channels are visited in decreasing order of Pinsker's bound
+//! `θ̂ + sqrt(budget / 2N) ≥ U`, and the visit stops once the bound of the next channel is below
+//! the `L`-th exact index found. The list is the same as with every index computed.
 
-use super::{Estimates, Policy, initial_probe, top_by_key};
+use super::{Estimates, Policy, initial_probe};
 use crate::theory::kl_upper;
 use rand::Rng;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 /// CascadeKL-UCB with list length `L`.
 #[derive(Clone, Debug)]
 pub struct CascadeKlUcb {
     list_len: usize,
     est: Estimates,
-    key: Vec<f64>,
+    candidates: Vec<Candidate>,
+    best: Vec<(f64, usize)>,
+}
+
+/// A channel and its Pinsker bound, ordered by bound (then lower index first).
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    bound: f64,
+    channel: usize,
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.bound
+            .total_cmp(&other.bound)
+            .then(other.channel.cmp(&self.channel))
+    }
 }
 
 impl CascadeKlUcb {
@@ -25,7 +60,8 @@ impl CascadeKlUcb {
         CascadeKlUcb {
             list_len,
             est: Estimates::new(k),
-            key: vec![0.0; k],
+            candidates: Vec::with_capacity(k),
+            best: Vec::with_capacity(list_len + 1),
         }
     }
 }
@@ -44,11 +80,38 @@ impl Policy for CascadeKlUcb {
             return;
         }
         let budget = kl_budget(t);
-        let (theta_hat, counts) = (self.est.theta_hat(), self.est.counts());
-        for i in 0..k {
-            self.key[i] = kl_upper(theta_hat[i], counts[i] as f64, budget);
+        let half = (0.5 * budget).sqrt();
+        let (theta_hat, counts, inv) = (
+            self.est.theta_hat(),
+            self.est.counts(),
+            self.est.inv_sqrt_n(),
+        );
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        candidates.extend((0..k).map(|i| Candidate {
+            bound: (theta_hat[i] + half * inv[i]).min(1.0),
+            channel: i,
+        }));
+        let mut heap = BinaryHeap::from(candidates);
+        let best = &mut self.best;
+        best.clear();
+        let before = |a: &(f64, usize), b: &(f64, usize)| a.0 > b.0 || (a.0 == b.0 && a.1 < b.1);
+        while let Some(&c) = heap.peek() {
+            if best.len() == self.list_len && c.bound < best[self.list_len - 1].0 {
+                break;
+            }
+            heap.pop();
+            let i = c.channel;
+            let entry = (kl_upper(theta_hat[i], counts[i] as f64, budget), i);
+            let pos = best
+                .iter()
+                .position(|b| before(&entry, b))
+                .unwrap_or(best.len());
+            best.insert(pos, entry);
+            best.truncate(self.list_len);
         }
-        top_by_key(list, &self.key, self.list_len);
+        self.candidates = heap.into_vec();
+        list.extend(best.iter().map(|&(_, i)| i));
     }
 
     #[inline]
@@ -60,6 +123,7 @@ impl Policy for CascadeKlUcb {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::top_by_key;
 
     #[test]
     fn budget_clamps_log_log() {
@@ -80,5 +144,35 @@ mod tests {
         let mut list = Vec::new();
         p.plan(50, &mut list, &mut crate::rng::stream(0, 0, 0));
         assert_eq!(list, vec![0]);
+    }
+
+    /// The pruned search gives the list of the plain one (every index computed), including ties.
+    #[test]
+    fn pruning_matches_full_computation() {
+        use rand::RngExt;
+        let mut rng = crate::rng::stream(9, 9, 9);
+        for trial in 0..200 {
+            let k = 1 + trial % 40;
+            let len = 1 + trial % k;
+            let mut p = CascadeKlUcb::new(k, len);
+            for i in 0..k {
+                let n = 1 + rng.random_range(0..30);
+                // Coarse means so that equal indices (ties) occur.
+                let idle = rng.random_range(0..=n.min(3));
+                for j in 0..n {
+                    p.observe(i, j < idle, 0.0);
+                }
+            }
+            let t = k as u64 + 1 + rng.random_range(0..10_000u64);
+            let mut got = Vec::new();
+            p.plan(t, &mut got, &mut rng);
+            let budget = kl_budget(t);
+            let key: Vec<f64> = (0..k)
+                .map(|i| kl_upper(p.est.theta_hat()[i], p.est.counts()[i] as f64, budget))
+                .collect();
+            let mut want = Vec::new();
+            top_by_key(&mut want, &key, len);
+            assert_eq!(got, want, "trial {trial}");
+        }
     }
 }

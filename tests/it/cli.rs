@@ -1,0 +1,265 @@
+//! The `specprobe` binary end to end: commands, output files, exit codes and error messages.
+
+use crate::common::{fig1a, scenario_file};
+use std::process::{Command, Output};
+
+fn specprobe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn run_writes_the_output_contract() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(
+        tmp.path(),
+        "s.ron",
+        &fig1a(
+            3000,
+            3,
+            r#"(label: "cc-ucb", policy: CcUcb()), (label: "oracle", policy: Oracle)"#,
+        ),
+    );
+    let out = tmp.path().join("out");
+    let o = specprobe(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("summary.json") && stdout.contains("curves.csv"),
+        "{stdout}"
+    );
+
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["kind"], "regret");
+    assert_eq!(summary["scenario"], "fig1a-small");
+    assert_eq!(summary["horizon"], 3000);
+    assert_eq!(summary["runs"], 3);
+    assert_eq!(summary["seed"], 11);
+    assert_eq!(summary["optimum"]["list"], serde_json::json!([0, 1, 2]));
+    assert!((summary["optimum"]["expected_reward"].as_f64().unwrap() - 0.283).abs() < 1e-12);
+    let policies = summary["policies"].as_array().unwrap();
+    assert_eq!(policies.len(), 2);
+    for p in policies {
+        for key in ["pseudo_regret", "realized_regret"] {
+            assert!(p[key]["mean"].is_f64() && p[key]["std"].is_f64(), "{key}");
+        }
+        for key in ["reward_per_slot", "energy_per_slot", "delay_per_slot"] {
+            assert!(p[key].is_f64(), "{key}");
+        }
+        for key in ["mean", "p50", "p99", "max"] {
+            assert!(p["probes_per_slot"][key].is_f64(), "{key}");
+        }
+    }
+    assert_eq!(policies[0]["name"], "cc-ucb");
+    assert!(
+        summary["bounds"]["theorem3"]["coefficient"]
+            .as_f64()
+            .unwrap()
+            > 15.0
+    );
+
+    let csv = std::fs::read_to_string(out.join("curves.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("policy,t,pseudo_regret_mean,pseudo_regret_std")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert!(
+        rows.iter().any(|r| r.starts_with("oracle,3000,0,0,")),
+        "oracle row at the horizon"
+    );
+    assert_eq!(
+        rows.iter().filter(|r| r.starts_with("cc-ucb,")).count(),
+        rows.len() / 2
+    );
+
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("# fig1a-small") && report.contains("| cc-ucb |"));
+}
+
+#[test]
+fn overrides_apply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(3000, 3, "(policy: Oracle)"));
+    let out = tmp.path().join("out");
+    let o = specprobe(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--runs",
+        "2",
+        "--horizon",
+        "500",
+        "--seed",
+        "9",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        (
+            summary["runs"].as_u64(),
+            summary["horizon"].as_u64(),
+            summary["seed"].as_u64()
+        ),
+        (Some(2), Some(500), Some(9))
+    );
+}
+
+#[test]
+fn validate_prints_the_optimum() {
+    let o = specprobe(&["validate", "scenarios/paper-fig1a.ron"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("UCR-T1 optimum: probe [0, 1, 2]"), "{text}");
+    assert!(text.contains("0.283"), "{text}");
+    assert!(text.contains("Theorem 3"), "{text}");
+}
+
+#[test]
+fn policies_lists_every_policy_with_defaults() {
+    let o = specprobe(&["policies"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    for needle in [
+        "CcUcb(alpha: 1.5, epsilon: 1e-5)",
+        "CcUcbKnownCost",
+        "CascadeUcb1",
+        "CascadeKlUcb",
+        "ThompsonSampling",
+        "Ucb1",
+        "RandomList",
+        "Oracle",
+    ] {
+        assert!(text.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn every_shipped_scenario_validates() {
+    for entry in std::fs::read_dir("scenarios").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "ron") {
+            let o = specprobe(&["validate", path.to_str().unwrap()]);
+            assert!(o.status.success(), "{}: {}", path.display(), stderr(&o));
+        }
+    }
+}
+
+#[test]
+fn bad_scenario_exits_non_zero_with_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(
+        tmp.path(),
+        "bad.ron",
+        &fig1a(100, 1, "(policy: Oracle)").replace("theta: 0.7", "theta: 7.0"),
+    );
+    let o = specprobe(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.ron:") && err.contains("channels[1].theta") && err.contains("[0, 1]"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        !tmp.path().join("o").exists(),
+        "no output folder for a rejected scenario"
+    );
+}
+
+#[test]
+fn zero_horizon_on_the_command_line_names_the_flag() {
+    let o = specprobe(&["run", "scenarios/paper-fig1a.ron", "--horizon", "0"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--horizon"), "{}", stderr(&o));
+    let o = specprobe(&["run", "scenarios/paper-fig1a.ron", "--runs", "0"]);
+    assert!(stderr(&o).contains("--runs"), "{}", stderr(&o));
+}
+
+#[test]
+fn unwritable_output_fails_before_simulating_and_keeps_earlier_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(200, 1, "(policy: Oracle)"));
+    // A file where the folder should be.
+    let blocker = tmp.path().join("blocker");
+    std::fs::write(&blocker, "keep me").unwrap();
+    let o = specprobe(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        blocker.join("sub").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("--out") && err.contains("blocker"), "{err}");
+    assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "keep me");
+
+    // Earlier results in a folder survive a later failing run (rejected scenario).
+    let out = tmp.path().join("out");
+    assert!(
+        specprobe(&[
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap()
+        ])
+        .status
+        .success()
+    );
+    let before = std::fs::read(out.join("summary.json")).unwrap();
+    let bad = scenario_file(tmp.path(), "bad.ron", "Regret(");
+    assert!(
+        !specprobe(&["run", bad.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), before);
+}
+
+#[test]
+fn missing_scenario_file_is_a_clear_error() {
+    let o = specprobe(&["run", "does/not/exist.ron"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("does/not/exist.ron"), "{}", stderr(&o));
+}
+
+#[test]
+fn logs_go_to_stderr_and_stdout_stays_clean() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(200, 1, "(policy: Oracle)"));
+    let o = specprobe(&[
+        "-v",
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("simulation finished"), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.lines().all(|l| l.starts_with("wrote ")), "{stdout}");
+}

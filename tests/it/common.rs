@@ -1,0 +1,45 @@
+//! Helpers shared by the integration tests.
+
+use specprobe::commands::{self, RunArgs};
+use specprobe::report::summary::RegretSummary;
+use std::path::{Path, PathBuf};
+
+/// Writes `text` as a scenario file in `dir` and returns its path.
+pub fn scenario_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs a scenario through the library into `out` and returns the parsed summary.
+pub fn run(scenario: &Path, out: &Path, threads: usize) -> RegretSummary {
+    commands::run(&RunArgs {
+        scenario: scenario.to_path_buf(),
+        out: Some(out.to_path_buf()),
+        threads: Some(threads),
+        ..RunArgs::default()
+    })
+    .unwrap();
+    serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
+}
+
+/// The paper's Figure 1(a) instance with the given horizon, runs and policies.
+pub fn fig1a(horizon: u64, runs: u64, policies: &str) -> String {
+    format!(
+        r#"Regret(
+    name: "fig1a-small",
+    seed: 11,
+    horizon: {horizon},
+    runs: {runs},
+    channels: [
+        (theta: 0.8, cost: Bernoulli(0.55)),
+        (theta: 0.7, cost: Bernoulli(0.55)),
+        (theta: 0.6, cost: Bernoulli(0.55)),
+        (theta: 0.5, cost: Bernoulli(0.55)),
+        (theta: 0.4, cost: Bernoulli(0.55)),
+        (theta: 0.3, cost: Bernoulli(0.55)),
+    ],
+    policies: [{policies}],
+)"#
+    )
+}

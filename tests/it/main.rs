@@ -1,0 +1,10 @@
+//! Integration tests, one binary: each module covers one area of specprobe from the outside.
+
+mod cli;
+mod common;
+mod determinism;
+mod engine;
+mod floor;
+mod golden;
+mod scenario_errors;
+mod theory;

@@ -1,0 +1,269 @@
+//! Bad scenarios: one test per class of error, each asserting that the message names the file,
+//! the position, the field and the rule. None may panic.
+
+use specprobe::error::ScenarioError;
+use std::path::Path;
+
+const GOOD: &str = r#"Regret(
+    name: "ok",
+    seed: 1,
+    horizon: 100,
+    runs: 2,
+    channels: [
+        (theta: 0.8, cost: Bernoulli(0.5)),
+        (theta: 0.4, cost: Bernoulli(0.5)),
+    ],
+    policies: [
+        (label: "a", policy: CcUcb(alpha: 1.5)),
+        (label: "b", policy: CascadeUcb1(list_len: 2)),
+    ],
+)"#;
+
+fn parse(text: &str) -> Result<specprobe::Scenario, ScenarioError> {
+    specprobe::scenario::parse(text, Path::new("bad.ron"))
+}
+
+/// Asserts the error message contains each needle, and returns it.
+fn fails_with(text: &str, needles: &[&str]) -> String {
+    let err = parse(text).expect_err("scenario should be rejected");
+    let msg = err.to_string();
+    for n in needles {
+        assert!(msg.contains(n), "message lacks {n:?}:\n{msg}");
+    }
+    assert!(msg.contains("bad.ron"), "{msg}");
+    msg
+}
+
+#[test]
+fn the_good_scenario_is_accepted() {
+    parse(GOOD).unwrap();
+}
+
+#[test]
+fn theta_outside_unit_interval() {
+    fails_with(
+        &GOOD.replace("theta: 0.4", "theta: 1.4"),
+        &["bad.ron:8:17", "channels[1].theta", "[0, 1]", "1.4"],
+    );
+}
+
+#[test]
+fn cost_law_support_leaves_unit_interval() {
+    fails_with(
+        &GOOD.replace(
+            "cost: Bernoulli(0.5)),\n        (theta: 0.4",
+            "cost: Uniform(lo: 0.5, hi: 1.5)),\n        (theta: 0.4",
+        ),
+        &[
+            "bad.ron:7:28",
+            "channels[0].cost",
+            "[0.5, 1.5]",
+            "must lie in [0, 1]",
+        ],
+    );
+}
+
+#[test]
+fn weighted_energy_and_delay_leave_unit_interval() {
+    let text = GOOD
+        .replace(
+            "cost: Bernoulli(0.5)),\n        (theta: 0.4",
+            "energy: Constant(2.0), delay: Constant(1.0)),\n        (theta: 0.4",
+        )
+        .replace(
+            "runs: 2,",
+            "runs: 2,\n    weights: (energy: 0.4, delay: 0.3),",
+        );
+    fails_with(
+        &text,
+        &["channels[0].energy", "0.4·energy + 0.3·delay", "1.1"],
+    );
+}
+
+#[test]
+fn invalid_law_parameter() {
+    fails_with(
+        &GOOD.replace(
+            "Bernoulli(0.5)),\n        (theta: 0.4",
+            "Bernoulli(1.5)),\n        (theta: 0.4",
+        ),
+        &["bad.ron:7:28", "channels[0].cost.p", "Bernoulli", "[0, 1]"],
+    );
+    fails_with(
+        &GOOD.replace(
+            "cost: Bernoulli(0.5)),\n        (theta: 0.4",
+            "cost: Uniform(lo: 0.3, hi: 0.2)),\n        (theta: 0.4",
+        ),
+        &["bad.ron:7:", "channels[0].cost.hi", "greater than `lo`"],
+    );
+}
+
+#[test]
+fn zero_horizon_and_zero_runs() {
+    fails_with(
+        &GOOD.replace("horizon: 100", "horizon: 0"),
+        &["bad.ron:4:14", "horizon", "at least 1"],
+    );
+    fails_with(
+        &GOOD.replace("runs: 2", "runs: 0"),
+        &["bad.ron:5:11", "runs", "at least 1"],
+    );
+}
+
+#[test]
+fn duplicate_policy_labels() {
+    fails_with(
+        &GOOD.replace(r#"label: "b""#, r#"label: "a""#),
+        &["bad.ron:12:17", "policies[1].label", "duplicate", "\"a\""],
+    );
+    // Two unlabelled policies of the same kind collide on their default label.
+    fails_with(
+        &GOOD
+            .replace(
+                r#"(label: "b", policy: CascadeUcb1(list_len: 2))"#,
+                "(policy: CcUcb())",
+            )
+            .replace(r#"label: "a", "#, ""),
+        &["policies[1].policy", "duplicate", "cc-ucb"],
+    );
+}
+
+#[test]
+fn empty_channel_list() {
+    let start = GOOD.find("    channels").unwrap();
+    let end = GOOD.find("    policies").unwrap();
+    let text = format!("{}{}", &GOOD[..start], &GOOD[end..]);
+    fails_with(&text, &["channels", "channel list is empty"]);
+    fails_with(
+        &format!("{}    channels: [],\n{}", &GOOD[..start], &GOOD[end..]),
+        &["bad.ron:6:15", "channels", "empty"],
+    );
+}
+
+#[test]
+fn missing_or_doubled_cost() {
+    fails_with(
+        &GOOD.replace("(theta: 0.4, cost: Bernoulli(0.5))", "(theta: 0.4)"),
+        &["bad.ron:8:9", "channels[1]", "has no cost"],
+    );
+    fails_with(
+        &GOOD.replace(
+            "(theta: 0.4, cost: Bernoulli(0.5))",
+            "(theta: 0.4, cost: Bernoulli(0.5), energy: Constant(0.1))",
+        ),
+        &["channels[1].cost", "not both"],
+    );
+}
+
+#[test]
+fn list_length_beyond_the_channel_count() {
+    fails_with(
+        &GOOD.replace("list_len: 2", "list_len: 3"),
+        &[
+            "bad.ron:12:52",
+            "policies[1].policy.list_len",
+            "1..=2",
+            "got 3",
+        ],
+    );
+}
+
+#[test]
+fn bad_policy_parameters() {
+    fails_with(
+        &GOOD.replace("alpha: 1.5", "alpha: -1.0"),
+        &["policies[0].policy.alpha", "positive"],
+    );
+}
+
+#[test]
+fn unknown_field_is_named_with_its_position() {
+    let msg = fails_with(
+        &GOOD.replace("theta: 0.8", "thetaa: 0.8"),
+        &["bad.ron:7:", "thetaa", "theta"],
+    );
+    assert!(msg.contains("channels[0]"), "{msg}");
+}
+
+#[test]
+fn wrong_type_names_the_field() {
+    fails_with(
+        &GOOD.replace("horizon: 100", "horizon: \"long\""),
+        &["bad.ron:4:", "horizon"],
+    );
+}
+
+#[test]
+fn unknown_policy_lists_the_known_ones() {
+    fails_with(
+        &GOOD.replace("CcUcb(alpha: 1.5)", "CCUCB(alpha: 1.5)"),
+        &["policies[0].policy", "CCUCB", "CcUcb"],
+    );
+}
+
+#[test]
+fn syntax_error_has_a_position() {
+    fails_with(&GOOD.replace("runs: 2,", "runs: 2"), &["bad.ron:6:"]);
+}
+
+#[test]
+fn unsafe_scenario_name() {
+    fails_with(
+        &GOOD.replace(r#"name: "ok""#, r#"name: "../etc""#),
+        &["bad.ron:2:11", "name", "output folder"],
+    );
+}
+
+#[test]
+fn grid_problems() {
+    let grid = r#"Regret(
+    name: "g", horizon: 10, runs: 1,
+    grid: [
+        (label: "x", channels: [(theta: 0.5, cost: Constant(0.1))], reference: {"nobody": 1.0}),
+        (label: "x", channels: [(theta: 0.5, cost: Constant(0.1))]),
+    ],
+    channels: [(theta: 0.5, cost: Constant(0.1))],
+    policies: [(policy: Oracle)],
+)"#;
+    let err = parse(grid).unwrap_err();
+    let msg = err.to_string();
+    assert_eq!(err.problems().len(), 3, "{msg}");
+    for needle in ["not both", "\"nobody\"", "duplicate configuration label"] {
+        assert!(msg.contains(needle), "{needle}: {msg}");
+    }
+}
+
+#[test]
+fn every_problem_is_reported_at_once() {
+    let text = GOOD
+        .replace("horizon: 100", "horizon: 0")
+        .replace("theta: 0.4", "theta: -2.0")
+        .replace("list_len: 2", "list_len: 0");
+    let err = parse(&text).unwrap_err();
+    assert_eq!(err.problems().len(), 3, "{err}");
+    // In file order.
+    let lines: Vec<usize> = err.problems().iter().map(|p| p.line).collect();
+    assert!(lines.windows(2).all(|w| w[0] <= w[1]), "{lines:?}");
+}
+
+#[test]
+fn missing_file_names_the_path() {
+    let err = specprobe::scenario::load(Path::new("/no/such/scenario.ron")).unwrap_err();
+    assert!(err.to_string().contains("/no/such/scenario.ron"), "{err}");
+}
+
+#[test]
+fn garbage_never_panics() {
+    for text in [
+        "",
+        "(",
+        "Regret(",
+        "Regret(name: 1)",
+        "[1, 2",
+        "Identification()",
+        "\u{0}\u{1}",
+        "Regret(name: \"x\", horizon: 1, runs: 1, channels: [(theta: NaN, cost: Constant(inf))], policies: [])",
+    ] {
+        assert!(parse(text).is_err(), "{text:?} accepted");
+    }
+}

@@ -2,7 +2,9 @@
 
 use crate::output::OutputDir;
 use crate::policy::PolicySpec;
+use crate::report::charts::Source;
 use crate::report::markdown::sig;
+use crate::report::plots::ChartOptions;
 use crate::runner::{RunOptions, Shard};
 use crate::scenario::{self, RegretScenario, Scenario};
 use crate::theory::Bounds;
@@ -27,6 +29,8 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     /// The runs this process simulates.
     pub shard: Shard,
+    /// Chart formats, size and axes (no formats: no charts).
+    pub charts: ChartOptions,
 }
 
 /// What `run` produced.
@@ -71,8 +75,126 @@ fn run_regret(s: RegretScenario, args: &RunArgs) -> Result<RunOutcome> {
         shard: args.shard,
     };
     let results = crate::runner::run_regret(&s, &opts)?;
-    let files = crate::report::write_regret(&out, &s, &results)
+    let files = crate::report::write_regret(&out, &s, &results, &args.charts)
         .with_context(|| format!("writing results into {}", out.path().display()))?;
+    Ok(RunOutcome {
+        out: out.path().to_path_buf(),
+        files,
+    })
+}
+
+/// `specprobe plot`: re-renders the charts and `report.md` of saved results, without simulating.
+pub fn plot(dir: &Path, charts: &ChartOptions) -> Result<RunOutcome> {
+    let (summary, rows) = crate::report::load_saved(dir)?;
+    let out = OutputDir::prepare(dir)
+        .with_context(|| format!("the results folder {} must be writable", dir.display()))?;
+    let files = crate::report::render_report(&out, &summary, &rows, charts)
+        .with_context(|| format!("rendering into {}", dir.display()))?;
+    Ok(RunOutcome {
+        out: dir.to_path_buf(),
+        files,
+    })
+}
+
+/// Arguments of `specprobe compare`.
+#[derive(Clone, Debug, Default)]
+pub struct CompareArgs {
+    /// Scenario files (run now) or folders of saved results.
+    pub inputs: Vec<PathBuf>,
+    /// Output folder (default `results/compare-<names>`).
+    pub out: Option<PathBuf>,
+    /// Overrides and threads for the scenarios that are run.
+    pub run: RunArgs,
+}
+
+/// `specprobe compare`: runs or loads each input and draws all their policies on shared axes,
+/// with one combined table.
+pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
+    anyhow::ensure!(
+        !args.inputs.is_empty(),
+        "compare needs at least one scenario file or results folder"
+    );
+    // Scenario names are known before running, so the output folder is checked first.
+    let mut names = Vec::new();
+    for input in &args.inputs {
+        names.push(if input.is_dir() {
+            let (s, _) = crate::report::load_saved(input)?;
+            s.scenario
+        } else {
+            match scenario::load(input)? {
+                Scenario::Regret(s) => s.name,
+            }
+        });
+    }
+    let out_path = args.out.clone().unwrap_or_else(|| {
+        let joined: Vec<&str> = names.iter().map(String::as_str).collect();
+        default_out(&format!("compare-{}", joined.join("-vs-")))
+    });
+    let out = OutputDir::prepare(&out_path).with_context(|| {
+        format!(
+            "--out: the output folder {} must be a writable folder",
+            out_path.display()
+        )
+    })?;
+    let mut loaded = Vec::new();
+    for (input, name) in args.inputs.iter().zip(&names) {
+        let dir = if input.is_dir() {
+            input.clone()
+        } else {
+            // Each scenario's own full results go into a subfolder of the comparison.
+            let sub = out_path.join(name);
+            run(&RunArgs {
+                scenario: input.clone(),
+                out: Some(sub.clone()),
+                ..args.run.clone()
+            })?;
+            sub
+        };
+        loaded.push(crate::report::load_saved(&dir)?);
+    }
+    // Labels: the scenario names, made unique with the input's position when they repeat.
+    let labels: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if names.iter().filter(|m| *m == n).count() > 1 {
+                format!("{n}#{}", i + 1)
+            } else {
+                n.clone()
+            }
+        })
+        .collect();
+    let sources: Vec<Source> = loaded
+        .iter()
+        .zip(&labels)
+        .map(|((summary, rows), label)| Source {
+            label: label.clone(),
+            summary,
+            rows,
+        })
+        .collect();
+    let rendered = crate::report::charts::compare_charts(&out, &sources, &args.run.charts)?;
+    let mut files: Vec<PathBuf> = rendered
+        .iter()
+        .flat_map(|r| {
+            args.run
+                .charts
+                .formats
+                .iter()
+                .map(|f| out.path().join(format!("{}.{}", r.stem, f.ext())))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let table: Vec<(String, &crate::report::summary::RegretSummary)> = labels
+        .iter()
+        .cloned()
+        .zip(loaded.iter().map(|(s, _)| s))
+        .collect();
+    let md = crate::report::markdown::compare_report(
+        &table,
+        &crate::report::embedded(&rendered, &args.run.charts),
+    );
+    files.push(out.write("report.md", md.as_bytes())?);
     Ok(RunOutcome {
         out: out.path().to_path_buf(),
         files,

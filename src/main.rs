@@ -1,7 +1,8 @@
 //! The `specprobe` command line: parses arguments, installs logging, calls the library.
 
-use clap::{ArgAction, Parser, Subcommand, value_parser};
-use specprobe::commands::{self, RunArgs};
+use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
+use specprobe::commands::{self, CompareArgs, RunArgs};
+use specprobe::report::plots::{AxisMode, ChartOptions, Format, parse_formats, parse_size};
 use specprobe::runner::Shard;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -23,27 +24,91 @@ struct Cli {
     command: Command,
 }
 
+/// Overrides of a scenario's settings.
+#[derive(Debug, Args)]
+struct Overrides {
+    /// Runs per policy (overrides the scenario's `runs`).
+    #[arg(long, value_parser = value_parser!(u64).range(1..))]
+    runs: Option<u64>,
+    /// Slots per run (overrides the scenario's `horizon`).
+    #[arg(long, value_parser = value_parser!(u64).range(1..))]
+    horizon: Option<u64>,
+    /// Seed of every random stream (overrides the scenario's `seed`).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Worker threads [default: one per core]; results do not depend on it.
+    #[arg(long, value_parser = value_parser!(u64).range(1..4096))]
+    threads: Option<u64>,
+}
+
+/// A list of chart formats (one flag value, comma-separated).
+#[derive(Clone, Debug)]
+struct Formats(Vec<Format>);
+
+/// How charts are drawn.
+#[derive(Debug, Args)]
+struct ChartArgs {
+    /// Chart formats, comma-separated.
+    #[arg(long, default_value = "png,svg", value_parser = |s: &str| parse_formats(s).map(Formats), value_name = "png,svg")]
+    format: Formats,
+    /// Chart size in pixels.
+    #[arg(long, default_value = "1000x600", value_parser = parse_size, value_name = "WxH")]
+    size: (u32, u32),
+    /// Slot axes: auto (regret linear and log, other charts linear), linear, log or both.
+    #[arg(long, default_value = "auto", value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<AxisMode>()))]
+    axis: AxisMode,
+    /// Write no charts (summary, curves and report only).
+    #[arg(long)]
+    no_charts: bool,
+}
+
+impl ChartArgs {
+    fn options(&self) -> ChartOptions {
+        ChartOptions {
+            formats: if self.no_charts {
+                Vec::new()
+            } else {
+                self.format.0.clone()
+            },
+            size: self.size,
+            axis: self.axis,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Simulate a scenario; writes summary.json, curves.csv and report.md into the output folder.
+    /// Simulate a scenario; writes summary.json, curves.csv, charts and report.md.
     Run {
         /// The scenario file (RON).
         scenario: PathBuf,
         /// Output folder [default: results/<scenario name>].
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Runs per policy (overrides the scenario's `runs`).
-        #[arg(long, value_parser = value_parser!(u64).range(1..))]
-        runs: Option<u64>,
-        /// Slots per run (overrides the scenario's `horizon`).
-        #[arg(long, value_parser = value_parser!(u64).range(1..))]
-        horizon: Option<u64>,
-        /// Seed of every random stream (overrides the scenario's `seed`).
+        #[command(flatten)]
+        overrides: Overrides,
+        #[command(flatten)]
+        charts: ChartArgs,
+    },
+    /// Re-render the charts and report.md of saved results (summary.json + curves.csv).
+    Plot {
+        /// A folder written by `specprobe run`.
+        results: PathBuf,
+        #[command(flatten)]
+        charts: ChartArgs,
+    },
+    /// Run or load several scenarios and draw all their policies on shared axes.
+    Compare {
+        /// Scenario files (run now) or folders of saved results.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Output folder [default: results/compare-<names>].
         #[arg(long)]
-        seed: Option<u64>,
-        /// Worker threads [default: one per core]; results do not depend on it.
-        #[arg(long, value_parser = value_parser!(u64).range(1..4096))]
-        threads: Option<u64>,
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        overrides: Overrides,
+        #[command(flatten)]
+        charts: ChartArgs,
     },
     /// Check a scenario; print it with its UCR-T1 optimum, expected reward and bounds.
     Validate {
@@ -89,31 +154,49 @@ fn main() -> ExitCode {
     }
 }
 
+fn run_args(scenario: PathBuf, out: Option<PathBuf>, o: Overrides, charts: &ChartArgs) -> RunArgs {
+    RunArgs {
+        scenario,
+        out,
+        runs: o.runs,
+        horizon: o.horizon,
+        seed: o.seed,
+        threads: o.threads.map(|t| t as usize),
+        shard: Shard::default(),
+        charts: charts.options(),
+    }
+}
+
 fn execute(command: Command) -> anyhow::Result<()> {
-    match command {
+    let outcome = match command {
         Command::Run {
             scenario,
             out,
-            runs,
-            horizon,
-            seed,
-            threads,
-        } => {
-            let outcome = commands::run(&RunArgs {
-                scenario,
-                out,
-                runs,
-                horizon,
-                seed,
-                threads: threads.map(|t| t as usize),
-                shard: Shard::default(),
-            })?;
-            for f in &outcome.files {
-                println!("wrote {}", f.display());
-            }
+            overrides,
+            charts,
+        } => commands::run(&run_args(scenario, out, overrides, &charts))?,
+        Command::Plot { results, charts } => commands::plot(&results, &charts.options())?,
+        Command::Compare {
+            inputs,
+            out,
+            overrides,
+            charts,
+        } => commands::compare(&CompareArgs {
+            inputs,
+            out,
+            run: run_args(PathBuf::new(), None, overrides, &charts),
+        })?,
+        Command::Validate { scenario } => {
+            print!("{}", commands::validate(&scenario)?);
+            return Ok(());
         }
-        Command::Validate { scenario } => print!("{}", commands::validate(&scenario)?),
-        Command::Policies => print!("{}", commands::policies()),
+        Command::Policies => {
+            print!("{}", commands::policies());
+            return Ok(());
+        }
+    };
+    for f in &outcome.files {
+        println!("wrote {}", f.display());
     }
     Ok(())
 }

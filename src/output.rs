@@ -35,6 +35,14 @@ pub enum OutputError {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A file's content could not be produced (a chart failed to draw).
+    #[error("cannot render {}: {message}", path.display())]
+    Render {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
     /// An input file of a saved result could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -70,6 +78,13 @@ impl OutputDir {
         })
     }
 
+    /// A folder of saved results, for reading (not checked for writing).
+    pub fn existing(path: &Path) -> OutputDir {
+        OutputDir {
+            path: path.to_path_buf(),
+        }
+    }
+
     /// The folder.
     pub fn path(&self) -> &Path {
         &self.path
@@ -91,6 +106,34 @@ impl OutputDir {
         if let Err(e) = written {
             let _ = std::fs::remove_file(&tmp);
             return Err(err(e));
+        }
+        Ok(target)
+    }
+
+    /// Lets `produce` write `name` through a temporary path (whose name keeps the extension, for
+    /// writers that infer the format from it), then renames it into place.
+    pub fn write_with(
+        &self,
+        name: &str,
+        produce: impl FnOnce(&Path) -> Result<(), String>,
+    ) -> Result<PathBuf, OutputError> {
+        let target = self.path.join(name);
+        let tmp = self
+            .path
+            .join(format!(".tmp-{}-{name}", std::process::id()));
+        if let Err(message) = produce(&tmp) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(OutputError::Render {
+                path: target,
+                message,
+            });
+        }
+        if let Err(source) = std::fs::rename(&tmp, &target) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(OutputError::Write {
+                path: target,
+                source,
+            });
         }
         Ok(target)
     }

@@ -3,14 +3,18 @@
 //! The report never simulates: everything here is computed from the checked scenario and the
 //! finished statistics, or read back from saved files.
 
+pub mod charts;
 pub mod curves;
 pub mod markdown;
+pub mod plots;
 pub mod summary;
 
 use crate::output::{OutputDir, OutputError};
 use crate::runner::RegretResults;
 use crate::scenario::RegretScenario;
+use plots::{ChartOptions, Format};
 use std::path::PathBuf;
+use summary::RegretSummary;
 
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -29,14 +33,28 @@ pub enum ReportError {
     /// Serialising CSV failed.
     #[error("cannot serialise curves.csv: {0}")]
     Csv(#[from] csv::Error),
+    /// A chart failed.
+    #[error(transparent)]
+    Chart(#[from] plots::ChartError),
+    /// Saved results could not be read back.
+    #[error("{file} in {}: {message}", dir.display())]
+    Saved {
+        /// The folder.
+        dir: PathBuf,
+        /// The file.
+        file: &'static str,
+        /// What is wrong.
+        message: String,
+    },
 }
 
-/// Writes `summary.json`, `curves.csv` and `report.md` of a finished regret scenario; returns
-/// the paths written.
+/// Writes `summary.json`, `curves.csv`, the charts and `report.md` of a finished regret
+/// scenario; returns the paths written.
 pub fn write_regret(
     out: &OutputDir,
     s: &RegretScenario,
     results: &RegretResults,
+    charts: &ChartOptions,
 ) -> Result<Vec<PathBuf>, ReportError> {
     let summary = summary::regret_summary(s, results);
     let rows = curves::rows(s, results);
@@ -47,7 +65,61 @@ pub fn write_regret(
     })?;
     written.push(out.write("summary.json", &json)?);
     written.push(out.write("curves.csv", &curves::to_csv(&rows)?)?);
-    let md = markdown::regret_report(&summary, &[]);
+    written.extend(render_report(out, &summary, &rows, charts)?);
+    Ok(written)
+}
+
+/// Draws the charts and writes `report.md` from a summary and its curves.
+pub fn render_report(
+    out: &OutputDir,
+    summary: &RegretSummary,
+    rows: &[curves::CurveRow],
+    charts: &ChartOptions,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let rendered = charts::regret_charts(out, summary, rows, charts)?;
+    let mut written: Vec<PathBuf> = Vec::new();
+    for r in &rendered {
+        for f in &charts.formats {
+            written.push(out.path().join(format!("{}.{}", r.stem, f.ext())));
+        }
+    }
+    let md = markdown::regret_report(summary, &embedded(&rendered, charts));
     written.push(out.write("report.md", md.as_bytes())?);
     Ok(written)
+}
+
+/// (caption, file) pairs for the report: the PNG where one was drawn, else the SVG.
+pub fn embedded(rendered: &[charts::Rendered], charts: &ChartOptions) -> Vec<(String, String)> {
+    let ext = if charts.formats.contains(&Format::Png) {
+        "png"
+    } else {
+        "svg"
+    };
+    rendered
+        .iter()
+        .map(|r| (r.caption.clone(), format!("{}.{ext}", r.stem)))
+        .collect()
+}
+
+/// Reads `summary.json` and `curves.csv` saved by a regret run.
+pub fn load_saved(
+    dir: &std::path::Path,
+) -> Result<(RegretSummary, Vec<curves::CurveRow>), ReportError> {
+    let folder = OutputDir::existing(dir);
+    let saved = |file: &'static str, message: String| ReportError::Saved {
+        dir: dir.to_path_buf(),
+        file,
+        message,
+    };
+    let json = folder.read("summary.json")?;
+    let summary: RegretSummary = serde_json::from_slice(&json)
+        .map_err(|e| saved("summary.json", format!("not a regret summary: {e}")))?;
+    if summary.kind != "regret" {
+        return Err(saved(
+            "summary.json",
+            format!("kind is {:?}, expected \"regret\"", summary.kind),
+        ));
+    }
+    let rows = curves::from_csv(&folder.read("curves.csv")?).map_err(|m| saved("curves.csv", m))?;
+    Ok((summary, rows))
 }

@@ -185,6 +185,51 @@ fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary
     out.push('\n');
 }
 
+/// The report of `specprobe compare`: one combined table and the shared-axis charts.
+pub fn compare_report(sources: &[(String, &RegretSummary)], charts: &[(String, String)]) -> String {
+    let mut out = String::from("# Comparison\n\n");
+    for (label, s) in sources {
+        let _ = writeln!(
+            out,
+            "- **{label}**: scenario `{}`, T = {}, {} runs, seed {}{}",
+            s.scenario,
+            s.horizon,
+            s.runs,
+            s.seed,
+            if s.description.is_empty() {
+                String::new()
+            } else {
+                format!(" — {}", s.description.trim())
+            }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n## Results at the horizon\n\n| source | configuration | E[r*] | policy | pseudo-regret | s.e. | realised regret | reward/slot | energy/slot | delay/slot | probes/slot (mean, p50, p99, max) |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|"
+    );
+    for (label, s) in sources {
+        for e in s.body.experiments() {
+            for p in &e.policies {
+                let _ = write!(
+                    out,
+                    "| {label} | {} | {} ",
+                    e.label.as_deref().unwrap_or("–"),
+                    sig(e.optimum.expected_reward, 4)
+                );
+                policy_row(&mut out, p);
+            }
+        }
+    }
+    out.push('\n');
+    if !charts.is_empty() {
+        let _ = writeln!(out, "## Charts\n");
+        for (caption, file) in charts {
+            let _ = writeln!(out, "### {caption}\n\n![{caption}]({file})\n");
+        }
+    }
+    out
+}
+
 fn policy_row(out: &mut String, p: &PolicySummary) {
     let _ = writeln!(
         out,

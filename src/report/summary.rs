@@ -139,6 +139,9 @@ pub struct PolicySummary {
     pub probes_per_slot: ProbeStats,
     /// Mean number of probes of each channel per run.
     pub channel_probes: Vec<f64>,
+    /// `[probes in a slot, number of slots]` over all slots of all runs (from the hdrhistogram).
+    #[serde(default)]
+    pub probe_distribution: Vec<[u64; 2]>,
 }
 
 impl PolicySummary {
@@ -175,6 +178,11 @@ impl PolicySummary {
                 .channel_probes
                 .iter()
                 .map(|&c| c as f64 / runs)
+                .collect(),
+            probe_distribution: stats
+                .probe_counts()
+                .into_iter()
+                .map(|(v, c)| [v, c])
                 .collect(),
         }
     }

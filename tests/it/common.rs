@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 use specprobe::commands::{self, RunArgs};
+use specprobe::report::plots::ChartOptions;
 use specprobe::report::summary::RegretSummary;
 use std::path::{Path, PathBuf};
 
@@ -11,12 +12,16 @@ pub fn scenario_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// Runs a scenario through the library into `out` and returns the parsed summary.
+/// Runs a scenario through the library into `out` (no charts) and returns the parsed summary.
 pub fn run(scenario: &Path, out: &Path, threads: usize) -> RegretSummary {
     commands::run(&RunArgs {
         scenario: scenario.to_path_buf(),
         out: Some(out.to_path_buf()),
         threads: Some(threads),
+        charts: ChartOptions {
+            formats: Vec::new(),
+            ..ChartOptions::default()
+        },
         ..RunArgs::default()
     })
     .unwrap();

@@ -1,5 +1,6 @@
 //! Integration tests, one binary: each module covers one area of specprobe from the outside.
 
+mod charts;
 mod cli;
 mod common;
 mod determinism;

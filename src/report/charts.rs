@@ -1,0 +1,553 @@
+//! The charts of a regret report, built from `summary.json` and `curves.csv` alone, so that
+//! `run`, `plot` (re-rendering saved results) and `compare` draw exactly the same pictures.
+
+use super::curves::CurveRow;
+use super::plots::bars::{BarSeries, GroupedBars, PointSeries};
+use super::plots::timeseries::{Curve, Reference, TimeSeriesChart};
+use super::plots::{AxisMode, ChartError, ChartOptions, Marker, render};
+use super::summary::{ExperimentSummary, RegretSummary};
+use crate::output::OutputDir;
+use crate::recorder::Metric;
+use crate::stats::MeanStd;
+use plotters::style::RGBColor;
+
+/// A chart written to the output folder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rendered {
+    /// Caption for the report.
+    pub caption: String,
+    /// File name without extension.
+    pub stem: String,
+}
+
+/// One set of results to draw: a label (empty for a plain report), its summary and curves.
+#[derive(Clone, Debug)]
+pub struct Source<'a> {
+    /// Prefix of series labels (`"" ` in a single report, the scenario name in a comparison).
+    pub label: String,
+    /// The summary.
+    pub summary: &'a RegretSummary,
+    /// The curves.
+    pub rows: &'a [CurveRow],
+}
+
+fn unit(u: &str) -> String {
+    if u.is_empty() {
+        String::new()
+    } else {
+        format!(" [{u}]")
+    }
+}
+
+/// File-name fragment for a label: lowercase ASCII letters, digits and '.', other runs → '-'.
+pub fn slug(label: &str) -> String {
+    let mut s = String::new();
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    s.trim_matches('-').to_string()
+}
+
+/// `(t, mean, std)` of a metric for one (experiment, policy), divided by `t` when `per_slot`.
+fn points(
+    rows: &[CurveRow],
+    experiment: &str,
+    policy: &str,
+    metric: Metric,
+    per_slot: bool,
+) -> Vec<(f64, f64, f64)> {
+    rows.iter()
+        .filter(|r| r.experiment == experiment && r.policy == policy)
+        .map(|r| {
+            let MeanStd { mean, std } = r.get(metric);
+            let t = r.t as f64;
+            if per_slot {
+                (t, mean / t, std / t)
+            } else {
+                (t, mean, std)
+            }
+        })
+        .collect()
+}
+
+/// Log-spaced slots from 1 to `horizon` for drawing smooth reference curves.
+fn dense(horizon: u64) -> Vec<f64> {
+    let h = horizon.max(2) as f64;
+    (0..=200).map(|i| h.powf(i as f64 / 200.0)).collect()
+}
+
+fn experiment_label(s: &RegretSummary, e: &ExperimentSummary) -> String {
+    e.label.clone().unwrap_or_else(|| s.scenario.clone())
+}
+
+/// Series of one metric across sources and their experiments and policies.
+fn curves(
+    sources: &[Source],
+    metric: Metric,
+    per_slot: bool,
+    experiment: Option<&str>,
+) -> Vec<Curve> {
+    let mut out = Vec::new();
+    for src in sources {
+        for e in src.summary.body.experiments() {
+            let label = experiment_label(src.summary, e);
+            if experiment.is_some_and(|x| x != label) {
+                continue;
+            }
+            for p in &e.policies {
+                let mut name = p.name.clone();
+                if !src.label.is_empty() {
+                    name = format!("{}: {name}", src.label);
+                }
+                if experiment.is_none() && src.summary.body.experiments().len() > 1 {
+                    name = format!("{name} [{label}]");
+                }
+                out.push(Curve {
+                    label: name,
+                    points: points(src.rows, &label, &p.name, metric, per_slot),
+                });
+            }
+        }
+    }
+    out
+}
+
+const GREY: RGBColor = RGBColor(90, 90, 90);
+
+/// The regret chart's reference curves: Theorem 3's lower bound, and Theorem 2's upper bound
+/// when it fits on the same axis (otherwise a note gives its value).
+fn bound_references(
+    e: &ExperimentSummary,
+    horizon: u64,
+    curve_max: f64,
+) -> (Vec<Reference>, Vec<String>) {
+    let mut refs = Vec::new();
+    let mut notes = Vec::new();
+    let b = &e.bounds;
+    if !b.assumptions_hold {
+        notes.push("Theorems 2–3 do not apply".to_string());
+        return (refs, notes);
+    }
+    let ts = dense(horizon);
+    if let Some(t3) = &b.theorem3 {
+        refs.push(Reference {
+            label: format!("Thm 3 lower bound {:.3}·ln t", t3.coefficient),
+            points: ts.iter().map(|&t| (t, t3.at(t))).collect(),
+            color: RGBColor(0, 0, 0),
+            dash: (8, 5),
+        });
+    }
+    if let Some(t2) = &b.theorem2 {
+        if t2.at_horizon <= 3.0 * curve_max {
+            refs.push(Reference {
+                label: format!("Thm 2 upper bound {:.4}·ln t", t2.coefficient),
+                points: ts.iter().map(|&t| (t, t2.at(t))).collect(),
+                color: GREY,
+                dash: (2, 4),
+            });
+        } else {
+            notes.push(format!(
+                "Thm 2 bound {}·ln t",
+                super::markdown::sig(t2.coefficient, 4)
+            ));
+            notes.push(format!(
+                "  = {} at T (off scale)",
+                super::plots::si(t2.at_horizon)
+            ));
+        }
+    }
+    (refs, notes)
+}
+
+fn axis_modes(axis: AxisMode, regret: bool) -> Vec<bool> {
+    match axis {
+        AxisMode::Linear => vec![false],
+        AxisMode::Log => vec![true],
+        AxisMode::Both => vec![false, true],
+        AxisMode::Auto if regret => vec![false, true],
+        AxisMode::Auto => vec![false],
+    }
+}
+
+fn stem_for(base: &str, log: bool) -> String {
+    if log {
+        format!("{base}-log")
+    } else {
+        base.to_string()
+    }
+}
+
+/// Time charts shared by a report and a comparison: regret, reward per slot, energy, delay.
+fn time_charts(
+    out: &OutputDir,
+    sources: &[Source],
+    experiment: Option<(&ExperimentSummary, &str)>,
+    prefix: &str,
+    opts: &ChartOptions,
+    regret_only: bool,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    let first = sources[0].summary;
+    let horizon = sources.iter().map(|s| s.summary.horizon).max().unwrap_or(1);
+    let exp_label = experiment.map(|(_, l)| l);
+    let what = experiment.map_or(String::new(), |(e, _)| {
+        e.label
+            .as_ref()
+            .map_or(String::new(), |l| format!(" — {l}"))
+    });
+    // Cumulative pseudo-regret.
+    let regret = curves(sources, Metric::PseudoRegret, false, exp_label);
+    let curve_max = regret
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.1 + p.2))
+        .fold(0.0, f64::max);
+    let (references, notes) = match experiment {
+        Some((e, _)) => bound_references(e, horizon, curve_max),
+        None => (Vec::new(), Vec::new()),
+    };
+    for log in axis_modes(opts.axis, true) {
+        let chart = TimeSeriesChart {
+            title: format!("Cumulative pseudo-regret{what}"),
+            x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
+            y_label: "cumulative pseudo-regret".into(),
+            log_x: log,
+            curves: regret.clone(),
+            bands: true,
+            references: references.clone(),
+            notes: notes.clone(),
+            y_range_from: 0.0,
+            y_from_zero: true,
+        };
+        let stem = stem_for(&format!("{prefix}regret"), log);
+        render(&chart, out, &stem, opts)?;
+        rendered.push(Rendered {
+            caption: format!(
+                "Cumulative pseudo-regret{what}, {} slot axis (mean ± 1 sd across runs)",
+                if log { "logarithmic" } else { "linear" }
+            ),
+            stem,
+        });
+    }
+    if regret_only {
+        return Ok(());
+    }
+    // Average net reward per slot, against the optimum.
+    let reward = curves(sources, Metric::Reward, true, exp_label);
+    let mut optimum_refs = Vec::new();
+    if let Some((e, _)) = experiment {
+        optimum_refs.push(Reference {
+            label: format!("UCR-T1 E[r*] = {:.4}", e.optimum.expected_reward),
+            points: vec![
+                (1.0, e.optimum.expected_reward),
+                (horizon as f64, e.optimum.expected_reward),
+            ],
+            color: RGBColor(0, 0, 0),
+            dash: (8, 5),
+        });
+    }
+    for log in axis_modes(opts.axis, false) {
+        let chart = TimeSeriesChart {
+            title: format!("Average net reward per slot{what}"),
+            x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
+            y_label: "net reward per slot (1{idle} − cost)".into(),
+            log_x: log,
+            curves: reward.clone(),
+            bands: false,
+            references: optimum_refs.clone(),
+            notes: Vec::new(),
+            y_range_from: (horizon as f64 / 100.0).max(1.0),
+            y_from_zero: false,
+        };
+        let stem = stem_for(&format!("{prefix}reward"), log);
+        render(&chart, out, &stem, opts)?;
+        rendered.push(Rendered {
+            caption: format!("Average net reward per slot{what} (cumulative reward / t)"),
+            stem,
+        });
+    }
+    // Cumulative energy and delay, when the scenario has them.
+    for (metric, name, unit_name) in [
+        (Metric::Energy, "energy", &first.units.energy),
+        (Metric::Delay, "delay", &first.units.delay),
+    ] {
+        let series = curves(sources, metric, false, exp_label);
+        let any = series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0));
+        if !any {
+            continue;
+        }
+        for log in axis_modes(opts.axis, false) {
+            let chart = TimeSeriesChart {
+                title: format!("Cumulative {name}{what}"),
+                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
+                y_label: format!("cumulative {name}{}", unit(unit_name)),
+                log_x: log,
+                curves: series.clone(),
+                bands: true,
+                references: Vec::new(),
+                notes: Vec::new(),
+                y_range_from: 0.0,
+                y_from_zero: true,
+            };
+            let stem = stem_for(&format!("{prefix}{name}"), log);
+            render(&chart, out, &stem, opts)?;
+            rendered.push(Rendered {
+                caption: format!("Cumulative {name}{}{what}", unit(unit_name)),
+                stem,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Probes per slot and per channel for one experiment.
+fn probe_charts(
+    out: &OutputDir,
+    e: &ExperimentSummary,
+    horizon: u64,
+    prefix: &str,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    // Distribution of probes per slot.
+    let max = e
+        .policies
+        .iter()
+        .flat_map(|p| p.probe_distribution.iter().map(|d| d[0]))
+        .max()
+        .unwrap_or(0);
+    let groups: Vec<String> = (0..=max).map(|n| n.to_string()).collect();
+    let series = e
+        .policies
+        .iter()
+        .map(|p| {
+            let total: u64 = p.probe_distribution.iter().map(|d| d[1]).sum();
+            let mut values = vec![None; groups.len()];
+            for d in &p.probe_distribution {
+                values[d[0] as usize] = Some((d[1] as f64 / total.max(1) as f64, 0.0));
+            }
+            BarSeries {
+                label: p.name.clone(),
+                values,
+            }
+        })
+        .collect();
+    let chart = GroupedBars {
+        title: "Probes per slot".into(),
+        x_label: "channels probed in a slot".into(),
+        y_label: "fraction of slots".into(),
+        groups,
+        series,
+        points: Vec::new(),
+        log_y: false,
+        notes: Vec::new(),
+    };
+    let stem = format!("{prefix}probes");
+    render(&chart, out, &stem, opts)?;
+    rendered.push(Rendered {
+        caption: "Distribution of the number of channels probed per slot".into(),
+        stem,
+    });
+
+    // Per-channel probe rate beside UCR-T1's.
+    let k = e.channels.len();
+    let mut expected = vec![Some(0.0); k];
+    let mut reach = 1.0;
+    for &i in &e.optimum.list {
+        expected[i] = Some(reach);
+        reach *= 1.0 - e.channels[i].theta;
+    }
+    let position = |i: usize| e.optimum.list.iter().position(|&j| j == i);
+    let groups: Vec<String> = (0..k)
+        .map(|i| match position(i) {
+            Some(p) => format!("ch {i} (#{})", p + 1),
+            None => format!("ch {i}"),
+        })
+        .collect();
+    let series = e
+        .policies
+        .iter()
+        .map(|p| BarSeries {
+            label: p.name.clone(),
+            values: p
+                .channel_probes
+                .iter()
+                .map(|&c| Some((c / horizon as f64, 0.0)))
+                .collect(),
+        })
+        .collect();
+    let chart = GroupedBars {
+        title: "How often each channel is probed".into(),
+        x_label: "channel (#n: position in the UCR-T1 list)".into(),
+        y_label: "probes per slot".into(),
+        groups,
+        series,
+        points: vec![PointSeries {
+            label: "UCR-T1 expected rate".into(),
+            values: expected,
+            over_bar: None,
+            marker: Marker::Cross,
+            color: RGBColor(0, 0, 0),
+        }],
+        log_y: false,
+        notes: Vec::new(),
+    };
+    let stem = format!("{prefix}channels");
+    render(&chart, out, &stem, opts)?;
+    rendered.push(Rendered {
+        caption: "Per-channel probe rate of each policy beside the UCR-T1 list's expected rate"
+            .into(),
+        stem,
+    });
+    Ok(())
+}
+
+/// Final regret per configuration and policy, with the paper's values where given.
+fn grid_chart(
+    out: &OutputDir,
+    s: &RegretSummary,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    let exps = s.body.experiments();
+    let policies: Vec<String> = exps[0].policies.iter().map(|p| p.name.clone()).collect();
+    let groups: Vec<String> = exps.iter().map(|e| experiment_label(s, e)).collect();
+    let series: Vec<BarSeries> = policies
+        .iter()
+        .map(|name| BarSeries {
+            label: name.clone(),
+            values: exps
+                .iter()
+                .map(|e| {
+                    e.policies
+                        .iter()
+                        .find(|p| &p.name == name)
+                        .map(|p| (p.pseudo_regret.mean, p.pseudo_regret.stderr))
+                })
+                .collect(),
+        })
+        .collect();
+    let markers = [
+        Marker::Cross,
+        Marker::Ring,
+        Marker::Triangle,
+        Marker::Square,
+        Marker::Circle,
+    ];
+    let points: Vec<PointSeries> = policies
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| exps.iter().any(|e| e.reference.contains_key(*name)))
+        .map(|(j, name)| PointSeries {
+            label: format!("{name}: paper"),
+            values: exps
+                .iter()
+                .map(|e| e.reference.get(name).copied())
+                .collect(),
+            over_bar: Some(j),
+            marker: markers[j % markers.len()],
+            color: RGBColor(0, 0, 0),
+        })
+        .collect();
+    let chart = GroupedBars {
+        title: format!(
+            "Final pseudo-regret at T = {}",
+            super::plots::si(s.horizon as f64)
+        ),
+        x_label: "configuration".into(),
+        y_label: "cumulative pseudo-regret at T (log scale)".into(),
+        groups,
+        series,
+        points,
+        log_y: true,
+        notes: vec!["bars: mean ± s.e. over runs".into()],
+    };
+    render(&chart, out, "grid-regret", opts)?;
+    rendered.push(Rendered {
+        caption: "Final pseudo-regret per configuration and policy (mean ± standard error), with the paper's values as markers".into(),
+        stem: "grid-regret".into(),
+    });
+    Ok(())
+}
+
+/// Every chart of a regret report.
+pub fn regret_charts(
+    out: &OutputDir,
+    summary: &RegretSummary,
+    rows: &[CurveRow],
+    opts: &ChartOptions,
+) -> Result<Vec<Rendered>, ChartError> {
+    let mut rendered = Vec::new();
+    if opts.formats.is_empty() {
+        return Ok(rendered);
+    }
+    let source = [Source {
+        label: String::new(),
+        summary,
+        rows,
+    }];
+    let exps = summary.body.experiments();
+    if exps.len() > 1 {
+        grid_chart(out, summary, opts, &mut rendered)?;
+        // Per configuration: the regret curves on a log slot axis only (the grid chart holds the
+        // final values; every other chart per configuration would be dozens of files).
+        let per_config = ChartOptions {
+            axis: AxisMode::Log,
+            ..opts.clone()
+        };
+        for (i, e) in exps.iter().enumerate() {
+            let label = experiment_label(summary, e);
+            let prefix = format!("config{}-{}-", i + 1, slug(&label));
+            time_charts(
+                out,
+                &source,
+                Some((e, &label)),
+                &prefix,
+                &per_config,
+                true,
+                &mut rendered,
+            )?;
+        }
+    } else {
+        let e = &exps[0];
+        let label = experiment_label(summary, e);
+        time_charts(
+            out,
+            &source,
+            Some((e, &label)),
+            "",
+            opts,
+            false,
+            &mut rendered,
+        )?;
+        probe_charts(out, e, summary.horizon, "", opts, &mut rendered)?;
+    }
+    Ok(rendered)
+}
+
+/// The charts of a comparison: every source's policies on shared axes.
+pub fn compare_charts(
+    out: &OutputDir,
+    sources: &[Source],
+    opts: &ChartOptions,
+) -> Result<Vec<Rendered>, ChartError> {
+    let mut rendered = Vec::new();
+    if !opts.formats.is_empty() && !sources.is_empty() {
+        time_charts(out, sources, None, "", opts, false, &mut rendered)?;
+    }
+    Ok(rendered)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slug;
+
+    #[test]
+    fn slugs_are_file_safe() {
+        assert_eq!(slug("K=12 L=3 Δ=0.1"), "k-12-l-3-0.1");
+        assert_eq!(slug("paper-fig1a"), "paper-fig1a");
+    }
+}

@@ -1,0 +1,540 @@
+//! Chart rendering: formats, fonts, styles, legends, and the two chart kinds every report chart
+//! is built from ([`timeseries::TimeSeriesChart`], [`bars::GroupedBars`]).
+//!
+//! Every chart implements [`Chart`], whose one drawing function is generic over the plotters
+//! backend: the same code draws the PNG and the SVG. Text uses the DejaVu Sans font bundled in
+//! `assets/` (registered with plotters' `ab_glyph` feature), so rendering needs no system fonts
+//! and never loads fontconfig.
+
+pub mod bars;
+pub mod timeseries;
+
+use crate::output::{OutputDir, OutputError};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{FontStyle, RGBColor};
+use std::path::PathBuf;
+use std::sync::Once;
+
+/// The bundled font (DejaVu Sans 2.37, Bitstream Vera licence: `assets/LICENSE-DejaVu`).
+pub const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+
+/// The font family every text style names (registered once with the bundled font).
+pub const FAMILY: &str = "sans-serif";
+
+static REGISTER: Once = Once::new();
+
+/// Registers the bundled font with plotters (idempotent).
+pub fn register_font() {
+    REGISTER.call_once(|| {
+        // The bytes are a valid TrueType font embedded at compile time; failure would be a
+        // packaging bug caught by every chart test.
+        plotters::style::register_font(FAMILY, FontStyle::Normal, FONT)
+            .map_err(|_| "bundled font rejected")
+            .expect("assets/DejaVuSans.ttf is a valid font");
+    });
+}
+
+/// An output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Raster, for the README and quick looks.
+    Png,
+    /// Vector, for papers.
+    Svg,
+}
+
+impl Format {
+    /// File extension.
+    pub fn ext(self) -> &'static str {
+        match self {
+            Format::Png => "png",
+            Format::Svg => "svg",
+        }
+    }
+}
+
+/// Which slot axes time charts get.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AxisMode {
+    /// Regret charts in both scales, other time charts linear.
+    #[default]
+    Auto,
+    /// Every time chart linear.
+    Linear,
+    /// Every time chart logarithmic.
+    Log,
+    /// Every time chart in both scales.
+    Both,
+}
+
+impl std::str::FromStr for AxisMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(AxisMode::Auto),
+            "linear" => Ok(AxisMode::Linear),
+            "log" => Ok(AxisMode::Log),
+            "both" => Ok(AxisMode::Both),
+            _ => Err(format!("expected auto, linear, log or both, got {s:?}")),
+        }
+    }
+}
+
+/// How charts are rendered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartOptions {
+    /// Formats to write (each chart once per format).
+    pub formats: Vec<Format>,
+    /// Width and height in pixels (SVG user units).
+    pub size: (u32, u32),
+    /// Slot axes of time charts.
+    pub axis: AxisMode,
+}
+
+impl Default for ChartOptions {
+    fn default() -> Self {
+        ChartOptions {
+            formats: vec![Format::Png, Format::Svg],
+            size: (1000, 600),
+            axis: AxisMode::Auto,
+        }
+    }
+}
+
+/// Parses `png,svg`.
+pub fn parse_formats(s: &str) -> Result<Vec<Format>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let f = match part {
+            "png" => Format::Png,
+            "svg" => Format::Svg,
+            other => {
+                return Err(format!(
+                    "unknown format {other:?}: expected png, svg or png,svg"
+                ));
+            }
+        };
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    if out.is_empty() {
+        return Err("no format given: expected png, svg or png,svg".into());
+    }
+    Ok(out)
+}
+
+/// Parses `WIDTHxHEIGHT`.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT such as 1000x600, got {s:?}"))?;
+    let parse = |v: &str| -> Result<u32, String> {
+        let n: u32 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("{v:?} is not a number of pixels"))?;
+        if (200..=8000).contains(&n) {
+            Ok(n)
+        } else {
+            Err(format!("{n} pixels is outside 200..=8000"))
+        }
+    };
+    Ok((parse(w)?, parse(h)?))
+}
+
+/// Why a chart could not be drawn or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    /// Plotters failed to draw.
+    #[error("cannot draw chart {name}: {message}")]
+    Draw {
+        /// The chart's file name.
+        name: String,
+        /// Plotters' message.
+        message: String,
+    },
+    /// The file could not be written.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+}
+
+/// The result of a drawing function.
+pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// A chart: one drawing function for every backend.
+pub trait Chart {
+    /// Draws the whole chart on `root` (already filled white).
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB>;
+}
+
+/// Renders `chart` as `<stem>.<ext>` in every requested format; returns the files written.
+pub fn render<C: Chart>(
+    chart: &C,
+    out: &OutputDir,
+    stem: &str,
+    opts: &ChartOptions,
+) -> Result<Vec<PathBuf>, ChartError> {
+    register_font();
+    let mut written = Vec::new();
+    for &format in &opts.formats {
+        let name = format!("{stem}.{}", format.ext());
+        let fail = |message: String| ChartError::Draw {
+            name: name.clone(),
+            message,
+        };
+        // PNG drawing errors surface through `write_with` as `OutputError::Render`.
+        let path = match format {
+            Format::Svg => {
+                let mut svg = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut svg, opts.size).into_drawing_area();
+                    draw_on(chart, &root).map_err(|e| fail(e.to_string()))?;
+                }
+                out.write(&name, svg.as_bytes())?
+            }
+            Format::Png => out.write_with(&name, |tmp| {
+                let root = BitMapBackend::new(tmp, opts.size).into_drawing_area();
+                draw_on(chart, &root).map_err(|e| e.to_string())
+            })?,
+        };
+        written.push(path);
+    }
+    Ok(written)
+}
+
+fn draw_on<C: Chart, DB: DrawingBackend>(
+    chart: &C,
+    root: &DrawingArea<DB, Shift>,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    chart.draw(root)?;
+    root.present()
+}
+
+/// The Okabe–Ito palette (colour-blind safe), yellow darkened to stay visible on white. Series
+/// also differ by dash pattern and marker, so they stay apart in greyscale.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black
+    RGBColor(160, 140, 0),   // dark yellow
+];
+
+/// Dash patterns (dash, gap) in pixels; `None` is solid.
+pub const DASHES: [Option<(u32, u32)>; 4] = [None, Some((12, 6)), Some((3, 4)), Some((18, 5))];
+
+/// Marker shapes cycled through series.
+#[derive(Clone, Copy, Debug)]
+pub enum Marker {
+    /// Filled circle.
+    Circle,
+    /// Filled triangle.
+    Triangle,
+    /// Filled square.
+    Square,
+    /// Cross.
+    Cross,
+    /// Open circle.
+    Ring,
+}
+
+const MARKERS: [Marker; 5] = [
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Square,
+    Marker::Cross,
+    Marker::Ring,
+];
+
+/// The look of series `i`.
+#[derive(Clone, Copy, Debug)]
+pub struct SeriesStyle {
+    /// Line and fill colour.
+    pub color: RGBColor,
+    /// Dash pattern (`None`: solid).
+    pub dash: Option<(u32, u32)>,
+    /// Marker drawn at a few points.
+    pub marker: Marker,
+}
+
+/// Style of the `i`-th series: colour, dash and marker each cycle with a different period, so
+/// any two of the first 8 series differ in colour and in dash or marker.
+pub fn series_style(i: usize) -> SeriesStyle {
+    SeriesStyle {
+        color: PALETTE[i % PALETTE.len()],
+        dash: DASHES[i % DASHES.len()],
+        marker: MARKERS[i % MARKERS.len()],
+    }
+}
+
+/// Draws a marker centred on `at` (backend pixels).
+pub fn draw_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    at: (i32, i32),
+    marker: Marker,
+    color: RGBColor,
+) -> DrawResult<DB> {
+    let (x, y) = at;
+    let r = 5;
+    match marker {
+        Marker::Circle => area.draw(&Circle::new(at, r, color.filled())),
+        Marker::Ring => area.draw(&Circle::new(at, r, color.stroke_width(2))),
+        Marker::Triangle => area.draw(&Polygon::new(
+            vec![(x, y - r - 1), (x - r - 1, y + r), (x + r + 1, y + r)],
+            color.filled(),
+        )),
+        Marker::Square => area.draw(&Rectangle::new(
+            [(x - r + 1, y - r + 1), (x + r - 1, y + r - 1)],
+            color.filled(),
+        )),
+        Marker::Cross => {
+            area.draw(&PathElement::new(
+                vec![(x - r, y - r), (x + r, y + r)],
+                color.stroke_width(2),
+            ))?;
+            area.draw(&PathElement::new(
+                vec![(x - r, y + r), (x + r, y - r)],
+                color.stroke_width(2),
+            ))
+        }
+    }
+}
+
+/// Draws a polyline (backend pixels) solid or dashed.
+pub fn draw_polyline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    points: &[(i32, i32)],
+    color: RGBColor,
+    width: u32,
+    dash: Option<(u32, u32)>,
+) -> DrawResult<DB> {
+    let style = color.stroke_width(width);
+    match dash {
+        None => area.draw(&PathElement::new(points.to_vec(), style)),
+        Some((on, off)) => {
+            for seg in dash_segments(points, on as f64, off as f64) {
+                area.draw(&PathElement::new(seg, style))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Splits a polyline into dashes of `on` pixels separated by `off` pixels, the pattern running
+/// on along the whole line (not restarting at each vertex).
+fn dash_segments(points: &[(i32, i32)], on: f64, off: f64) -> Vec<Vec<(i32, i32)>> {
+    let mut out = Vec::new();
+    let mut current: Vec<(i32, i32)> = Vec::new();
+    let period = on + off;
+    let mut phase = 0.0; // distance into the current period
+    for w in points.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+        let len = (dx * dx + dy * dy).sqrt();
+        if len == 0.0 {
+            continue;
+        }
+        let at = |d: f64| {
+            (
+                (a.0 as f64 + dx * d / len).round() as i32,
+                (a.1 as f64 + dy * d / len).round() as i32,
+            )
+        };
+        let mut d = 0.0;
+        while d < len {
+            let drawing = phase < on;
+            let left = if drawing { on - phase } else { period - phase };
+            let step = left.min(len - d);
+            if drawing {
+                if current.is_empty() {
+                    current.push(at(d));
+                }
+                current.push(at(d + step));
+            }
+            d += step;
+            phase += step;
+            if phase >= period - 1e-9 {
+                phase = 0.0;
+            }
+            if phase >= on && !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+        }
+    }
+    if current.len() > 1 {
+        out.push(current);
+    }
+    out
+}
+
+/// What a legend entry shows before its label.
+#[derive(Clone, Copy, Debug)]
+pub enum LegendKey {
+    /// A line sample, solid or dashed, with an optional marker.
+    Line {
+        /// Dash pattern.
+        dash: Option<(u32, u32)>,
+        /// Marker.
+        marker: Option<Marker>,
+    },
+    /// A filled box (bars, bands).
+    Box,
+    /// A marker alone (reference points).
+    Point(Marker),
+    /// Nothing: a note.
+    Note,
+}
+
+/// A legend entry.
+#[derive(Clone, Debug)]
+pub struct LegendEntry {
+    /// Label.
+    pub label: String,
+    /// Colour.
+    pub color: RGBColor,
+    /// The sample drawn before the label.
+    pub key: LegendKey,
+}
+
+/// Width of the legend panel for these labels at the given font size.
+pub fn legend_width(entries: &[LegendEntry], font: u32) -> u32 {
+    let longest = entries
+        .iter()
+        .map(|e| e.label.chars().count())
+        .max()
+        .unwrap_or(0) as u32;
+    // DejaVu Sans averages about 0.55 em per character.
+    (longest * font * 56 / 100 + 60).clamp(120, 420)
+}
+
+/// Draws a legend in its own panel (beside the plot, never over the data).
+pub fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[LegendEntry],
+    font: u32,
+) -> DrawResult<DB> {
+    let text = (FAMILY, font).into_font().color(&BLACK);
+    let line_h = (font as i32 * 17) / 10;
+    let top = 50;
+    for (i, e) in entries.iter().enumerate() {
+        let y = top + i as i32 * line_h;
+        let x_text = match e.key {
+            LegendKey::Box => {
+                area.draw(&Rectangle::new([(8, y - 6), (30, y + 6)], e.color.filled()))?;
+                44
+            }
+            LegendKey::Line { dash, marker } => {
+                draw_polyline(area, &[(4, y), (36, y)], e.color, 2, dash)?;
+                if let Some(m) = marker {
+                    draw_marker(area, (20, y), m, e.color)?;
+                }
+                44
+            }
+            LegendKey::Point(m) => {
+                draw_marker(area, (20, y), m, e.color)?;
+                44
+            }
+            LegendKey::Note => 6,
+        };
+        area.draw(&Text::new(
+            e.label.clone(),
+            (x_text, y - font as i32 / 2 - 1),
+            text.clone(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Number of decimals that tell apart ticks spaced about a tenth of `lo..hi` apart.
+pub fn tick_decimals(lo: f64, hi: f64) -> usize {
+    let step = ((hi - lo) / 10.0).abs();
+    if step.is_nan() || step <= 0.0 || step.is_infinite() {
+        return 0;
+    }
+    (-step.log10()).ceil().clamp(0.0, 6.0) as usize
+}
+
+/// A tick label with `decimals` decimals below 1000, compact SI form above.
+pub fn tick(v: f64, decimals: usize) -> String {
+    if v.abs() >= 1000.0 {
+        si(v)
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
+/// Compact tick labels: 1, 10, 100, 1k, 10k, 100k, 1M, 2.5M …
+pub fn si(x: f64) -> String {
+    let a = x.abs();
+    let (v, suffix) = if a >= 1e9 {
+        (x / 1e9, "G")
+    } else if a >= 1e6 {
+        (x / 1e6, "M")
+    } else if a >= 1e3 {
+        (x / 1e3, "k")
+    } else {
+        (x, "")
+    };
+    let s = if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round())
+    } else if v.abs() >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    };
+    format!("{s}{suffix}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_formats_and_sizes() {
+        assert_eq!(
+            parse_formats("png,svg").unwrap(),
+            vec![Format::Png, Format::Svg]
+        );
+        assert_eq!(parse_formats("svg").unwrap(), vec![Format::Svg]);
+        assert!(parse_formats("jpg").unwrap_err().contains("jpg"));
+        assert_eq!(parse_size("800x500").unwrap(), (800, 500));
+        assert!(parse_size("800").is_err());
+        assert!(parse_size("10x10").unwrap_err().contains("200..=8000"));
+    }
+
+    #[test]
+    fn si_labels() {
+        assert_eq!(si(200_000.0), "200k");
+        assert_eq!(si(1.0), "1");
+        assert_eq!(si(2_500_000.0), "2.5M");
+        assert_eq!(si(0.5), "0.5");
+    }
+
+    #[test]
+    fn dashes_cover_the_line_in_pattern() {
+        let segs = dash_segments(&[(0, 0), (100, 0)], 10.0, 5.0);
+        assert_eq!(segs.len(), 7);
+        assert_eq!(segs[0], vec![(0, 0), (10, 0)]);
+        assert_eq!(segs[1], vec![(15, 0), (25, 0)]);
+    }
+
+    #[test]
+    fn first_eight_styles_differ_in_colour_and_pattern() {
+        for i in 0..8 {
+            for j in 0..i {
+                let (a, b) = (series_style(i), series_style(j));
+                assert_ne!(a.color, b.color);
+                assert!(
+                    a.dash != b.dash
+                        || std::mem::discriminant(&a.marker) != std::mem::discriminant(&b.marker)
+                );
+            }
+        }
+    }
+}

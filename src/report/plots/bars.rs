@@ -1,0 +1,273 @@
+//! Grouped bars: one group per category (a channel, a configuration, a probe count), one bar
+//! per series (a policy), optional error bars, and reference points (the paper's values, the
+//! UCR-T1 expectation) drawn as markers over the bars.
+
+use super::{
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, draw_legend, draw_marker,
+    legend_width, series_style, si, tick, tick_decimals,
+};
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::RGBColor;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// One series of bars: per group, a value and an error half-width (0 for none).
+#[derive(Clone, Debug)]
+pub struct BarSeries {
+    /// Legend label.
+    pub label: String,
+    /// Per group (`None`: no bar).
+    pub values: Vec<Option<(f64, f64)>>,
+}
+
+/// Reference values drawn as markers.
+#[derive(Clone, Debug)]
+pub struct PointSeries {
+    /// Legend label.
+    pub label: String,
+    /// Per group.
+    pub values: Vec<Option<f64>>,
+    /// Draw over bar `i` of each group (`None`: at the group's centre).
+    pub over_bar: Option<usize>,
+    /// Marker.
+    pub marker: Marker,
+    /// Colour.
+    pub color: RGBColor,
+}
+
+/// A grouped bar chart.
+#[derive(Clone, Debug)]
+pub struct GroupedBars {
+    /// Title.
+    pub title: String,
+    /// Category axis label.
+    pub x_label: String,
+    /// Value axis label (with units).
+    pub y_label: String,
+    /// Category names.
+    pub groups: Vec<String>,
+    /// Bars.
+    pub series: Vec<BarSeries>,
+    /// Reference markers.
+    pub points: Vec<PointSeries>,
+    /// Logarithmic value axis.
+    pub log_y: bool,
+    /// Extra legend lines.
+    pub notes: Vec<String>,
+}
+
+const FONT: u32 = 15;
+
+impl GroupedBars {
+    fn legend(&self) -> Vec<LegendEntry> {
+        let mut e: Vec<LegendEntry> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| LegendEntry {
+                label: s.label.clone(),
+                color: series_style(i).color,
+                key: LegendKey::Box,
+            })
+            .collect();
+        for p in &self.points {
+            e.push(LegendEntry {
+                label: p.label.clone(),
+                color: p.color,
+                key: LegendKey::Point(p.marker),
+            });
+        }
+        for n in &self.notes {
+            e.push(LegendEntry {
+                label: n.clone(),
+                color: BLACK,
+                key: LegendKey::Note,
+            });
+        }
+        e
+    }
+
+    fn values(&self) -> impl Iterator<Item = f64> + '_ {
+        let bars = self
+            .series
+            .iter()
+            .flat_map(|s| s.values.iter().flatten().map(|&(v, e)| v + e));
+        let points = self
+            .points
+            .iter()
+            .flat_map(|p| p.values.iter().flatten().copied());
+        bars.chain(points).filter(|v| v.is_finite())
+    }
+
+    fn bar_x(&self, group: usize, bar: usize) -> (f64, f64) {
+        let n = self.series.len().max(1) as f64;
+        let w = 0.8 / n;
+        let left = group as f64 - 0.4 + bar as f64 * w;
+        (left, left + w)
+    }
+
+    fn draw_in<DB, YR>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        plot: &DrawingArea<DB, Shift>,
+        y_range: YR,
+        y_floor: f64,
+        y_top: f64,
+    ) -> DrawResult<DB>
+    where
+        DB: DrawingBackend,
+        YR: AsRangedCoord<Value = f64>,
+        YR::CoordDescType: ValueFormatter<f64>,
+    {
+        let n_groups = self.groups.len().max(1);
+        let decimals = tick_decimals(y_floor, y_top);
+        let log = self.log_y;
+        let mut chart = ChartBuilder::on(plot)
+            .caption(&self.title, (FAMILY, 22))
+            .margin(12)
+            .x_label_area_size(64)
+            .y_label_area_size(78)
+            .build_cartesian_2d(-0.5..(n_groups as f64 - 0.5), y_range)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .x_desc(self.x_label.as_str())
+            .y_desc(self.y_label.as_str())
+            .label_style((FAMILY, 14))
+            .axis_desc_style((FAMILY, 15))
+            .y_label_formatter(&|y| if log { si(*y) } else { tick(*y, decimals) })
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(210, 210, 210))
+            .draw()?;
+        for (j, s) in self.series.iter().enumerate() {
+            let color = series_style(j).color;
+            for (g, v) in s.values.iter().enumerate() {
+                let Some((value, err)) = *v else { continue };
+                let (x0, x1) = self.bar_x(g, j);
+                let top = value.max(y_floor);
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, y_floor), (x1, top)],
+                    color.filled(),
+                )))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, y_floor), (x1, top)],
+                    BLACK.stroke_width(1),
+                )))?;
+                if err > 0.0 {
+                    let xc = 0.5 * (x0 + x1);
+                    chart.draw_series(std::iter::once(ErrorBar::new_vertical(
+                        xc,
+                        (value - err).max(y_floor),
+                        value,
+                        value + err,
+                        BLACK.stroke_width(1),
+                        6,
+                    )))?;
+                }
+            }
+        }
+        for p in &self.points {
+            for (g, v) in p.values.iter().enumerate() {
+                let Some(value) = *v else { continue };
+                let x = match p.over_bar {
+                    Some(j) => {
+                        let (x0, x1) = self.bar_x(g, j);
+                        0.5 * (x0 + x1)
+                    }
+                    None => g as f64,
+                };
+                let at = chart.backend_coord(&(x, value.max(y_floor)));
+                draw_marker(root, at, p.marker, p.color)?;
+            }
+        }
+        // Category labels, centred under each group, wrapped at spaces when too wide.
+        let group_px = {
+            let a = chart.backend_coord(&(0.0, y_floor)).0;
+            let b = chart.backend_coord(&(1.0, y_floor)).0;
+            (b - a).max(1)
+        };
+        let style = (FAMILY, 13)
+            .into_font()
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        for (g, name) in self.groups.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(g as f64, y_floor));
+            for (k, line) in wrap(name, (group_px as usize / 8).max(4))
+                .iter()
+                .enumerate()
+            {
+                root.draw(&Text::new(
+                    line.clone(),
+                    (x, y + 6 + 15 * k as i32),
+                    style.clone(),
+                ))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Splits `s` at spaces into lines of at most `width` characters (a longer word stays whole).
+fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in s.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
+}
+
+impl Chart for GroupedBars {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let legend = self.legend();
+        let (w, _) = root.dim_in_pixel();
+        let lw = legend_width(&legend, FONT).min(w / 2);
+        let (plot, side) = root.split_horizontally(w - lw);
+        let hi = self.values().fold(f64::NEG_INFINITY, f64::max);
+        if self.log_y {
+            let lo = self
+                .values()
+                .filter(|v| *v > 0.0)
+                .fold(f64::INFINITY, f64::min);
+            let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+                (lo * 0.5, hi * 2.0)
+            } else {
+                (0.1, 10.0)
+            };
+            self.draw_in(root, &plot, (lo..hi).log_scale(), lo, hi)?;
+        } else {
+            let hi = if hi.is_finite() && hi > 0.0 {
+                hi * 1.08
+            } else {
+                1.0
+            };
+            self.draw_in(root, &plot, 0.0..hi, 0.0, hi)?;
+        }
+        draw_legend(&side, &legend, FONT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn wraps_at_spaces() {
+        assert_eq!(wrap("K=12 L=3 Δ=0.1", 9), vec!["K=12 L=3", "Δ=0.1"]);
+        assert_eq!(
+            wrap("averyveryverylongword", 4),
+            vec!["averyveryverylongword"]
+        );
+        assert_eq!(wrap("", 4), vec![""]);
+    }
+}

@@ -1,0 +1,267 @@
+//! Curves against the slot: means with a shaded ±1 standard deviation band, dashed reference
+//! curves, a linear or logarithmic slot axis, and the legend beside the plot.
+
+use super::{
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, draw_legend, draw_marker, draw_polyline,
+    legend_width, series_style, si, tick, tick_decimals,
+};
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::RGBColor;
+
+/// One policy's curve: `(t, mean, std)` per checkpoint.
+#[derive(Clone, Debug)]
+pub struct Curve {
+    /// Legend label.
+    pub label: String,
+    /// Points, increasing in `t`.
+    pub points: Vec<(f64, f64, f64)>,
+}
+
+/// A reference curve (a bound, an optimum), drawn dashed without a band.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    /// Legend label.
+    pub label: String,
+    /// Points, increasing in `t`.
+    pub points: Vec<(f64, f64)>,
+    /// Colour.
+    pub color: RGBColor,
+    /// Dash pattern.
+    pub dash: (u32, u32),
+}
+
+/// A chart of curves against the slot.
+#[derive(Clone, Debug)]
+pub struct TimeSeriesChart {
+    /// Title.
+    pub title: String,
+    /// Slot axis label.
+    pub x_label: String,
+    /// Value axis label (with units).
+    pub y_label: String,
+    /// Logarithmic slot axis.
+    pub log_x: bool,
+    /// The curves, one per policy.
+    pub curves: Vec<Curve>,
+    /// Shade ±1 standard deviation.
+    pub bands: bool,
+    /// Reference curves.
+    pub references: Vec<Reference>,
+    /// Extra legend lines.
+    pub notes: Vec<String>,
+    /// Points before this slot do not stretch the value axis (early per-slot averages of one
+    /// or two slots would dwarf the rest); they are clipped to it.
+    pub y_range_from: f64,
+    /// Start the value axis at zero (cumulative quantities); otherwise fit it to the data.
+    pub y_from_zero: bool,
+}
+
+const FONT: u32 = 15;
+
+impl TimeSeriesChart {
+    fn legend(&self) -> Vec<LegendEntry> {
+        let mut entries: Vec<LegendEntry> = self
+            .curves
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let s = series_style(i);
+                LegendEntry {
+                    label: c.label.clone(),
+                    color: s.color,
+                    key: LegendKey::Line {
+                        dash: s.dash,
+                        marker: Some(s.marker),
+                    },
+                }
+            })
+            .collect();
+        if self.bands && !self.curves.is_empty() {
+            entries.push(LegendEntry {
+                label: "band: ±1 sd across runs".into(),
+                color: RGBColor(200, 200, 200),
+                key: LegendKey::Box,
+            });
+        }
+        for r in &self.references {
+            entries.push(LegendEntry {
+                label: r.label.clone(),
+                color: r.color,
+                key: LegendKey::Line {
+                    dash: Some(r.dash),
+                    marker: None,
+                },
+            });
+        }
+        for n in &self.notes {
+            entries.push(LegendEntry {
+                label: n.clone(),
+                color: BLACK,
+                key: LegendKey::Note,
+            });
+        }
+        entries
+    }
+
+    /// Value range covering every mean (± std with bands) and reference from `y_range_from` on.
+    fn y_range(&self) -> (f64, f64) {
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        let mut lowest_mean = f64::INFINITY;
+        for c in &self.curves {
+            for &(t, m, s) in &c.points {
+                if t >= self.y_range_from {
+                    let s = if self.bands { s } else { 0.0 };
+                    lo = lo.min(m - s);
+                    hi = hi.max(m + s);
+                    lowest_mean = lowest_mean.min(m);
+                }
+            }
+        }
+        for r in &self.references {
+            for &(t, v) in &r.points {
+                if t >= self.y_range_from {
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+            }
+        }
+        if !lo.is_finite() || !hi.is_finite() {
+            return (0.0, 1.0);
+        }
+        if self.y_from_zero {
+            // A band dipping below zero around a non-negative cumulative quantity is clipped.
+            lo = if lowest_mean >= 0.0 { 0.0 } else { lo.min(0.0) };
+        }
+        if hi <= lo {
+            hi = lo + 1.0;
+        }
+        let pad = 0.05 * (hi - lo);
+        (
+            if lo < 0.0 || !self.y_from_zero {
+                lo - pad
+            } else {
+                lo
+            },
+            hi + pad,
+        )
+    }
+
+    fn x_max(&self) -> f64 {
+        self.curves
+            .iter()
+            .flat_map(|c| c.points.last().map(|p| p.0))
+            .chain(
+                self.references
+                    .iter()
+                    .flat_map(|r| r.points.last().map(|p| p.0)),
+            )
+            .fold(1.0, f64::max)
+    }
+
+    fn draw_in<DB, XR>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        plot: &DrawingArea<DB, Shift>,
+        x_range: XR,
+    ) -> DrawResult<DB>
+    where
+        DB: DrawingBackend,
+        XR: AsRangedCoord<Value = f64>,
+        XR::CoordDescType: ValueFormatter<f64>,
+    {
+        let (y_lo, y_hi) = self.y_range();
+        let decimals = tick_decimals(y_lo, y_hi);
+        let mut chart = ChartBuilder::on(plot)
+            .caption(&self.title, (FAMILY, 22))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(78)
+            .build_cartesian_2d(x_range, y_lo..y_hi)?;
+        chart
+            .configure_mesh()
+            .x_desc(self.x_label.as_str())
+            .y_desc(self.y_label.as_str())
+            .label_style((FAMILY, 14))
+            .axis_desc_style((FAMILY, 15))
+            .x_label_formatter(&|x| si(*x))
+            .y_label_formatter(&|y| tick(*y, decimals))
+            .light_line_style(RGBColor(235, 235, 235))
+            .bold_line_style(RGBColor(210, 210, 210))
+            .draw()?;
+        let clamp = |v: f64| v.clamp(y_lo, y_hi);
+        let x_min = if self.log_x { 1.0 } else { 0.0 };
+        if self.bands {
+            for (i, c) in self.curves.iter().enumerate() {
+                let color = series_style(i).color;
+                let visible = || c.points.iter().filter(|p| p.0 >= x_min);
+                let mut poly: Vec<(f64, f64)> =
+                    visible().map(|&(t, m, s)| (t, clamp(m + s))).collect();
+                let lower: Vec<(f64, f64)> =
+                    visible().map(|&(t, m, s)| (t, clamp(m - s))).collect();
+                poly.extend(lower.into_iter().rev());
+                chart.draw_series(std::iter::once(Polygon::new(
+                    poly,
+                    color.mix(0.16).filled(),
+                )))?;
+            }
+        }
+        for r in &self.references {
+            let px: Vec<(i32, i32)> = r
+                .points
+                .iter()
+                .filter(|p| p.0 >= x_min)
+                .map(|&(t, v)| chart.backend_coord(&(t, clamp(v))))
+                .collect();
+            draw_polyline(root, &px, r.color, 2, Some(r.dash))?;
+        }
+        let n = self.curves.len().max(1);
+        for (i, c) in self.curves.iter().enumerate() {
+            let style = series_style(i);
+            let px: Vec<(i32, i32)> = c
+                .points
+                .iter()
+                .filter(|p| p.0 >= x_min)
+                .map(|&(t, m, _)| chart.backend_coord(&(t, clamp(m))))
+                .collect();
+            draw_polyline(root, &px, style.color, 2, style.dash)?;
+            // Seven markers per curve, staggered between curves so that they do not overlap.
+            if let (Some(first), Some(last)) = (px.first(), px.last()) {
+                for k in 0..7 {
+                    let frac = (k as f64 + 0.25 + 0.5 * i as f64 / n as f64) / 7.0;
+                    let target = first.0 as f64 + frac * (last.0 - first.0) as f64;
+                    let nearest = px
+                        .iter()
+                        .min_by(|a, b| {
+                            (a.0 as f64 - target)
+                                .abs()
+                                .total_cmp(&(b.0 as f64 - target).abs())
+                        })
+                        .copied();
+                    if let Some(p) = nearest {
+                        draw_marker(root, p, style.marker, style.color)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Chart for TimeSeriesChart {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
+        let legend = self.legend();
+        let (w, _) = root.dim_in_pixel();
+        let lw = legend_width(&legend, FONT).min(w / 2);
+        let (plot, side) = root.split_horizontally(w - lw);
+        let x_max = self.x_max();
+        if self.log_x {
+            self.draw_in(root, &plot, (1.0..x_max.max(10.0)).log_scale())?;
+        } else {
+            self.draw_in(root, &plot, 0.0..x_max)?;
+        }
+        draw_legend(&side, &legend, FONT)
+    }
+}

@@ -1,0 +1,242 @@
+//! Charts: every chart in both formats, of the requested size, not blank, with its text; drawn
+//! without system fonts; `plot` redraws exactly what `run` drew.
+
+use crate::common::scenario_file;
+use specprobe::commands::{self, RunArgs};
+use specprobe::report::plots::{AxisMode, ChartOptions, Format};
+use std::path::Path;
+use std::process::Command;
+
+const SCENARIO: &str = r#"Regret(
+    name: "charts",
+    seed: 3,
+    horizon: 4000,
+    runs: 3,
+    units: (energy: "mJ", delay: "ms"),
+    weights: (energy: 0.2, delay: 0.1),
+    channels: [
+        (theta: 0.7, energy: Uniform(lo: 1.0, hi: 2.0), delay: Constant(1.0)),
+        (theta: 0.5, energy: Constant(0.5), delay: Uniform(lo: 0.0, hi: 2.0)),
+        (theta: 0.2, energy: Constant(2.0), delay: Constant(3.0)),
+    ],
+    policies: [
+        (label: "cc-ucb", policy: CcUcb()),
+        (label: "known", policy: CcUcbKnownCost()),
+        (label: "oracle", policy: Oracle),
+    ],
+)"#;
+
+const CHARTS: [&str; 8] = [
+    "regret",
+    "regret-log",
+    "reward",
+    "energy",
+    "delay",
+    "probes",
+    "channels",
+    "report",
+];
+
+fn options(size: (u32, u32)) -> ChartOptions {
+    ChartOptions {
+        formats: vec![Format::Png, Format::Svg],
+        size,
+        axis: AxisMode::Auto,
+    }
+}
+
+fn run_with_charts(dir: &Path, size: (u32, u32)) -> std::path::PathBuf {
+    let path = scenario_file(dir, "charts.ron", SCENARIO);
+    let out = dir.join("out");
+    commands::run(&RunArgs {
+        scenario: path,
+        out: Some(out.clone()),
+        threads: Some(2),
+        charts: options(size),
+        ..RunArgs::default()
+    })
+    .unwrap();
+    out
+}
+
+/// Share of pixels that are not white.
+fn ink(png: &[u8]) -> (u32, u32, f64) {
+    let decoder = png::Decoder::new(png);
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels = buf[..info.buffer_size()].chunks(channels);
+    let total = (info.width * info.height) as f64;
+    let inked = pixels
+        .filter(|p| p.iter().take(3).any(|&c| c < 245))
+        .count() as f64;
+    (info.width, info.height, inked / total)
+}
+
+#[test]
+fn every_chart_exists_in_both_formats_with_size_ink_and_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_with_charts(tmp.path(), (900, 500));
+    for stem in &CHARTS[..7] {
+        let png = std::fs::read(out.join(format!("{stem}.png"))).unwrap();
+        let (w, h, share) = ink(&png);
+        assert_eq!((w, h), (900, 500), "{stem}.png size");
+        assert!(
+            share > 0.03,
+            "{stem}.png is nearly blank ({share:.4} inked)"
+        );
+        let svg = std::fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{stem}.svg: {e}"));
+        let text: String = doc
+            .descendants()
+            .filter(|n| n.is_text())
+            .map(|n| n.text().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for policy in ["cc-ucb", "known", "oracle"] {
+            assert!(text.contains(policy), "{stem}.svg lacks policy {policy}");
+        }
+        let (title, x_axis) = match *stem {
+            "regret" => ("Cumulative pseudo-regret", "slot t"),
+            "regret-log" => ("Cumulative pseudo-regret", "slot t (log scale)"),
+            "reward" => ("Average net reward per slot", "slot t"),
+            "energy" => ("Cumulative energy", "slot t"),
+            "delay" => ("Cumulative delay", "slot t"),
+            "probes" => ("Probes per slot", "channels probed in a slot"),
+            _ => ("How often each channel is probed", "channel"),
+        };
+        assert!(text.contains(title), "{stem}.svg lacks its title");
+        assert!(text.contains(x_axis), "{stem}.svg lacks its x-axis label");
+    }
+    // Units from the scenario label the axes.
+    let energy = std::fs::read_to_string(out.join("energy.svg")).unwrap();
+    assert!(energy.contains("cumulative energy [mJ]"));
+    let delay = std::fs::read_to_string(out.join("delay.svg")).unwrap();
+    assert!(delay.contains("cumulative delay [ms]"));
+    // The lower bound is drawn where the assumptions hold.
+    let regret = std::fs::read_to_string(out.join("regret.svg")).unwrap();
+    assert!(regret.contains("Thm 3 lower bound"));
+    // The report embeds every chart.
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for stem in &CHARTS[..7] {
+        assert!(
+            report.contains(&format!("]({stem}.png)")),
+            "report lacks {stem}"
+        );
+    }
+}
+
+#[test]
+fn plot_redraws_exactly_what_run_drew() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_with_charts(tmp.path(), (800, 450));
+    let read = |name: &str| std::fs::read(out.join(name)).unwrap();
+    let before: Vec<(String, Vec<u8>)> = CHARTS
+        .iter()
+        .flat_map(|s| {
+            if *s == "report" {
+                vec!["report.md".to_string()]
+            } else {
+                vec![format!("{s}.png"), format!("{s}.svg")]
+            }
+        })
+        .map(|n| (n.clone(), read(&n)))
+        .collect();
+    for (name, _) in &before {
+        std::fs::remove_file(out.join(name)).unwrap();
+    }
+    commands::plot(&out, &options((800, 450))).unwrap();
+    for (name, bytes) in &before {
+        assert!(read(name) == *bytes, "{name} differs after plot");
+    }
+}
+
+#[test]
+fn binary_renders_without_fontconfig_or_system_fonts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_with_charts(tmp.path(), (700, 400));
+    std::fs::remove_file(out.join("regret.png")).unwrap();
+    let empty = tmp.path().join("no-fonts");
+    std::fs::create_dir(&empty).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args([
+            "plot",
+            out.to_str().unwrap(),
+            "--format",
+            "png",
+            "--size",
+            "700x400",
+        ])
+        .env("FONTCONFIG_FILE", empty.join("fonts.conf"))
+        .env("FONTCONFIG_PATH", &empty)
+        .env("XDG_DATA_DIRS", &empty)
+        .env("XDG_DATA_HOME", &empty)
+        .env("HOME", &empty)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The title band (top 40 rows, middle of the plot) holds dark text pixels.
+    let png = std::fs::read(out.join("regret.png")).unwrap();
+    let decoder = png::Decoder::new(png.as_slice());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let c = info.color_type.samples();
+    let dark = (0..40)
+        .flat_map(|y| (100..450).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let i = (y * info.width as usize + x) * c;
+            buf[i] < 100 && buf[i + 1] < 100 && buf[i + 2] < 100
+        })
+        .count();
+    assert!(dark > 100, "no title text drawn ({dark} dark pixels)");
+}
+
+/// The library never maps fontconfig or FreeType into the process: text comes from the bundled
+/// font alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn no_font_library_is_loaded() {
+    let tmp = tempfile::tempdir().unwrap();
+    run_with_charts(tmp.path(), (600, 400));
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    for lib in ["fontconfig", "freetype"] {
+        assert!(!maps.contains(lib), "{lib} is mapped into the process");
+    }
+}
+
+#[test]
+fn grids_get_a_final_regret_chart_with_reference_markers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = r#"Regret(
+        name: "grid", seed: 1, horizon: 1500, runs: 2,
+        grid: [
+            (label: "K=4 L=1", channels: [(count: 1, theta: 0.5, cost: Bernoulli(0.4)), (count: 3, theta: 0.3, cost: Bernoulli(0.4))], reference: {"cc-ucb": 120.0}),
+            (label: "K=4 L=2", channels: [(count: 2, theta: 0.5, cost: Bernoulli(0.4)), (count: 2, theta: 0.3, cost: Bernoulli(0.4))]),
+        ],
+        policies: [(policy: CcUcb()), (policy: CcUcbKnownCost())],
+    )"#;
+    let path = scenario_file(tmp.path(), "g.ron", text);
+    let out = tmp.path().join("out");
+    commands::run(&RunArgs {
+        scenario: path,
+        out: Some(out.clone()),
+        charts: options((900, 500)),
+        ..RunArgs::default()
+    })
+    .unwrap();
+    let svg = std::fs::read_to_string(out.join("grid-regret.svg")).unwrap();
+    roxmltree::Document::parse(&svg).unwrap();
+    for needle in [
+        "Final pseudo-regret",
+        "K=4",
+        "cc-ucb: paper",
+        "cc-ucb-known-cost",
+    ] {
+        assert!(svg.contains(needle), "grid chart lacks {needle}");
+    }
+    assert!(out.join("config1-k-4-l-1-regret-log.png").exists());
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("cc-ucb (paper)") && report.contains("](grid-regret.png)"));
+}

@@ -54,7 +54,32 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
         Scenario::Regret(s) => {
             run_regret(s.with_overrides(args.runs, args.horizon, args.seed), args)
         }
+        Scenario::Identification(s) => {
+            anyhow::ensure!(
+                args.horizon.is_none(),
+                "--horizon: identification scenarios have no horizon (runs stop when the algorithm does, or at `sample_cap`)"
+            );
+            run_identification(s.with_overrides(args.runs, args.seed), args)
+        }
     }
+}
+
+fn run_identification(
+    s: crate::scenario::IdentificationScenario,
+    args: &RunArgs,
+) -> Result<RunOutcome> {
+    let out = prepare_out(args, &s.name)?;
+    let opts = RunOptions {
+        threads: args.threads,
+        shard: args.shard,
+    };
+    let cells = crate::runner::run_identification(&s, &opts)?;
+    let files = crate::report::identification::write(&out, &s, &cells, &args.charts)
+        .with_context(|| format!("writing results into {}", out.path().display()))?;
+    Ok(RunOutcome {
+        out: out.path().to_path_buf(),
+        files,
+    })
 }
 
 fn prepare_out(args: &RunArgs, name: &str) -> Result<OutputDir> {
@@ -85,11 +110,17 @@ fn run_regret(s: RegretScenario, args: &RunArgs) -> Result<RunOutcome> {
 
 /// `specprobe plot`: re-renders the charts and `report.md` of saved results, without simulating.
 pub fn plot(dir: &Path, charts: &ChartOptions) -> Result<RunOutcome> {
-    let (summary, rows) = crate::report::load_saved(dir)?;
+    let kind = crate::report::saved_kind(dir)?;
     let out = OutputDir::prepare(dir)
         .with_context(|| format!("the results folder {} must be writable", dir.display()))?;
-    let files = crate::report::render_report(&out, &summary, &rows, charts)
-        .with_context(|| format!("rendering into {}", dir.display()))?;
+    let files = if kind == "identification" {
+        let summary = crate::report::load_identification(dir)?;
+        crate::report::identification::render_report(&out, &summary, charts)
+    } else {
+        let (summary, rows) = crate::report::load_saved(dir)?;
+        crate::report::render_report(&out, &summary, &rows, charts)
+    }
+    .with_context(|| format!("rendering into {}", dir.display()))?;
     Ok(RunOutcome {
         out: dir.to_path_buf(),
         files,
@@ -123,6 +154,11 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
         } else {
             match scenario::load(input)? {
                 Scenario::Regret(s) => s.name,
+                Scenario::Identification(s) => anyhow::bail!(
+                    "{}: compare draws regret curves; {:?} is an identification scenario (its report already compares algorithms)",
+                    input.display(),
+                    s.name
+                ),
             }
         });
     }
@@ -205,7 +241,69 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
 pub fn validate(path: &Path) -> Result<String> {
     match scenario::load(path)? {
         Scenario::Regret(s) => Ok(describe_regret(&s)),
+        Scenario::Identification(s) => Ok(describe_identification(&s)),
     }
+}
+
+fn describe_identification(s: &crate::scenario::IdentificationScenario) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} is valid: identification scenario {:?}, {} runs per cell, seed {}, confidence ν = {}, sample cap {}",
+        s.source.display(),
+        s.name,
+        s.runs,
+        s.seed,
+        s.confidence,
+        s.sample_cap
+    );
+    if !s.description.is_empty() {
+        let _ = writeln!(out, "  {}", s.description.trim());
+    }
+    let settings: Vec<&str> = s.settings.iter().map(|x| x.name()).collect();
+    let algorithms: Vec<&str> = s.algorithms.iter().map(|a| a.name()).collect();
+    let _ = writeln!(
+        out,
+        "settings: {}; algorithms: {}",
+        settings.join(", "),
+        algorithms.join(", ")
+    );
+    for inst in &s.instances {
+        let _ = writeln!(out, "\ninstance {:?} ({}):", inst.label, inst.family);
+        for arms in &inst.points {
+            let _ = writeln!(
+                out,
+                "  N = {:>6}, K = {:>5}, H = Σ Δ⁻² = {:>10}, rewards {:?}",
+                arms.len(),
+                arms.k(),
+                sig(arms.complexity(), 4),
+                arms.rewards()
+            );
+        }
+    }
+    if let Some(arms) = s.instances.first().and_then(|i| i.points.last()) {
+        let _ = writeln!(
+            out,
+            "\nparameters at N = {} (first instance, largest N):",
+            arms.len()
+        );
+        for &setting in &s.settings {
+            for &a in &s.algorithms {
+                if a.runs_in(setting) {
+                    let p = s.params(a, setting, arms.len());
+                    let _ = writeln!(
+                        out,
+                        "  {:<9} {:<13} ε = {:<5} δ = {:.4e}",
+                        setting.name(),
+                        a.name(),
+                        p.epsilon,
+                        p.delta
+                    );
+                }
+            }
+        }
+    }
+    out
 }
 
 fn describe_regret(s: &RegretScenario) -> String {

@@ -21,6 +21,7 @@ pub mod channel;
 pub mod commands;
 pub mod cost;
 pub mod error;
+pub mod identify;
 pub mod law;
 pub mod output;
 pub mod policy;

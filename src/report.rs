@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod curves;
+pub mod identification;
 pub mod markdown;
 pub mod plots;
 pub mod summary;
@@ -99,6 +100,33 @@ pub fn embedded(rendered: &[charts::Rendered], charts: &ChartOptions) -> Vec<(St
         .iter()
         .map(|r| (r.caption.clone(), format!("{}.{ext}", r.stem)))
         .collect()
+}
+
+/// What kind of results a folder holds, from its `summary.json`.
+pub fn saved_kind(dir: &std::path::Path) -> Result<String, ReportError> {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        kind: String,
+    }
+    let json = OutputDir::existing(dir).read("summary.json")?;
+    let k: Kind = serde_json::from_slice(&json).map_err(|e| ReportError::Saved {
+        dir: dir.to_path_buf(),
+        file: "summary.json",
+        message: format!("not a specprobe summary: {e}"),
+    })?;
+    Ok(k.kind)
+}
+
+/// Reads `summary.json` saved by an identification run.
+pub fn load_identification(
+    dir: &std::path::Path,
+) -> Result<identification::IdentificationSummary, ReportError> {
+    let json = OutputDir::existing(dir).read("summary.json")?;
+    serde_json::from_slice(&json).map_err(|e| ReportError::Saved {
+        dir: dir.to_path_buf(),
+        file: "summary.json",
+        message: format!("not an identification summary: {e}"),
+    })
 }
 
 /// Reads `summary.json` and `curves.csv` saved by a regret run.

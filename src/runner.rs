@@ -8,9 +8,14 @@
 //! may split and join the work any way it likes and the output bytes never change.
 
 use crate::channel::Environment;
+use crate::identify::confidence::{Params, Setting};
+use crate::identify::instance::Arms;
+use crate::identify::{AlgorithmSpec, Identifier, IdentifierVisitor};
 use crate::policy::{Policy, PolicyVisitor};
+use crate::recorder::IdentifyStats;
 use crate::recorder::{PolicyStats, RunRecord};
 use crate::rng::{label_hash, stream};
+use crate::scenario::IdentificationScenario;
 use crate::scenario::RegretScenario;
 use rand::Rng;
 use rayon::prelude::*;
@@ -278,5 +283,122 @@ mod tests {
         assert!("5/5".parse::<Shard>().is_err());
         assert!("1-5".parse::<Shard>().is_err());
         assert!("0/0".parse::<Shard>().is_err());
+    }
+}
+
+/// One cell of an identification scenario and its statistics.
+#[derive(Clone, Debug)]
+pub struct IdentifyCell {
+    /// Index of the instance in the scenario.
+    pub instance: usize,
+    /// Index of the point (number of arms) in the instance.
+    pub point: usize,
+    /// Parameter setting.
+    pub setting: Setting,
+    /// Algorithm.
+    pub algorithm: AlgorithmSpec,
+    /// ε and δ used.
+    pub params: Params,
+    /// Results over the runs.
+    pub stats: IdentifyStats,
+}
+
+/// Runs every (instance, N, setting, algorithm) cell of an identification scenario. Run `r` of an
+/// (instance, N) draws from `stream(seed, hash(instance label, N), r)` whatever the algorithm,
+/// so that algorithms face the same random start.
+pub fn run_identification(
+    s: &IdentificationScenario,
+    opts: &RunOptions,
+) -> Result<Vec<IdentifyCell>, RunError> {
+    let mut cells = Vec::new();
+    for (i, inst) in s.instances.iter().enumerate() {
+        for (p, arms) in inst.points.iter().enumerate() {
+            for &setting in &s.settings {
+                for &algorithm in &s.algorithms {
+                    if algorithm.runs_in(setting) {
+                        cells.push(IdentifyCell {
+                            instance: i,
+                            point: p,
+                            setting,
+                            algorithm,
+                            params: s.params(algorithm, setting, arms.len()),
+                            stats: IdentifyStats::new(s.sample_cap),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let runs: Vec<u64> = (0..s.runs).filter(|&r| opts.shard.contains(r)).collect();
+    let total = (cells.len() * runs.len()) as u64;
+    info!(scenario = %s.name, cells = cells.len(), runs = runs.len(), "identifying: {total} runs");
+    let pool = thread_pool(opts.threads)?;
+    let span = tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty);
+    span.pb_set_length(total);
+    span.pb_set_message(&s.name);
+    let started = Instant::now();
+    {
+        let _entered = span.enter();
+        pool.install(|| {
+            cells.par_iter_mut().for_each(|cell| {
+                let inst = &s.instances[cell.instance];
+                let arms = &inst.points[cell.point];
+                let domain = label_hash(&[&inst.label, &arms.len().to_string()]);
+                let cap = s.sample_cap;
+                cell.stats = runs
+                    .par_iter()
+                    .fold(
+                        || (IdentifyStats::new(cap), Vec::with_capacity(arms.k())),
+                        |(mut stats, mut answer), &run| {
+                            let mut rng = stream(s.seed, domain, run);
+                            let algorithm = cell.algorithm.build(
+                                arms.len(),
+                                arms.k(),
+                                arms.rewards().sigma(),
+                                cell.setting,
+                                cell.params,
+                            );
+                            let outcome = algorithm.visit(Identify {
+                                arms,
+                                cap,
+                                rng: &mut rng,
+                                answer: &mut answer,
+                            });
+                            stats.absorb(&outcome);
+                            span.pb_inc(1);
+                            (stats, answer)
+                        },
+                    )
+                    .map(|(stats, _)| stats)
+                    .reduce(
+                        || IdentifyStats::new(cap),
+                        |mut a, b| {
+                            a.merge(&b);
+                            a
+                        },
+                    );
+            });
+        });
+    }
+    info!(
+        seconds = started.elapsed().as_secs_f64(),
+        "identification finished"
+    );
+    Ok(cells)
+}
+
+/// Runs one identification with the concrete algorithm type.
+struct Identify<'a, R> {
+    arms: &'a Arms,
+    cap: u64,
+    rng: &'a mut R,
+    answer: &'a mut Vec<usize>,
+}
+
+impl<R: Rng> IdentifierVisitor for Identify<'_, R> {
+    type Output = crate::sim::IdentifyOutcome;
+
+    fn visit<I: Identifier>(self, mut algorithm: I) -> Self::Output {
+        crate::sim::identify(self.arms, &mut algorithm, self.cap, self.rng, self.answer)
     }
 }

@@ -5,8 +5,11 @@
 //! (each broken rule is reported with its position, field and rule, all at once). The simulator
 //! only ever sees the checked [`RegretScenario`].
 
+pub mod identification;
 pub mod locate;
 pub mod raw;
+
+pub use identification::IdentificationScenario;
 
 use crate::channel::{Channel, Environment};
 use crate::cost::{CostModel, CostWeights};
@@ -27,6 +30,8 @@ pub const MAX_CHANNELS: u64 = 1 << 20;
 pub enum Scenario {
     /// A regret experiment.
     Regret(RegretScenario),
+    /// A best-K identification experiment.
+    Identification(IdentificationScenario),
 }
 
 /// A checked regret scenario.
@@ -132,6 +137,10 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     };
     let scenario = match raw {
         RawScenario::Regret(r) => check_regret(r, path, &mut checker).map(Scenario::Regret),
+        RawScenario::Identification(r) => {
+            identification::check_identification(r, path, &mut checker)
+                .map(Scenario::Identification)
+        }
     };
     match scenario {
         Some(s) if checker.problems.is_empty() => Ok(s),
@@ -224,7 +233,7 @@ impl Checker<'_> {
     }
 }
 
-fn is_safe_name(s: &str) -> bool {
+pub(crate) fn is_safe_name(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))

@@ -3,7 +3,7 @@
 
 use super::curves::CurveRow;
 use super::plots::bars::{BarSeries, GroupedBars, PointSeries};
-use super::plots::timeseries::{Curve, Reference, TimeSeriesChart};
+use super::plots::lines::{Curve, LineChart, Reference};
 use super::plots::{AxisMode, ChartError, ChartOptions, Marker, render};
 use super::summary::{ExperimentSummary, RegretSummary};
 use crate::output::OutputDir;
@@ -210,11 +210,13 @@ fn time_charts(
         None => (Vec::new(), Vec::new()),
     };
     for log in axis_modes(opts.axis, true) {
-        let chart = TimeSeriesChart {
+        let chart = LineChart {
             title: format!("Cumulative pseudo-regret{what}"),
             x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
             y_label: "cumulative pseudo-regret".into(),
             log_x: log,
+            log_y: false,
+            error_bars: false,
             curves: regret.clone(),
             bands: true,
             references: references.clone(),
@@ -250,11 +252,13 @@ fn time_charts(
         });
     }
     for log in axis_modes(opts.axis, false) {
-        let chart = TimeSeriesChart {
+        let chart = LineChart {
             title: format!("Average net reward per slot{what}"),
             x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
             y_label: "net reward per slot (1{idle} − cost)".into(),
             log_x: log,
+            log_y: false,
+            error_bars: false,
             curves: reward.clone(),
             bands: false,
             references: optimum_refs.clone(),
@@ -280,11 +284,13 @@ fn time_charts(
             continue;
         }
         for log in axis_modes(opts.axis, false) {
-            let chart = TimeSeriesChart {
+            let chart = LineChart {
                 title: format!("Cumulative {name}{what}"),
                 x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
                 y_label: format!("cumulative {name}{}", unit(unit_name)),
                 log_x: log,
+                log_y: false,
+                error_bars: false,
                 curves: series.clone(),
                 bands: true,
                 references: Vec::new(),

@@ -1,5 +1,5 @@
 //! Chart rendering: formats, fonts, styles, legends, and the two chart kinds every report chart
-//! is built from ([`timeseries::TimeSeriesChart`], [`bars::GroupedBars`]).
+//! is built from ([`lines::LineChart`], [`bars::GroupedBars`]).
 //!
 //! Every chart implements [`Chart`], whose one drawing function is generic over the plotters
 //! backend: the same code draws the PNG and the SVG. Text uses the DejaVu Sans font bundled in
@@ -7,7 +7,7 @@
 //! and never loads fontconfig.
 
 pub mod bars;
-pub mod timeseries;
+pub mod lines;
 
 use crate::output::{OutputDir, OutputError};
 use plotters::coord::Shift;

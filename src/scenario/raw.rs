@@ -2,6 +2,9 @@
 //! turns these into the checked types of the parent module.
 
 use crate::cost::CostWeights;
+use crate::identify::AlgorithmSpec;
+use crate::identify::confidence::Setting;
+use crate::identify::instance::{Family, Rewards};
 use crate::law::LawSpec;
 use crate::policy::PolicySpec;
 use crate::stats::CheckpointSpec;
@@ -13,6 +16,93 @@ use std::collections::BTreeMap;
 pub enum RawScenario {
     /// A regret experiment (the cost-aware cascading bandit).
     Regret(RawRegret),
+    /// A best-K identification experiment.
+    Identification(RawIdentification),
+}
+
+fn default_confidence() -> f64 {
+    0.01
+}
+fn default_settings() -> Vec<Setting> {
+    vec![Setting::Faithful, Setting::Heuristic]
+}
+fn default_faithful_epsilon() -> f64 {
+    0.01
+}
+fn default_sample_cap() -> u64 {
+    100_000_000
+}
+
+/// `Identification( ... )`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawIdentification {
+    /// Names the scenario in outputs and the default output folder.
+    pub name: String,
+    /// Free text shown in the report.
+    #[serde(default)]
+    pub description: String,
+    /// Seed of every random stream.
+    #[serde(default)]
+    pub seed: u64,
+    /// Runs per (instance, N, algorithm, setting).
+    pub runs: u64,
+    /// The required error probability ν (default 0.01, as in the paper).
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
+    /// Faithful and/or heuristic parameters (default both).
+    #[serde(default = "default_settings")]
+    pub settings: Vec<Setting>,
+    /// ε of the LIL radius in the faithful setting (default 0.01).
+    #[serde(default = "default_faithful_epsilon")]
+    pub faithful_epsilon: f64,
+    /// Samples after which a run is stopped and counted as capped (default 10⁸).
+    #[serde(default = "default_sample_cap")]
+    pub sample_cap: u64,
+    /// Reward law of every instance that gives none (default Gaussian with variance 1/4).
+    #[serde(default)]
+    pub rewards: Option<Rewards>,
+    /// The instances.
+    pub instances: Vec<RawInstance>,
+    /// The algorithms.
+    pub algorithms: Vec<AlgorithmSpec>,
+}
+
+/// One instance family swept over numbers of arms.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawInstance {
+    /// Unique label.
+    pub label: String,
+    /// How the means are generated.
+    pub family: Family,
+    /// How many arms to identify.
+    pub k: KRule,
+    /// Numbers of arms N to sweep (generated families only).
+    #[serde(default)]
+    pub arms: Vec<u64>,
+    /// Reward law (default: the scenario's; Bernoulli for `Channels`).
+    #[serde(default)]
+    pub rewards: Option<Rewards>,
+}
+
+/// The size K of the set to identify.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+pub enum KRule {
+    /// A fixed K.
+    Fixed(u64),
+    /// K = N/2 (rounded down).
+    Half,
+}
+
+impl KRule {
+    /// K for N arms.
+    pub fn k(self, n: u64) -> u64 {
+        match self {
+            KRule::Fixed(k) => k,
+            KRule::Half => n / 2,
+        }
+    }
 }
 
 fn one() -> u64 {

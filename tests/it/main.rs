@@ -7,5 +7,6 @@ mod determinism;
 mod engine;
 mod floor;
 mod golden;
+mod identification;
 mod scenario_errors;
 mod theory;

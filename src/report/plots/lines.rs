@@ -1,5 +1,6 @@
-//! Curves against the slot: means with a shaded ±1 standard deviation band, dashed reference
-//! curves, a linear or logarithmic slot axis, and the legend beside the plot.
+//! Curves: means with a shaded ±1 standard deviation band or error bars, dashed reference curves,
+//! linear or logarithmic axes, and the legend beside the plot. Used for every curve against the
+//! slot and for samples against the number of arms.
 
 use super::{
     Chart, DrawResult, FAMILY, LegendEntry, LegendKey, draw_legend, draw_marker, draw_polyline,
@@ -10,7 +11,7 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::RGBColor;
 
-/// One policy's curve: `(t, mean, std)` per checkpoint.
+/// One series: `(x, mean, std)` per point.
 #[derive(Clone, Debug)]
 pub struct Curve {
     /// Legend label.
@@ -32,17 +33,22 @@ pub struct Reference {
     pub dash: (u32, u32),
 }
 
-/// A chart of curves against the slot.
+/// A chart of curves.
 #[derive(Clone, Debug)]
-pub struct TimeSeriesChart {
+pub struct LineChart {
     /// Title.
     pub title: String,
     /// Slot axis label.
     pub x_label: String,
     /// Value axis label (with units).
     pub y_label: String,
-    /// Logarithmic slot axis.
+    /// Logarithmic horizontal axis.
     pub log_x: bool,
+    /// Logarithmic vertical axis (values must be positive; error bars are clipped at the
+    /// bottom of the axis).
+    pub log_y: bool,
+    /// Draw ±1 sd as error bars at each point (instead of, or as well as, a band).
+    pub error_bars: bool,
     /// The curves, one per policy.
     pub curves: Vec<Curve>,
     /// Shade ±1 standard deviation.
@@ -60,7 +66,7 @@ pub struct TimeSeriesChart {
 
 const FONT: u32 = 15;
 
-impl TimeSeriesChart {
+impl LineChart {
     fn legend(&self) -> Vec<LegendEntry> {
         let mut entries: Vec<LegendEntry> = self
             .curves
@@ -78,6 +84,13 @@ impl TimeSeriesChart {
                 }
             })
             .collect();
+        if self.error_bars && !self.curves.is_empty() {
+            entries.push(LegendEntry {
+                label: "bars: ±1 sd across runs".into(),
+                color: BLACK,
+                key: LegendKey::Note,
+            });
+        }
         if self.bands && !self.curves.is_empty() {
             entries.push(LegendEntry {
                 label: "band: ±1 sd across runs".into(),
@@ -113,8 +126,12 @@ impl TimeSeriesChart {
         for c in &self.curves {
             for &(t, m, s) in &c.points {
                 if t >= self.y_range_from {
-                    let s = if self.bands { s } else { 0.0 };
-                    lo = lo.min(m - s);
+                    let s = if self.bands || self.error_bars {
+                        s
+                    } else {
+                        0.0
+                    };
+                    lo = lo.min(if self.log_y { m } else { m - s });
                     hi = hi.max(m + s);
                     lowest_mean = lowest_mean.min(m);
                 }
@@ -129,7 +146,17 @@ impl TimeSeriesChart {
             }
         }
         if !lo.is_finite() || !hi.is_finite() {
-            return (0.0, 1.0);
+            return (if self.log_y { 1.0 } else { 0.0 }, 10.0);
+        }
+        if self.log_y {
+            // Whole decades, so that every decade gets its labels.
+            let lo = if lo > 0.0 {
+                10f64.powf(lo.log10().floor())
+            } else {
+                1.0
+            };
+            let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
+            return (lo, hi);
         }
         if self.y_from_zero {
             // A band dipping below zero around a non-negative cumulative quantity is clipped.
@@ -149,6 +176,21 @@ impl TimeSeriesChart {
         )
     }
 
+    /// Left end of a logarithmic horizontal axis: 1 for slot axes, else a bit below the first
+    /// point.
+    fn x_min(&self) -> f64 {
+        let first = self
+            .curves
+            .iter()
+            .flat_map(|c| c.points.first().map(|p| p.0))
+            .fold(f64::INFINITY, f64::min);
+        if first.is_finite() && first > 1.0 {
+            first / 1.5
+        } else {
+            1.0
+        }
+    }
+
     fn x_max(&self) -> f64 {
         self.curves
             .iter()
@@ -161,38 +203,43 @@ impl TimeSeriesChart {
             .fold(1.0, f64::max)
     }
 
-    fn draw_in<DB, XR>(
+    fn draw_in<DB, XR, YR>(
         &self,
         root: &DrawingArea<DB, Shift>,
         plot: &DrawingArea<DB, Shift>,
         x_range: XR,
+        y_range: YR,
+        (y_lo, y_hi): (f64, f64),
     ) -> DrawResult<DB>
     where
         DB: DrawingBackend,
         XR: AsRangedCoord<Value = f64>,
         XR::CoordDescType: ValueFormatter<f64>,
+        YR: AsRangedCoord<Value = f64>,
+        YR::CoordDescType: ValueFormatter<f64>,
     {
-        let (y_lo, y_hi) = self.y_range();
         let decimals = tick_decimals(y_lo, y_hi);
+        let log_y = self.log_y;
         let mut chart = ChartBuilder::on(plot)
             .caption(&self.title, (FAMILY, 22))
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(78)
-            .build_cartesian_2d(x_range, y_lo..y_hi)?;
+            .build_cartesian_2d(x_range, y_range)?;
         chart
             .configure_mesh()
             .x_desc(self.x_label.as_str())
             .y_desc(self.y_label.as_str())
             .label_style((FAMILY, 14))
             .axis_desc_style((FAMILY, 15))
+            .x_labels(if self.log_x { 8 } else { 10 })
             .x_label_formatter(&|x| si(*x))
-            .y_label_formatter(&|y| tick(*y, decimals))
+            .y_label_formatter(&|y| if log_y { si(*y) } else { tick(*y, decimals) })
             .light_line_style(RGBColor(235, 235, 235))
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()?;
         let clamp = |v: f64| v.clamp(y_lo, y_hi);
-        let x_min = if self.log_x { 1.0 } else { 0.0 };
+        let x_min = if self.log_x { self.x_min() } else { 0.0 };
         if self.bands {
             for (i, c) in self.curves.iter().enumerate() {
                 let color = series_style(i).color;
@@ -227,6 +274,29 @@ impl TimeSeriesChart {
                 .map(|&(t, m, _)| chart.backend_coord(&(t, clamp(m))))
                 .collect();
             draw_polyline(root, &px, style.color, 2, style.dash)?;
+            if self.error_bars {
+                for &(t, m, s) in c.points.iter().filter(|p| p.0 >= x_min) {
+                    let top = chart.backend_coord(&(t, clamp(m + s)));
+                    let bottom = chart.backend_coord(&(t, clamp(m - s)));
+                    root.draw(&PathElement::new(
+                        vec![top, bottom],
+                        style.color.stroke_width(1),
+                    ))?;
+                    for y in [top.1, bottom.1] {
+                        root.draw(&PathElement::new(
+                            vec![(top.0 - 4, y), (top.0 + 4, y)],
+                            style.color.stroke_width(1),
+                        ))?;
+                    }
+                    draw_marker(
+                        root,
+                        chart.backend_coord(&(t, clamp(m))),
+                        style.marker,
+                        style.color,
+                    )?;
+                }
+                continue;
+            }
             // Seven markers per curve, staggered between curves so that they do not overlap.
             if let (Some(first), Some(last)) = (px.first(), px.last()) {
                 for k in 0..7 {
@@ -250,17 +320,32 @@ impl TimeSeriesChart {
     }
 }
 
-impl Chart for TimeSeriesChart {
+impl Chart for LineChart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
         let legend = self.legend();
         let (w, _) = root.dim_in_pixel();
         let lw = legend_width(&legend, FONT).min(w / 2);
         let (plot, side) = root.split_horizontally(w - lw);
         let x_max = self.x_max();
-        if self.log_x {
-            self.draw_in(root, &plot, (1.0..x_max.max(10.0)).log_scale())?;
-        } else {
-            self.draw_in(root, &plot, 0.0..x_max)?;
+        let x_min = self.x_min();
+        let y = self.y_range();
+        match (self.log_x, self.log_y) {
+            (true, true) => self.draw_in(
+                root,
+                &plot,
+                (x_min..x_max.max(x_min * 10.0)).log_scale(),
+                (y.0..y.1).log_scale(),
+                y,
+            )?,
+            (true, false) => self.draw_in(
+                root,
+                &plot,
+                (x_min..x_max.max(x_min * 10.0)).log_scale(),
+                y.0..y.1,
+                y,
+            )?,
+            (false, true) => self.draw_in(root, &plot, 0.0..x_max, (y.0..y.1).log_scale(), y)?,
+            (false, false) => self.draw_in(root, &plot, 0.0..x_max, y.0..y.1, y)?,
         }
         draw_legend(&side, &legend, FONT)
     }

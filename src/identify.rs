@@ -1,0 +1,238 @@
+//! Best-K arm identification (pure exploration): find the K arms of largest mean with
+//! confidence 1 − ν using as few samples as possible.
+//!
+//! In spectrum terms: before committing to a probing list, a radio spends a sensing budget to
+//! find its K best channels. Algorithms implement [`Identifier`]: they name the next arm to sample
+//! or stop; the engine (`sim::identify`) draws the samples, enforces the per-run sample cap and
+//! checks the answer. Every algorithm starts by sampling each arm once (counted).
+//!
+//! Algorithms (one file each): [`Lucb1`] (Kalyanakrishnan et al. 2012), [`LilUcb`] (Jamieson et
+//! al. 2014, K = 1), [`LilLucb`] (Jamieson and Nowak 2014), [`LucbPlusPlus`] (Simchowitz,
+//! Jamieson and Recht 2017), [`LilRandLucb`] and [`LilClucb`] (Jiang, Li and Qiao 2017). The
+//! last four share the LUCB skeleton of [`lucb_core`]. Their radii and the faithful/heuristic
+//! parameter choices live in [`confidence`].
+
+pub mod confidence;
+pub mod instance;
+mod lil_clucb;
+mod lil_lucb;
+mod lil_rand_lucb;
+mod lil_ucb;
+mod lucb1;
+pub mod lucb_core;
+mod lucb_pp;
+pub mod ranking;
+
+pub use lil_clucb::LilClucb;
+pub use lil_lucb::LilLucb;
+pub use lil_rand_lucb::LilRandLucb;
+pub use lil_ucb::LilUcb;
+pub use lucb_pp::LucbPlusPlus;
+pub use lucb1::Lucb1;
+
+use confidence::{Guarantee, Lil, Params, Setting};
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// A best-K identification algorithm.
+pub trait Identifier {
+    /// The next arm to sample, or `None` to stop.
+    fn next<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<usize>;
+
+    /// Learns one sample of `arm`.
+    fn observe(&mut self, arm: usize, reward: f64);
+
+    /// Writes the current answer (K arms, any order) into `out` (cleared by the caller). Called
+    /// after a stop, or when the sample cap cut the run short.
+    fn answer(&self, out: &mut Vec<usize>);
+}
+
+/// Per-arm counts and sums, and the "sample each arm once" initialisation.
+#[derive(Clone, Debug)]
+pub struct Samples {
+    count: Vec<u64>,
+    sum: Vec<f64>,
+    mean: Vec<f64>,
+    next_initial: usize,
+}
+
+impl Samples {
+    /// No samples of `n` arms.
+    pub fn new(n: usize) -> Samples {
+        Samples {
+            count: vec![0; n],
+            sum: vec![0.0; n],
+            mean: vec![0.0; n],
+            next_initial: 0,
+        }
+    }
+
+    /// During initialisation, the next arm to sample once.
+    pub fn initial(&mut self) -> Option<usize> {
+        (self.next_initial < self.count.len()).then(|| {
+            self.next_initial += 1;
+            self.next_initial - 1
+        })
+    }
+
+    /// Whether every arm has its first sample.
+    pub fn initialised(&self) -> bool {
+        self.next_initial >= self.count.len() && self.count.iter().all(|&c| c > 0)
+    }
+
+    /// Records a sample.
+    pub fn add(&mut self, arm: usize, reward: f64) {
+        self.count[arm] += 1;
+        self.sum[arm] += reward;
+        self.mean[arm] = self.sum[arm] / self.count[arm] as f64;
+    }
+
+    /// Samples of each arm, `T_i`.
+    pub fn counts(&self) -> &[u64] {
+        &self.count
+    }
+
+    /// Empirical means.
+    pub fn means(&self) -> &[f64] {
+        &self.mean
+    }
+
+    /// Number of arms.
+    pub fn len(&self) -> usize {
+        self.count.len()
+    }
+
+    /// Whether there are no arms.
+    pub fn is_empty(&self) -> bool {
+        self.count.is_empty()
+    }
+}
+
+/// An algorithm as a scenario names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum AlgorithmSpec {
+    /// LUCB1 (Kalyanakrishnan, Tewari, Auer, Stone 2012).
+    Lucb1,
+    /// lil'UCB (Jamieson, Malloy, Nowak, Bubeck 2014); K = 1 only.
+    LilUcb,
+    /// lil'LUCB (Jamieson and Nowak 2014), generalised to top-K.
+    LilLucb,
+    /// LUCB++ (Simchowitz, Jamieson, Recht 2017).
+    LucbPlusPlus,
+    /// lil'RandLUCB (Jiang, Li, Qiao 2017, Algorithm 1).
+    LilRandLucb,
+    /// lil'CLUCB (Jiang, Li, Qiao 2017, Algorithm 2).
+    LilClucb,
+}
+
+impl AlgorithmSpec {
+    /// Every algorithm, in the paper's order.
+    pub const ALL: [AlgorithmSpec; 6] = [
+        AlgorithmSpec::Lucb1,
+        AlgorithmSpec::LilUcb,
+        AlgorithmSpec::LilLucb,
+        AlgorithmSpec::LucbPlusPlus,
+        AlgorithmSpec::LilRandLucb,
+        AlgorithmSpec::LilClucb,
+    ];
+
+    /// Name in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlgorithmSpec::Lucb1 => "LUCB1",
+            AlgorithmSpec::LilUcb => "lil'UCB",
+            AlgorithmSpec::LilLucb => "lil'LUCB",
+            AlgorithmSpec::LucbPlusPlus => "LUCB++",
+            AlgorithmSpec::LilRandLucb => "lil'RandLUCB",
+            AlgorithmSpec::LilClucb => "lil'CLUCB",
+        }
+    }
+
+    /// How its error probability depends on δ (fixes δ in the faithful setting).
+    pub fn guarantee(self) -> Guarantee {
+        match self {
+            AlgorithmSpec::Lucb1 => Guarantee::Delta,
+            AlgorithmSpec::LilUcb => Guarantee::LilUcb,
+            AlgorithmSpec::LilLucb | AlgorithmSpec::LucbPlusPlus | AlgorithmSpec::LilRandLucb => {
+                Guarantee::CEpsDelta
+            }
+            AlgorithmSpec::LilClucb => Guarantee::CEpsDeltaPowOverN,
+        }
+    }
+
+    /// Whether the algorithm runs in `setting` (LUCB1 has no heuristic version in the paper).
+    pub fn runs_in(self, setting: Setting) -> bool {
+        !(self == AlgorithmSpec::Lucb1 && setting == Setting::Heuristic)
+    }
+
+    /// Builds the algorithm for `n` arms, top `k`, rewards σ-sub-Gaussian.
+    pub fn build(
+        self,
+        n: usize,
+        k: usize,
+        sigma: f64,
+        setting: Setting,
+        params: Params,
+    ) -> AnyIdentifier {
+        let lil = Lil {
+            epsilon: params.epsilon,
+            sigma,
+        };
+        match self {
+            AlgorithmSpec::Lucb1 => AnyIdentifier::Lucb1(Lucb1::new(n, k, params.delta, sigma)),
+            AlgorithmSpec::LilUcb => {
+                AnyIdentifier::LilUcb(LilUcb::new(n, lil, params.delta, setting))
+            }
+            AlgorithmSpec::LilLucb => AnyIdentifier::LilLucb(LilLucb::new(n, k, lil, params.delta)),
+            AlgorithmSpec::LucbPlusPlus => {
+                AnyIdentifier::LucbPlusPlus(LucbPlusPlus::new(n, k, lil, params.delta))
+            }
+            AlgorithmSpec::LilRandLucb => {
+                AnyIdentifier::LilRandLucb(LilRandLucb::new(n, k, lil, params.delta))
+            }
+            AlgorithmSpec::LilClucb => {
+                AnyIdentifier::LilClucb(LilClucb::new(n, k, lil, params.delta))
+            }
+        }
+    }
+}
+
+/// A built algorithm of any kind; [`AnyIdentifier::visit`] hands the concrete type to generic
+/// code (one dispatch per run).
+#[derive(Clone, Debug)]
+pub enum AnyIdentifier {
+    /// LUCB1.
+    Lucb1(Lucb1),
+    /// lil'UCB.
+    LilUcb(LilUcb),
+    /// lil'LUCB.
+    LilLucb(LilLucb),
+    /// LUCB++.
+    LucbPlusPlus(LucbPlusPlus),
+    /// lil'RandLUCB.
+    LilRandLucb(LilRandLucb),
+    /// lil'CLUCB.
+    LilClucb(LilClucb),
+}
+
+/// Generic code that runs with a concrete algorithm type.
+pub trait IdentifierVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs with the concrete algorithm.
+    fn visit<I: Identifier>(self, algorithm: I) -> Self::Output;
+}
+
+impl AnyIdentifier {
+    /// Dispatches once to the concrete type.
+    pub fn visit<V: IdentifierVisitor>(self, v: V) -> V::Output {
+        match self {
+            AnyIdentifier::Lucb1(a) => v.visit(a),
+            AnyIdentifier::LilUcb(a) => v.visit(a),
+            AnyIdentifier::LilLucb(a) => v.visit(a),
+            AnyIdentifier::LucbPlusPlus(a) => v.visit(a),
+            AnyIdentifier::LilRandLucb(a) => v.visit(a),
+            AnyIdentifier::LilClucb(a) => v.visit(a),
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! lil'CLUCB, Algorithm 2 of Jiang, Li and Qiao (2017): CLUCB (Chen et al., NIPS 2014) with a
+//! time-independent LIL radius `U(T_i, δ/N)` for every arm.
+//!
+//! `M_t` = the K arms of largest empirical mean; revised means are `μ̂ − u` in `M_t` and `μ̂ + u`
+//! outside; `M̃_t` = the K arms of largest revised mean. Stop and return `M_t` when
+//! `M_t = M̃_t`; otherwise sample the arm of largest radius in the symmetric difference.
+//!
+//! `M̃_t` differs from `M_t` by exactly the pairs (j-th lowest revised mean in `M_t`, j-th highest
+//! outside) in which the outsider ranks higher: those pairs are read off the ordered bounds of
+//! [`LucbCore`] without re-sorting.
+
+use super::Identifier;
+use super::confidence::Lil;
+use super::lucb_core::LucbCore;
+use super::ranking::Ranked;
+use rand::Rng;
+
+/// lil'CLUCB.
+#[derive(Clone, Debug)]
+pub struct LilClucb {
+    core: LucbCore,
+}
+
+impl LilClucb {
+    /// `n` arms, top `k`, confidence parameter δ.
+    pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilClucb {
+        let omega = delta / n as f64;
+        LilClucb {
+            core: LucbCore::new(n, k, lil, omega, omega),
+        }
+    }
+}
+
+impl Identifier for LilClucb {
+    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+        if let Some(arm) = self.core.initial() {
+            return Some(arm);
+        }
+        // The symmetric difference M_t Δ M̃_t, and its arm of largest radius (ties: lower index).
+        let mut widest: Option<Ranked> = None;
+        for (h, l) in self.core.high_by_bound().zip(self.core.low_by_bound()) {
+            if l <= h {
+                break;
+            }
+            for arm in [h.arm, l.arm] {
+                let r = Ranked {
+                    value: self.core.radius(arm),
+                    arm,
+                };
+                if widest.is_none_or(|w| r > w) {
+                    widest = Some(r);
+                }
+            }
+        }
+        widest.map(|w| w.arm)
+    }
+
+    fn observe(&mut self, arm: usize, reward: f64) {
+        self.core.observe(arm, reward);
+    }
+
+    fn answer(&self, out: &mut Vec<usize>) {
+        self.core.answer(out);
+    }
+}

@@ -1,0 +1,50 @@
+//! lil'LUCB: LUCB with LIL confidence bounds (Jamieson and Nowak, "Best-arm identification
+//! algorithms for multi-armed bandits in the fixed confidence setting", CISS 2014), stated there
+//! for K = 1 and generalised to top-K as in Jiang, Li and Qiao (2017): every arm's radius is
+//! `U(T_i, δ/N)` (a union bound over the N arms); each round samples both `h_t` and `l_t`; stop
+//! when `μ̂_h − u_h ≥ μ̂_l + u_l` and return High.
+
+use super::Identifier;
+use super::confidence::Lil;
+use super::lucb_core::LucbCore;
+use rand::Rng;
+
+/// lil'LUCB.
+#[derive(Clone, Debug)]
+pub struct LilLucb {
+    core: LucbCore,
+    pending: Option<usize>,
+}
+
+impl LilLucb {
+    /// `n` arms, top `k`, confidence parameter δ.
+    pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilLucb {
+        let omega = delta / n as f64;
+        LilLucb {
+            core: LucbCore::new(n, k, lil, omega, omega),
+            pending: None,
+        }
+    }
+}
+
+impl Identifier for LilLucb {
+    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+        if let Some(arm) = self.core.initial().or_else(|| self.pending.take()) {
+            return Some(arm);
+        }
+        let (h, l) = self.core.extremes()?;
+        if h.value >= l.value {
+            return None;
+        }
+        self.pending = Some(l.arm);
+        Some(h.arm)
+    }
+
+    fn observe(&mut self, arm: usize, reward: f64) {
+        self.core.observe(arm, reward);
+    }
+
+    fn answer(&self, out: &mut Vec<usize>) {
+        self.core.answer(out);
+    }
+}

@@ -1,0 +1,210 @@
+//! The LUCB skeleton shared by lil'LUCB, LUCB++, lil'RandLUCB and lil'CLUCB.
+//!
+//! After sampling each arm once: High = the K arms of largest empirical mean, Low = the rest;
+//! each High arm has a lower bound `μ̂ − U(T, ω_H)`, each Low arm an upper bound `μ̂ + U(T, ω_L)`.
+//! LIL radii depend on an arm's own sample count only, so an arm's bound changes only when it is
+//! sampled or changes sides: the bounds sit in ordered sets updated in O(log N) per sample, and
+//! `h_t` (lowest lower bound in High) and `l_t` (highest upper bound in Low) are read off the
+//! ends. Ties follow [`super::ranking::Ranked`]: h_t is the lowest-ranked, l_t the highest-ranked.
+
+use super::Samples;
+use super::confidence::Lil;
+use super::ranking::{MeanSplit, Ranked, RankedSet, Swap};
+
+/// High/Low split with confidence bounds kept in order.
+#[derive(Clone, Debug)]
+pub struct LucbCore {
+    k: usize,
+    lil: Lil,
+    omega_high: f64,
+    omega_low: f64,
+    samples: Samples,
+    radius_high: Vec<f64>,
+    radius_low: Vec<f64>,
+    split: Option<MeanSplit>,
+    lcb_high: RankedSet,
+    ucb_low: RankedSet,
+    bound: Vec<f64>,
+}
+
+impl LucbCore {
+    /// `n` arms, top `k`, radius `U(T, ω_high)` for High arms and `U(T, ω_low)` for Low arms.
+    pub fn new(n: usize, k: usize, lil: Lil, omega_high: f64, omega_low: f64) -> LucbCore {
+        LucbCore {
+            k,
+            lil,
+            omega_high,
+            omega_low,
+            samples: Samples::new(n),
+            radius_high: vec![f64::INFINITY; n],
+            radius_low: vec![f64::INFINITY; n],
+            split: None,
+            lcb_high: RankedSet::default(),
+            ucb_low: RankedSet::default(),
+            bound: vec![0.0; n],
+        }
+    }
+
+    /// The sample statistics.
+    pub fn samples(&self) -> &Samples {
+        &self.samples
+    }
+
+    /// The next arm of the initialisation, while it lasts.
+    pub fn initial(&mut self) -> Option<usize> {
+        self.samples.initial()
+    }
+
+    /// Radius of `arm` on its current side.
+    pub fn radius(&self, arm: usize) -> f64 {
+        match &self.split {
+            Some(s) if !s.is_high(arm) => self.radius_low[arm],
+            _ => self.radius_high[arm],
+        }
+    }
+
+    fn bound_of(&self, arm: usize, high: bool) -> f64 {
+        let m = self.samples.means()[arm];
+        if high {
+            m - self.radius_high[arm]
+        } else {
+            m + self.radius_low[arm]
+        }
+    }
+
+    fn unlink(&mut self, arm: usize, high: bool) {
+        if high {
+            self.lcb_high.remove(arm, self.bound[arm]);
+        } else {
+            self.ucb_low.remove(arm, self.bound[arm]);
+        }
+    }
+
+    fn link(&mut self, arm: usize, high: bool) {
+        let b = self.bound_of(arm, high);
+        self.bound[arm] = b;
+        if high {
+            self.lcb_high.insert(arm, b);
+        } else {
+            self.ucb_low.insert(arm, b);
+        }
+    }
+
+    /// Records a sample of `arm` and repairs the split and the bounds.
+    pub fn observe(&mut self, arm: usize, reward: f64) {
+        self.samples.add(arm, reward);
+        let t = self.samples.counts()[arm];
+        self.radius_high[arm] = self.lil.radius(t, self.omega_high);
+        self.radius_low[arm] = self.lil.radius(t, self.omega_low);
+        let Some(split) = &self.split else {
+            if self.samples.initialised() {
+                self.build();
+            }
+            return;
+        };
+        let was_high = split.is_high(arm);
+        self.unlink(arm, was_high);
+        let mean = self.samples.means()[arm];
+        let swap = self.split.as_mut().and_then(|s| s.update(arm, mean));
+        match swap {
+            None => self.link(arm, was_high),
+            Some(Swap { demoted, promoted }) => {
+                // Only `arm`'s mean moved, so it is one of the two; the other changes sides with
+                // it and needs its bound moved between the sets.
+                debug_assert!(arm == demoted || arm == promoted);
+                for (a, now_high) in [(demoted, false), (promoted, true)] {
+                    if a != arm {
+                        self.unlink(a, !now_high);
+                    }
+                    self.link(a, now_high);
+                }
+            }
+        }
+    }
+
+    fn build(&mut self) {
+        let split = MeanSplit::new(self.samples.means(), self.k);
+        let n = self.samples.len();
+        self.split = Some(split);
+        for arm in 0..n {
+            let high = self.split.as_ref().is_some_and(|s| s.is_high(arm));
+            self.link(arm, high);
+        }
+    }
+
+    /// `(h_t, l_t)` with their bounds: the lowest-ranked lower bound in High and the
+    /// highest-ranked upper bound in Low (`None` before the initialisation ends).
+    pub fn extremes(&self) -> Option<(Ranked, Ranked)> {
+        Some((self.lcb_high.worst()?, self.ucb_low.best()?))
+    }
+
+    /// High arms by lower bound, lowest-ranked first.
+    pub fn high_by_bound(&self) -> impl Iterator<Item = &Ranked> {
+        self.lcb_high.ascending()
+    }
+
+    /// Low arms by upper bound, highest-ranked first.
+    pub fn low_by_bound(&self) -> impl Iterator<Item = &Ranked> {
+        self.ucb_low.descending()
+    }
+
+    /// The empirical top-K set.
+    pub fn answer(&self, out: &mut Vec<usize>) {
+        match &self.split {
+            Some(s) => out.extend(s.high()),
+            None => {
+                let split = MeanSplit::new(self.samples.means(), self.k);
+                out.extend(split.high());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// After any sequence of samples, h_t and l_t equal a from-scratch computation.
+    #[test]
+    fn incremental_bounds_match_full_recomputation() {
+        use rand::RngExt;
+        let mut rng = crate::rng::stream(4, 4, 4);
+        for trial in 0..50 {
+            let n = 2 + trial % 9;
+            let k = 1 + trial % (n - 1);
+            let lil = Lil {
+                epsilon: 0.0,
+                sigma: 0.5,
+            };
+            let mut core = LucbCore::new(n, k, lil, 0.01, 0.02);
+            for _ in 0..200 {
+                let arm = match core.initial() {
+                    Some(a) => a,
+                    None => rng.random_range(0..n),
+                };
+                // Coarse rewards so that equal means and bounds occur.
+                core.observe(arm, f64::from(rng.random_range(0..3u8)) * 0.5);
+                let Some((h, l)) = core.extremes() else {
+                    continue;
+                };
+                let means = core.samples().means();
+                let counts = core.samples().counts();
+                let mut high = Vec::new();
+                core.answer(&mut high);
+                let lcb = |a: usize| Ranked {
+                    value: means[a] - lil.radius(counts[a], 0.01),
+                    arm: a,
+                };
+                let ucb = |a: usize| Ranked {
+                    value: means[a] + lil.radius(counts[a], 0.02),
+                    arm: a,
+                };
+                let want_h = high.iter().map(|&a| lcb(a)).min().unwrap();
+                let want_l = (0..n).filter(|a| !high.contains(a)).map(ucb).max().unwrap();
+                assert_eq!((h.arm, l.arm), (want_h.arm, want_l.arm), "trial {trial}");
+                assert_eq!(h.value, want_h.value);
+                assert_eq!(l.value, want_l.value);
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! LUCB++ (Simchowitz, Jamieson and Recht, "The Simulator: Understanding Adaptive Sampling in the
+//! Moderate-Confidence Regime", COLT 2017): LUCB whose radii are `U(T_i, δ/(2(N−K)))` for arms in
+//! High and `U(T_i, δ/(2K))` for arms in Low (each side's union bound runs only over the arms
+//! that could be wrongly placed on it); each round samples both `h_t` and `l_t`; stop when
+//! `μ̂_h − u_h ≥ μ̂_l + u_l` and return High. With K = N/2 it coincides with lil'LUCB.
+
+use super::Identifier;
+use super::confidence::Lil;
+use super::lucb_core::LucbCore;
+use rand::Rng;
+
+/// LUCB++.
+#[derive(Clone, Debug)]
+pub struct LucbPlusPlus {
+    core: LucbCore,
+    pending: Option<usize>,
+}
+
+impl LucbPlusPlus {
+    /// `n` arms, top `k`, confidence parameter δ.
+    pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LucbPlusPlus {
+        let omega_high = delta / (2.0 * (n - k) as f64);
+        let omega_low = delta / (2.0 * k as f64);
+        LucbPlusPlus {
+            core: LucbCore::new(n, k, lil, omega_high, omega_low),
+            pending: None,
+        }
+    }
+}
+
+impl Identifier for LucbPlusPlus {
+    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+        if let Some(arm) = self.core.initial().or_else(|| self.pending.take()) {
+            return Some(arm);
+        }
+        let (h, l) = self.core.extremes()?;
+        if h.value >= l.value {
+            return None;
+        }
+        self.pending = Some(l.arm);
+        Some(h.arm)
+    }
+
+    fn observe(&mut self, arm: usize, reward: f64) {
+        self.core.observe(arm, reward);
+    }
+
+    fn answer(&self, out: &mut Vec<usize>) {
+        self.core.answer(out);
+    }
+}

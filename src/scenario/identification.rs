@@ -1,0 +1,410 @@
+//! Checking identification scenarios into [`IdentificationScenario`].
+
+use super::locate::FieldPath;
+use super::raw::{RawIdentification, RawInstance};
+use super::{Checker, RegretScenario, Scenario, is_safe_name};
+use crate::identify::AlgorithmSpec;
+use crate::identify::confidence::{Params, Setting, lemma_delta_limit};
+use crate::identify::instance::{Arms, Family, Rewards};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Most arms one instance may have.
+pub const MAX_ARMS: u64 = 1 << 20;
+
+/// A checked identification scenario.
+#[derive(Clone, Debug)]
+pub struct IdentificationScenario {
+    /// Scenario name (safe as a folder name).
+    pub name: String,
+    /// Free text.
+    pub description: String,
+    /// The file it came from.
+    pub source: PathBuf,
+    /// Seed of every random stream.
+    pub seed: u64,
+    /// Runs per (instance, N, algorithm, setting).
+    pub runs: u64,
+    /// Required error probability ν.
+    pub confidence: f64,
+    /// Parameter settings to run.
+    pub settings: Vec<Setting>,
+    /// ε of the faithful setting.
+    pub faithful_epsilon: f64,
+    /// Per-run sample cap.
+    pub sample_cap: u64,
+    /// The instances.
+    pub instances: Vec<Instance>,
+    /// The algorithms.
+    pub algorithms: Vec<AlgorithmSpec>,
+}
+
+/// One instance family with its checked points (one per number of arms).
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// Unique label.
+    pub label: String,
+    /// The family, described.
+    pub family: String,
+    /// One checked instance per N, in increasing N.
+    pub points: Vec<Arms>,
+}
+
+impl IdentificationScenario {
+    /// Applies command-line overrides (checked to be at least 1 by the CLI).
+    pub fn with_overrides(
+        mut self,
+        runs: Option<u64>,
+        seed: Option<u64>,
+    ) -> IdentificationScenario {
+        self.runs = runs.unwrap_or(self.runs);
+        self.seed = seed.unwrap_or(self.seed);
+        self
+    }
+
+    /// The ε and δ of `algorithm` in `setting` on `n` arms.
+    pub fn params(&self, algorithm: AlgorithmSpec, setting: Setting, n: usize) -> Params {
+        Params::choose(
+            algorithm.guarantee(),
+            setting,
+            self.confidence,
+            n,
+            self.faithful_epsilon,
+        )
+    }
+}
+
+pub(super) fn check_identification(
+    raw: RawIdentification,
+    source: &Path,
+    ck: &mut Checker,
+) -> Option<IdentificationScenario> {
+    let root = FieldPath::default();
+    ck.require(
+        is_safe_name(&raw.name),
+        &root.field("name"),
+        format!(
+            "must be non-empty and use only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {:?})",
+            raw.name
+        ),
+    );
+    ck.require(
+        raw.runs >= 1,
+        &root.field("runs"),
+        "must be at least 1 run (got 0)",
+    );
+    ck.require(
+        raw.confidence > 0.0 && raw.confidence < 1.0,
+        &root.field("confidence"),
+        format!(
+            "is the error probability ν and must lie in (0, 1) (got {})",
+            raw.confidence
+        ),
+    );
+    ck.require(
+        raw.faithful_epsilon > 0.0 && raw.faithful_epsilon < 1.0,
+        &root.field("faithful_epsilon"),
+        format!(
+            "must lie in (0, 1), as Lemma 2.1 requires (got {})",
+            raw.faithful_epsilon
+        ),
+    );
+    ck.require(
+        raw.sample_cap >= 1,
+        &root.field("sample_cap"),
+        "must be at least 1 sample (got 0)",
+    );
+    ck.require(
+        !raw.settings.is_empty(),
+        &root.field("settings"),
+        "must list at least one of Faithful, Heuristic",
+    );
+    let distinct: BTreeSet<Setting> = raw.settings.iter().copied().collect();
+    ck.require(
+        distinct.len() == raw.settings.len(),
+        &root.field("settings"),
+        "lists a setting twice",
+    );
+    let default_rewards = raw.rewards.unwrap_or(Rewards::Gaussian { variance: 0.25 });
+    check_rewards(&default_rewards, &root.field("rewards"), ck);
+
+    if raw.algorithms.is_empty() {
+        ck.fail(
+            &root.field("algorithms"),
+            "must list at least one algorithm",
+        );
+    }
+    let mut seen = BTreeSet::new();
+    for (i, a) in raw.algorithms.iter().enumerate() {
+        if !seen.insert(*a) {
+            ck.fail(
+                &root.field("algorithms").index(i),
+                format!("{} is listed twice", a.name()),
+            );
+        }
+    }
+
+    let mut instances = Vec::new();
+    let mut labels = BTreeSet::new();
+    if raw.instances.is_empty() {
+        ck.fail(&root.field("instances"), "must list at least one instance");
+    }
+    for (i, inst) in raw.instances.iter().enumerate() {
+        let at = root.field("instances").index(i);
+        if ck.require(
+            !inst.label.trim().is_empty(),
+            &at.field("label"),
+            "must not be empty",
+        ) && !labels.insert(inst.label.clone())
+        {
+            ck.fail(
+                &at.field("label"),
+                format!(
+                    "duplicate instance label {:?}: labels must be unique",
+                    inst.label
+                ),
+            );
+        }
+        if let Some(instance) = check_instance(inst, &at, default_rewards, source, ck) {
+            // lil'UCB identifies a single best arm.
+            if let Some(j) = raw
+                .algorithms
+                .iter()
+                .position(|a| *a == AlgorithmSpec::LilUcb)
+            {
+                if let Some(p) = instance.points.iter().find(|p| p.k() != 1) {
+                    ck.fail(
+                        &root.field("algorithms").index(j),
+                        format!(
+                            "LilUcb identifies the single best arm (K = 1), but instance {:?} has K = {} at N = {}",
+                            instance.label,
+                            p.k(),
+                            p.len()
+                        ),
+                    );
+                }
+            }
+            instances.push(instance);
+        }
+    }
+
+    // Faithful δ must stay in the range where Lemma 2.1 holds.
+    if raw.settings.contains(&Setting::Faithful)
+        && raw.faithful_epsilon > 0.0
+        && raw.faithful_epsilon < 1.0
+    {
+        let limit = lemma_delta_limit(raw.faithful_epsilon);
+        for a in &raw.algorithms {
+            for inst in &instances {
+                for p in &inst.points {
+                    let params = Params::choose(
+                        a.guarantee(),
+                        Setting::Faithful,
+                        raw.confidence,
+                        p.len(),
+                        raw.faithful_epsilon,
+                    );
+                    if *a != AlgorithmSpec::Lucb1 && params.delta >= limit {
+                        ck.fail(
+                            &root.field("confidence"),
+                            format!(
+                                "gives {} a faithful δ = {} at N = {}, outside Lemma 2.1's range δ < ln(1+ε)/e = {limit}: lower the confidence level or ε",
+                                a.name(),
+                                params.delta,
+                                p.len()
+                            ),
+                        );
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    Some(IdentificationScenario {
+        name: raw.name,
+        description: raw.description,
+        source: source.to_path_buf(),
+        seed: raw.seed,
+        runs: raw.runs,
+        confidence: raw.confidence,
+        settings: raw.settings,
+        faithful_epsilon: raw.faithful_epsilon,
+        sample_cap: raw.sample_cap,
+        instances,
+        algorithms: raw.algorithms,
+    })
+}
+
+fn check_rewards(r: &Rewards, at: &FieldPath, ck: &mut Checker) -> bool {
+    match *r {
+        Rewards::Gaussian { variance } => ck.require(
+            variance.is_finite() && variance > 0.0,
+            &at.field("variance"),
+            format!("must be a positive finite number (got {variance})"),
+        ),
+        Rewards::Bernoulli => true,
+    }
+}
+
+fn check_instance(
+    inst: &RawInstance,
+    at: &FieldPath,
+    default_rewards: Rewards,
+    source: &Path,
+    ck: &mut Checker,
+) -> Option<Instance> {
+    let before = ck.problems.len();
+    let rewards = match (&inst.rewards, &inst.family) {
+        (Some(r), _) => *r,
+        (None, Family::Channels { .. }) => Rewards::Bernoulli,
+        (None, _) => default_rewards,
+    };
+    if let Some(r) = &inst.rewards {
+        check_rewards(r, &at.field("rewards"), ck);
+    }
+    let fixed: Option<Vec<f64>> = match &inst.family {
+        Family::Means(m) => Some(m.clone()),
+        Family::Channels {
+            scenario,
+            configuration,
+        } => Some(channel_means(
+            scenario,
+            configuration.as_deref(),
+            source,
+            &at.field("family"),
+            ck,
+        )?),
+        Family::Exponential { alpha } | Family::LilExponential { alpha } => {
+            ck.require(
+                alpha.is_finite() && *alpha > 0.0,
+                &at.field("family").field("alpha"),
+                format!("must be a positive finite number (got {alpha})"),
+            );
+            None
+        }
+        Family::OneSparse => None,
+    };
+    let sizes: Vec<u64> = match &fixed {
+        Some(means) => {
+            ck.require(
+                inst.arms.is_empty(),
+                &at.field("arms"),
+                "must be left out: this family fixes the number of arms",
+            );
+            vec![means.len() as u64]
+        }
+        None => {
+            ck.require(
+                !inst.arms.is_empty(),
+                &at.field("arms"),
+                "must list the numbers of arms N to sweep, e.g. [10, 20, 50]",
+            );
+            let mut sorted = inst.arms.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            ck.require(
+                sorted.len() == inst.arms.len(),
+                &at.field("arms"),
+                "lists a number of arms twice",
+            );
+            sorted
+        }
+    };
+    let mut points = Vec::new();
+    for (j, &n) in sizes.iter().enumerate() {
+        let where_n = if fixed.is_some() {
+            at.field("family")
+        } else {
+            at.field("arms").index(j)
+        };
+        if !ck.require(
+            (2..=MAX_ARMS).contains(&n),
+            &where_n,
+            format!("N = {n} arms: must lie in 2..={MAX_ARMS}"),
+        ) {
+            continue;
+        }
+        let k = inst.k.k(n);
+        if !ck.require(
+            k >= 1 && k < n,
+            &at.field("k"),
+            format!("gives K = {k} for N = {n}: K must satisfy 1 ≤ K < N"),
+        ) {
+            continue;
+        }
+        let means = fixed
+            .clone()
+            .unwrap_or_else(|| inst.family.means(n as usize, k as usize));
+        match Arms::new(means, k as usize, rewards) {
+            Ok(arms) => points.push(arms),
+            Err(rule) => ck.fail(&where_n, format!("at N = {n}: {rule}")),
+        }
+    }
+    (ck.problems.len() == before).then(|| Instance {
+        label: inst.label.clone(),
+        family: inst.family.describe(),
+        points,
+    })
+}
+
+/// θ of a regret scenario's channels, loaded relative to this scenario's folder.
+fn channel_means(
+    scenario: &str,
+    configuration: Option<&str>,
+    source: &Path,
+    at: &FieldPath,
+    ck: &mut Checker,
+) -> Option<Vec<f64>> {
+    let path = source.parent().unwrap_or(Path::new(".")).join(scenario);
+    let loaded = match super::load(&path) {
+        Ok(Scenario::Regret(s)) => s,
+        Ok(Scenario::Identification(_)) => {
+            ck.fail(
+                &at.field("scenario"),
+                format!(
+                    "{} is an identification scenario, not a regret scenario",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+        Err(e) => {
+            ck.fail(
+                &at.field("scenario"),
+                format!("cannot load {}: {e}", path.display()),
+            );
+            return None;
+        }
+    };
+    let exp = pick_configuration(&loaded, configuration);
+    match exp {
+        Some(e) => Some(e.env.theta().to_vec()),
+        None => {
+            let names: Vec<&str> = loaded
+                .experiments
+                .iter()
+                .map(|e| e.label.as_str())
+                .collect();
+            ck.fail(
+                &at.field("configuration"),
+                format!(
+                    "{:?} is not a configuration of {} (it has {names:?})",
+                    configuration.unwrap_or(""),
+                    path.display()
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn pick_configuration<'a>(
+    s: &'a RegretScenario,
+    label: Option<&str>,
+) -> Option<&'a super::Experiment> {
+    match label {
+        None => s.experiments.first(),
+        Some(l) => s.experiments.iter().find(|e| e.label == l),
+    }
+}

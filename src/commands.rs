@@ -1,6 +1,7 @@
 //! What each CLI command does, as library calls (the binary only parses arguments and prints).
 
 use crate::output::OutputDir;
+use crate::partial::{Overrides, Partial, PartialBody, PartialCell};
 use crate::policy::PolicySpec;
 use crate::report::charts::Source;
 use crate::report::markdown::sig;
@@ -27,8 +28,8 @@ pub struct RunArgs {
     pub seed: Option<u64>,
     /// Worker threads.
     pub threads: Option<usize>,
-    /// The runs this process simulates.
-    pub shard: Shard,
+    /// Simulate one shard's runs and write `partial.json` instead of the outputs.
+    pub shard: Option<Shard>,
     /// Chart formats, size and axes (no formats: no charts).
     pub charts: ChartOptions,
 }
@@ -71,9 +72,15 @@ fn run_identification(
     let out = prepare_out(args, &s.name)?;
     let opts = RunOptions {
         threads: args.threads,
-        shard: args.shard,
+        shard: args.shard.unwrap_or_default(),
     };
     let cells = crate::runner::run_identification(&s, &opts)?;
+    if args.shard.is_some() {
+        let body = PartialBody::Identification {
+            cells: cells.iter().map(PartialCell::from_cell).collect(),
+        };
+        return write_partial(&out, args, &s.name, s.fingerprint(), body);
+    }
     let files = crate::report::identification::write(&out, &s, &cells, &args.charts)
         .with_context(|| format!("writing results into {}", out.path().display()))?;
     Ok(RunOutcome {
@@ -82,8 +89,183 @@ fn run_identification(
     })
 }
 
+/// Writes a shard's `partial.json`.
+fn write_partial(
+    out: &OutputDir,
+    args: &RunArgs,
+    name: &str,
+    fingerprint: String,
+    body: PartialBody,
+) -> Result<RunOutcome> {
+    let source_text = std::fs::read_to_string(&args.scenario)
+        .with_context(|| format!("re-reading {}", args.scenario.display()))?;
+    let partial = Partial {
+        format: crate::partial::FORMAT.into(),
+        scenario: name.to_string(),
+        fingerprint,
+        source_path: args.scenario.clone(),
+        source_text,
+        overrides: Overrides {
+            runs: args.runs,
+            horizon: args.horizon,
+            seed: args.seed,
+        },
+        shard: args.shard.unwrap_or_default(),
+        body,
+    };
+    let json = serde_json::to_vec(&partial).context("serialising partial.json")?;
+    let file = out.write(crate::partial::FILE, &json)?;
+    Ok(RunOutcome {
+        out: out.path().to_path_buf(),
+        files: vec![file],
+    })
+}
+
+/// Arguments of `specprobe merge`.
+#[derive(Clone, Debug, Default)]
+pub struct MergeArgs {
+    /// Folders (or files) holding `partial.json`, one per shard.
+    pub inputs: Vec<PathBuf>,
+    /// Output folder (default `results/<scenario name>`).
+    pub out: Option<PathBuf>,
+    /// Charts.
+    pub charts: ChartOptions,
+}
+
+/// `specprobe merge`: combines every shard's partial result into the outputs of the unsharded
+/// run (byte-identical `summary.json` and `curves.csv`).
+pub fn merge(args: &MergeArgs) -> Result<RunOutcome> {
+    let mut parts = args
+        .inputs
+        .iter()
+        .map(|d| crate::partial::read(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    crate::partial::check_together(&parts)?;
+    parts.sort_by_key(|(_, p)| p.shard.index);
+    let (first_path, first) = &parts[0];
+    let o = first.overrides;
+    let scenario = scenario::parse(&first.source_text, &first.source_path).with_context(|| {
+        format!(
+            "re-checking the scenario stored in {}",
+            first_path.display()
+        )
+    })?;
+    let (name, fingerprint) = match &scenario {
+        Scenario::Regret(s) => {
+            let s = s.clone().with_overrides(o.runs, o.horizon, o.seed);
+            (s.name.clone(), s.fingerprint())
+        }
+        Scenario::Identification(s) => {
+            let s = s.clone().with_overrides(o.runs, o.seed);
+            (s.name.clone(), s.fingerprint())
+        }
+    };
+    anyhow::ensure!(
+        fingerprint == first.fingerprint,
+        "{}: the stored scenario no longer gives fingerprint {} (a file it refers to changed?); rerun the shards",
+        first_path.display(),
+        first.fingerprint
+    );
+    let out_path = args.out.clone().unwrap_or_else(|| default_out(&name));
+    let out = OutputDir::prepare(&out_path).with_context(|| {
+        format!(
+            "--out: the output folder {} must be a writable folder",
+            out_path.display()
+        )
+    })?;
+    let bad = |path: &Path, message: String| anyhow::anyhow!("{}: {message}", path.display());
+    let files = match scenario {
+        Scenario::Regret(s) => {
+            let s = s.with_overrides(o.runs, o.horizon, o.seed);
+            let checkpoints = s.checkpoints.slots(s.horizon);
+            let mut merged: Option<Vec<Vec<crate::recorder::PolicyStats>>> = None;
+            for (path, p) in &parts {
+                let PartialBody::Regret {
+                    checkpoints: cp,
+                    stats,
+                } = &p.body
+                else {
+                    return Err(bad(path, "not a regret partial result".into()));
+                };
+                if *cp != checkpoints {
+                    return Err(bad(
+                        path,
+                        "its checkpoints differ from the scenario's".into(),
+                    ));
+                }
+                let k_of = |e: usize| s.experiments.get(e).map(|x| x.env.len());
+                let mut these = Vec::new();
+                for (e, exp) in stats.iter().enumerate() {
+                    let k = k_of(e).ok_or_else(|| {
+                        bad(path, format!("experiment {e} is not in the scenario"))
+                    })?;
+                    let row = exp
+                        .iter()
+                        .map(|ps| crate::recorder::PolicyStats::from_parts(ps.clone(), k))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|m| bad(path, m))?;
+                    these.push(row);
+                }
+                merged = Some(match merged {
+                    None => these,
+                    Some(mut acc) => {
+                        for (a, b) in acc.iter_mut().zip(&these) {
+                            for (x, y) in a.iter_mut().zip(b) {
+                                x.merge(y);
+                            }
+                        }
+                        acc
+                    }
+                });
+            }
+            let results = crate::runner::RegretResults {
+                checkpoints,
+                stats: merged.unwrap_or_default(),
+            };
+            crate::report::write_regret(&out, &s, &results, &args.charts)?
+        }
+        Scenario::Identification(s) => {
+            let s = s.with_overrides(o.runs, o.seed);
+            let mut merged: Option<Vec<crate::runner::IdentifyCell>> = None;
+            for (path, p) in &parts {
+                let PartialBody::Identification { cells } = &p.body else {
+                    return Err(bad(path, "not an identification partial result".into()));
+                };
+                let these = cells
+                    .iter()
+                    .map(|c| c.to_cell(s.sample_cap))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|m| bad(path, m))?;
+                merged = Some(match merged {
+                    None => these,
+                    Some(mut acc) => {
+                        for (a, b) in acc.iter_mut().zip(&these) {
+                            a.stats.merge(&b.stats);
+                        }
+                        acc
+                    }
+                });
+            }
+            crate::report::identification::write(
+                &out,
+                &s,
+                &merged.unwrap_or_default(),
+                &args.charts,
+            )?
+        }
+    };
+    Ok(RunOutcome {
+        out: out.path().to_path_buf(),
+        files,
+    })
+}
+
 fn prepare_out(args: &RunArgs, name: &str) -> Result<OutputDir> {
-    let path = args.out.clone().unwrap_or_else(|| default_out(name));
+    let default = match args.shard {
+        None => default_out(name),
+        Some(s) => default_out(name).join(format!("shard-{}-of-{}", s.index, s.count)),
+    };
+    let path = args.out.clone().unwrap_or(default);
     OutputDir::prepare(&path).with_context(|| {
         format!(
             "--out: the output folder {} must be a writable folder (create it or pass another --out)",
@@ -97,9 +279,13 @@ fn run_regret(s: RegretScenario, args: &RunArgs) -> Result<RunOutcome> {
     let out = prepare_out(args, &s.name)?;
     let opts = RunOptions {
         threads: args.threads,
-        shard: args.shard,
+        shard: args.shard.unwrap_or_default(),
     };
     let results = crate::runner::run_regret(&s, &opts)?;
+    if args.shard.is_some() {
+        let body = crate::partial::regret_body(&results);
+        return write_partial(&out, args, &s.name, s.fingerprint(), body);
+    }
     let files = crate::report::write_regret(&out, &s, &results, &args.charts)
         .with_context(|| format!("writing results into {}", out.path().display()))?;
     Ok(RunOutcome {

@@ -24,6 +24,7 @@ pub mod error;
 pub mod identify;
 pub mod law;
 pub mod output;
+pub mod partial;
 pub mod policy;
 pub mod recorder;
 pub mod report;

@@ -1,7 +1,7 @@
 //! The `specprobe` command line: parses arguments, installs logging, calls the library.
 
 use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
-use specprobe::commands::{self, CompareArgs, RunArgs};
+use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
 use specprobe::report::plots::{AxisMode, ChartOptions, Format, parse_formats, parse_size};
 use specprobe::runner::Shard;
 use std::io::IsTerminal;
@@ -87,6 +87,20 @@ enum Command {
         out: Option<PathBuf>,
         #[command(flatten)]
         overrides: Overrides,
+        /// Simulate only the runs r with r % N == I and write partial.json (combine with `merge`).
+        #[arg(long, value_name = "I/N")]
+        shard: Option<Shard>,
+        #[command(flatten)]
+        charts: ChartArgs,
+    },
+    /// Combine the partial.json of every shard into the outputs of the unsharded run.
+    Merge {
+        /// Folders written by `run --shard I/N` (or their partial.json files), every shard once.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Output folder [default: results/<scenario name>].
+        #[arg(long)]
+        out: Option<PathBuf>,
         #[command(flatten)]
         charts: ChartArgs,
     },
@@ -162,7 +176,7 @@ fn run_args(scenario: PathBuf, out: Option<PathBuf>, o: Overrides, charts: &Char
         horizon: o.horizon,
         seed: o.seed,
         threads: o.threads.map(|t| t as usize),
-        shard: Shard::default(),
+        shard: None,
         charts: charts.options(),
     }
 }
@@ -173,8 +187,21 @@ fn execute(command: Command) -> anyhow::Result<()> {
             scenario,
             out,
             overrides,
+            shard,
             charts,
-        } => commands::run(&run_args(scenario, out, overrides, &charts))?,
+        } => commands::run(&RunArgs {
+            shard,
+            ..run_args(scenario, out, overrides, &charts)
+        })?,
+        Command::Merge {
+            inputs,
+            out,
+            charts,
+        } => commands::merge(&MergeArgs {
+            inputs,
+            out,
+            charts: charts.options(),
+        })?,
         Command::Plot { results, charts } => commands::plot(&results, &charts.options())?,
         Command::Compare {
             inputs,

@@ -106,6 +106,39 @@ impl RegretScenario {
         self
     }
 
+    /// A hash (hex) of everything that determines this scenario's results and outputs, used to
+    /// check that shards belong together.
+    pub fn fingerprint(&self) -> String {
+        use std::fmt::Write;
+        let mut s = format!(
+            "regret|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}",
+            self.name,
+            self.description,
+            self.seed,
+            self.horizon,
+            self.runs,
+            self.checkpoints,
+            self.weights,
+            self.units,
+            self.is_grid
+        );
+        for e in &self.experiments {
+            let _ = write!(s, "|exp {}|{:?}", e.label, e.reference);
+            for ch in e.env.channels() {
+                let _ = match ch.cost() {
+                    CostModel::Plain(l) => write!(s, "|{}:{:?}", ch.theta(), l.spec()),
+                    CostModel::Split { energy, delay, .. } => {
+                        write!(s, "|{}:{:?}:{:?}", ch.theta(), energy.spec(), delay.spec())
+                    }
+                };
+            }
+        }
+        for p in &self.policies {
+            let _ = write!(s, "|policy {}:{:?}", p.label, p.spec);
+        }
+        format!("{:016x}", crate::rng::label_hash(&[&s]))
+    }
+
     /// The α Theorem 2 is evaluated with: that of the first unknown-cost CC-UCB policy, else the
     /// paper's 1.5.
     pub fn theorem2_alpha(&self) -> f64 {

@@ -62,6 +62,30 @@ impl IdentificationScenario {
         self
     }
 
+    /// A hash (hex) of everything that determines this scenario's results and outputs.
+    pub fn fingerprint(&self) -> String {
+        use std::fmt::Write;
+        let mut s = format!(
+            "identification|{}|{}|{}|{}|{}|{:?}|{}|{}|{:?}",
+            self.name,
+            self.description,
+            self.seed,
+            self.runs,
+            self.confidence,
+            self.settings,
+            self.faithful_epsilon,
+            self.sample_cap,
+            self.algorithms
+        );
+        for inst in &self.instances {
+            let _ = write!(s, "|inst {}|{}", inst.label, inst.family);
+            for p in &inst.points {
+                let _ = write!(s, "|{}:{:?}:{:?}", p.k(), p.means(), p.rewards());
+            }
+        }
+        format!("{:016x}", crate::rng::label_hash(&[&s]))
+    }
+
     /// The ε and δ of `algorithm` in `setting` on `n` arms.
     pub fn params(&self, algorithm: AlgorithmSpec, setting: Setting, n: usize) -> Params {
         Params::choose(

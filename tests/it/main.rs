@@ -9,4 +9,5 @@ mod floor;
 mod golden;
 mod identification;
 mod scenario_errors;
+mod shards;
 mod theory;

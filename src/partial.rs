@@ -1,0 +1,301 @@
+//! Partial results of a sharded run, and merging them.
+//!
+//! `specprobe run --shard I/N` simulates only the runs `r` with `r % N == I` and writes
+//! `partial.json`: the exact statistics of those runs (sums kept as exact expansions, counts,
+//! histograms), the scenario's source text and overrides, and a fingerprint of the checked
+//! scenario. `specprobe merge` checks that the partials belong together (same fingerprint, same
+//! shard count, every shard exactly once), merges the statistics exactly and writes the same
+//! `summary.json` and `curves.csv` as the unsharded run, byte for byte: all results are written
+//! by the same code from statistics whose merge does not depend on grouping.
+
+use crate::identify::AlgorithmSpec;
+use crate::identify::confidence::{Params, Setting};
+use crate::recorder::{IdentifyStats, PartialStats, PolicyStats};
+use crate::runner::{IdentifyCell, RegretResults, Shard};
+use crate::stats::Moments;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Format tag of `partial.json`.
+pub const FORMAT: &str = "specprobe-partial/1";
+
+/// File name of a partial result.
+pub const FILE: &str = "partial.json";
+
+/// Command-line overrides that were applied to the scenario (merge re-applies them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overrides {
+    /// `--runs`.
+    pub runs: Option<u64>,
+    /// `--horizon`.
+    pub horizon: Option<u64>,
+    /// `--seed`.
+    pub seed: Option<u64>,
+}
+
+/// One shard's results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Partial {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// Hash of the checked scenario with its overrides (hex).
+    pub fingerprint: String,
+    /// The scenario file as given to `run`.
+    pub source_path: PathBuf,
+    /// Its text, so that `merge` needs nothing else.
+    pub source_text: String,
+    /// Overrides applied.
+    pub overrides: Overrides,
+    /// Which runs this shard holds.
+    pub shard: Shard,
+    /// The statistics.
+    pub body: PartialBody,
+}
+
+/// Statistics of a regret or identification shard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PartialBody {
+    /// Regret: per experiment, per policy.
+    Regret {
+        /// Slots of the curves.
+        checkpoints: Vec<u64>,
+        /// `stats[e][p]`.
+        stats: Vec<Vec<PartialStats>>,
+    },
+    /// Identification: one entry per cell, in the scenario's order.
+    Identification {
+        /// The cells.
+        cells: Vec<PartialCell>,
+    },
+}
+
+/// One identification cell's statistics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartialCell {
+    /// Instance index.
+    pub instance: usize,
+    /// Point index.
+    pub point: usize,
+    /// Setting.
+    pub setting: Setting,
+    /// Algorithm.
+    pub algorithm: AlgorithmSpec,
+    /// ε and δ.
+    pub params: Params,
+    /// Runs.
+    pub runs: u64,
+    /// Exact moments of the samples to stop.
+    pub samples: Moments,
+    /// Histogram as (value, count).
+    pub histogram: Vec<(u64, u64)>,
+    /// Wrong answers.
+    pub errors: u64,
+    /// Capped runs.
+    pub capped: u64,
+}
+
+impl PartialCell {
+    /// Serialisable form of a cell.
+    pub fn from_cell(c: &IdentifyCell) -> PartialCell {
+        PartialCell {
+            instance: c.instance,
+            point: c.point,
+            setting: c.setting,
+            algorithm: c.algorithm,
+            params: c.params,
+            runs: c.stats.runs,
+            samples: c.stats.samples.clone(),
+            histogram: c
+                .stats
+                .histogram
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+            errors: c.stats.errors,
+            capped: c.stats.capped,
+        }
+    }
+
+    /// Back to a cell, for runs of at most `cap` samples.
+    pub fn to_cell(&self, cap: u64) -> Result<IdentifyCell, String> {
+        let mut stats = IdentifyStats::new(cap);
+        for &(v, n) in &self.histogram {
+            stats
+                .histogram
+                .record_n(v, n)
+                .map_err(|e| format!("histogram value {v}: {e}"))?;
+        }
+        stats.runs = self.runs;
+        stats.samples = self.samples.clone();
+        stats.errors = self.errors;
+        stats.capped = self.capped;
+        Ok(IdentifyCell {
+            instance: self.instance,
+            point: self.point,
+            setting: self.setting,
+            algorithm: self.algorithm,
+            params: self.params,
+            stats,
+        })
+    }
+}
+
+/// Regret results in serialisable form.
+pub fn regret_body(results: &RegretResults) -> PartialBody {
+    PartialBody::Regret {
+        checkpoints: results.checkpoints.clone(),
+        stats: results
+            .stats
+            .iter()
+            .map(|e| e.iter().map(PolicyStats::to_parts).collect())
+            .collect(),
+    }
+}
+
+/// Why partial results cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// Nothing to merge.
+    #[error("merge needs at least one folder holding a partial.json")]
+    Empty,
+    /// A file could not be read or parsed.
+    #[error("{}: {message}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// Partials of different scenarios, settings or shard counts.
+    #[error("{} does not belong with {}: {what}", path.display(), first.display())]
+    Mismatch {
+        /// The odd one.
+        path: PathBuf,
+        /// The first partial.
+        first: PathBuf,
+        /// What differs.
+        what: String,
+    },
+    /// A shard is missing or given twice.
+    #[error("{0}")]
+    Coverage(String),
+}
+
+/// Reads `partial.json` from `dir` (or `dir` itself when it is the file).
+pub fn read(dir: &Path) -> Result<(PathBuf, Partial), MergeError> {
+    let path = if dir.is_dir() {
+        dir.join(FILE)
+    } else {
+        dir.to_path_buf()
+    };
+    let unreadable = |message: String| MergeError::Unreadable {
+        path: path.clone(),
+        message,
+    };
+    let bytes = std::fs::read(&path).map_err(|e| unreadable(format!("cannot read: {e}")))?;
+    let p: Partial = serde_json::from_slice(&bytes)
+        .map_err(|e| unreadable(format!("not a specprobe partial result: {e}")))?;
+    if p.format != FORMAT {
+        return Err(unreadable(format!(
+            "format {:?}, expected {FORMAT:?} (written by another specprobe version?)",
+            p.format
+        )));
+    }
+    Ok((path, p))
+}
+
+/// Checks that the partials belong together and cover every shard exactly once.
+pub fn check_together(parts: &[(PathBuf, Partial)]) -> Result<(), MergeError> {
+    let (first_path, first) = parts.first().ok_or(MergeError::Empty)?;
+    let count = first.shard.count;
+    let mut seen = vec![None::<&Path>; count as usize];
+    for (path, p) in parts {
+        let mismatch = |what: String| MergeError::Mismatch {
+            path: path.clone(),
+            first: first_path.clone(),
+            what,
+        };
+        if p.fingerprint != first.fingerprint || p.scenario != first.scenario {
+            return Err(mismatch(format!(
+                "scenario {:?} (fingerprint {}) vs {:?} (fingerprint {}): a different scenario, seed, horizon or number of runs",
+                p.scenario, p.fingerprint, first.scenario, first.fingerprint
+            )));
+        }
+        if p.shard.count != count {
+            return Err(mismatch(format!(
+                "shard {} vs shard count {count}",
+                p.shard
+            )));
+        }
+        let slot = &mut seen[p.shard.index as usize];
+        if let Some(other) = slot {
+            return Err(MergeError::Coverage(format!(
+                "shard {} appears twice: {} and {}",
+                p.shard,
+                other.display(),
+                path.display()
+            )));
+        }
+        *slot = Some(path);
+    }
+    let missing: Vec<String> = seen
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_none())
+        .map(|(i, _)| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(MergeError::Coverage(format!(
+            "missing shard{} {} of {} (merge needs every shard exactly once)",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            first.scenario
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn partial(index: u64, count: u64, fingerprint: &str) -> (PathBuf, Partial) {
+        (
+            PathBuf::from(format!("shard{index}")),
+            Partial {
+                format: FORMAT.into(),
+                scenario: "s".into(),
+                fingerprint: fingerprint.into(),
+                source_path: "s.ron".into(),
+                source_text: String::new(),
+                overrides: Overrides::default(),
+                shard: Shard { index, count },
+                body: PartialBody::Identification { cells: Vec::new() },
+            },
+        )
+    }
+
+    #[test]
+    fn coverage_and_mismatches_are_reported() {
+        let ok = [partial(0, 2, "a"), partial(1, 2, "a")];
+        check_together(&ok).unwrap();
+        let err = check_together(&[partial(0, 2, "a")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing shard 1/2"), "{err}");
+        let err = check_together(&[partial(0, 2, "a"), partial(0, 2, "a")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("appears twice"), "{err}");
+        let err = check_together(&[partial(0, 2, "a"), partial(1, 2, "b")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fingerprint"), "{err}");
+        let err = check_together(&[partial(0, 2, "a"), partial(1, 3, "a")])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("shard count 2"), "{err}");
+    }
+}

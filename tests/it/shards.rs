@@ -1,0 +1,137 @@
+//! Sharded runs merged back equal the unsharded run, byte for byte; mismatched shards are refused.
+
+use crate::common::{fig1a, scenario_file};
+use specprobe::commands::{self, MergeArgs, RunArgs};
+use specprobe::report::plots::ChartOptions;
+use specprobe::runner::Shard;
+use std::path::{Path, PathBuf};
+
+fn no_charts() -> ChartOptions {
+    ChartOptions {
+        formats: Vec::new(),
+        ..ChartOptions::default()
+    }
+}
+
+fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
+    commands::run(&RunArgs {
+        scenario: scenario.to_path_buf(),
+        out: Some(out.to_path_buf()),
+        threads: Some(2),
+        shard,
+        seed,
+        charts: no_charts(),
+        ..RunArgs::default()
+    })
+    .unwrap();
+}
+
+fn merge(inputs: Vec<PathBuf>, out: &Path) -> anyhow::Result<()> {
+    commands::merge(&MergeArgs {
+        inputs,
+        out: Some(out.to_path_buf()),
+        charts: no_charts(),
+    })
+    .map(|_| ())
+}
+
+fn assert_same(a: &Path, b: &Path, files: &[&str]) {
+    for f in files {
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
+        assert!(
+            x == y,
+            "{f} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+fn shard_and_merge(scenario: &Path, tmp: &Path, n: u64) -> PathBuf {
+    let dirs: Vec<PathBuf> = (0..n)
+        .map(|i| {
+            let d = tmp.join(format!("n{n}-shard{i}"));
+            run(scenario, &d, Some(Shard { index: i, count: n }), None);
+            assert!(d.join("partial.json").exists());
+            assert!(
+                !d.join("summary.json").exists(),
+                "a shard writes only its partial result"
+            );
+            d
+        })
+        .collect();
+    let out = tmp.join(format!("merged-{n}"));
+    // Shards in any order.
+    merge(dirs.into_iter().rev().collect(), &out).unwrap();
+    out
+}
+
+#[test]
+fn sharded_regret_runs_merge_to_the_unsharded_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let policies = r#"(policy: CcUcb()), (policy: ThompsonSampling()), (policy: Oracle)"#;
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(2000, 5, policies));
+    let whole = tmp.path().join("whole");
+    run(&path, &whole, None, None);
+    // N = 7 > 5 runs: two shards hold no run at all.
+    for n in [1, 2, 3, 7] {
+        let merged = shard_and_merge(&path, tmp.path(), n);
+        assert_same(
+            &whole,
+            &merged,
+            &["summary.json", "curves.csv", "report.md"],
+        );
+    }
+}
+
+#[test]
+fn sharded_grids_and_identification_merge_to_the_unsharded_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let grid = r#"Regret(
+        name: "grid", seed: 3, horizon: 1500, runs: 4,
+        grid: [
+            (label: "a", channels: [(count: 2, theta: 0.5, cost: Bernoulli(0.4)), (count: 2, theta: 0.3, cost: Bernoulli(0.4))]),
+            (label: "b", channels: [(count: 3, theta: 0.6, cost: Uniform(lo: 0.2, hi: 0.6))]),
+        ],
+        policies: [(policy: CcUcb()), (policy: CascadeKlUcb(list_len: 2))],
+    )"#;
+    let path = scenario_file(tmp.path(), "g.ron", grid);
+    let whole = tmp.path().join("whole-grid");
+    run(&path, &whole, None, None);
+    let merged = shard_and_merge(&path, tmp.path(), 3);
+    assert_same(&whole, &merged, &["summary.json", "curves.csv"]);
+
+    let id = r#"Identification(
+        name: "id", seed: 5, runs: 3,
+        instances: [(label: "a", family: OneSparse, k: Fixed(2), arms: [6, 12])],
+        algorithms: [Lucb1, LilRandLucb, LilClucb],
+    )"#;
+    let path = scenario_file(tmp.path(), "id.ron", id);
+    let whole = tmp.path().join("whole-id");
+    run(&path, &whole, None, None);
+    for n in [2, 5] {
+        let merged = shard_and_merge(&path, tmp.path(), n);
+        assert_same(&whole, &merged, &["summary.json", "identification.csv"]);
+    }
+}
+
+#[test]
+fn mismatched_or_missing_shards_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(500, 4, "(policy: CcUcb())"));
+    let a = tmp.path().join("a");
+    let b = tmp.path().join("b");
+    run(&path, &a, Some(Shard { index: 0, count: 2 }), None);
+    run(&path, &b, Some(Shard { index: 1, count: 2 }), Some(99));
+    let err = merge(vec![a.clone(), b.clone()], &tmp.path().join("m")).unwrap_err();
+    assert!(format!("{err:#}").contains("fingerprint"), "{err:#}");
+    let err = merge(vec![a.clone()], &tmp.path().join("m")).unwrap_err();
+    assert!(format!("{err:#}").contains("missing shard 1/2"), "{err:#}");
+    let err = merge(vec![a.clone(), a.clone()], &tmp.path().join("m")).unwrap_err();
+    assert!(format!("{err:#}").contains("twice"), "{err:#}");
+    let err = merge(vec![tmp.path().join("nothing")], &tmp.path().join("m")).unwrap_err();
+    assert!(format!("{err:#}").contains("nothing"), "{err:#}");
+}

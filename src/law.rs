@@ -271,6 +271,8 @@ impl Law {
     /// Draws one value.
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        // The two laws of the paper's scenarios stay inline in the slot loop; the others are a
+        // call away, which keeps this function small enough to inline.
         match &self.kind {
             Kind::Constant(v) => *v,
             Kind::Bernoulli(d) => {
@@ -280,9 +282,17 @@ impl Law {
                     0.0
                 }
             }
+            _ => self.sample_other(rng),
+        }
+    }
+
+    #[inline(never)]
+    fn sample_other<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        match &self.kind {
             Kind::Uniform(d) => d.sample(rng),
             Kind::Beta { dist, lo, width } => lo + width * dist.sample(rng),
             Kind::TruncatedNormal(tn) => tn.sample(rng),
+            Kind::Constant(_) | Kind::Bernoulli(_) => unreachable!("handled inline by sample"),
         }
     }
 }

@@ -86,11 +86,26 @@ pub fn kl_bernoulli(p: f64, q: f64) -> f64 {
     term(p, q) + term(1.0 - p, 1.0 - q)
 }
 
-/// Pinsker's upper bound on the KL-UCB index: `d(p; q) ≥ 2(q − p)²`, so the index is at most
-/// `p + sqrt(budget / (2n))` (capped at 1).
+/// An upper bound on the KL-UCB index, cheap to compute.
+///
+/// For `p ≤ q`, `d(p; q) = ∫_p^q (x − p)/(x(1 − x)) dx`, and `x(1 − x) ≤ 1/4` gives Pinsker's
+/// `d ≥ 2(q − p)²`, while `x(1 − x) ≤ x ≤ q` gives `d ≥ (q − p)²/(2q)`. With `ℓ = budget/n`, the
+/// index is therefore at most `min(p + sqrt(ℓ/2), p + ℓ + sqrt(2pℓ + ℓ²), 1)`: the first bound is
+/// tight near 1/2, the second near 0.
 #[inline]
-pub fn kl_upper_pinsker(p: f64, n: f64, budget: f64) -> f64 {
-    (p + (0.5 * budget / n).sqrt()).min(1.0)
+pub fn kl_upper_bound(p: f64, n: f64, budget: f64) -> f64 {
+    let level = budget / n;
+    let pinsker = p + (0.5 * level).sqrt();
+    let chi = p + level + (2.0 * p * level + level * level).sqrt();
+    pinsker.min(chi).min(1.0)
+}
+
+/// A third upper bound, tight when the index is close to 1: writing
+/// `d(p; q) = −H(p) − p ln q − (1 − p) ln(1 − q)` (H the entropy) and dropping `−p ln q ≥ 0`,
+/// `q* = 1 − exp(−(ℓ + H(p))/(1 − p))` has `d(p; q*) ≥ ℓ`. Exact for `p = 0`.
+fn kl_upper_near_one(p: f64, level: f64) -> f64 {
+    let entropy = -(if p > 0.0 { p * p.ln() } else { 0.0 }) - (1.0 - p) * (1.0 - p).ln();
+    -(-(level + entropy) / (1.0 - p)).exp_m1()
 }
 
 /// The largest `q ∈ [p, 1]` with `n · d(p; q) ≤ budget`: the KL-UCB index (Garivier & Cappé
@@ -98,15 +113,16 @@ pub fn kl_upper_pinsker(p: f64, n: f64, budget: f64) -> f64 {
 ///
 /// Safeguarded Newton iteration on the convex `q ↦ d(p; q)` inside the bracket
 /// `[p, Pinsker bound]`, to a relative step of 1e-12 (at most 64 steps): a deterministic function
-/// of its inputs, never above [`kl_upper_pinsker`].
+/// of its inputs, never above [`kl_upper_bound`].
 pub fn kl_upper(p: f64, n: f64, budget: f64) -> f64 {
     if budget <= 0.0 || p >= 1.0 {
         return p.min(1.0);
     }
     let level = budget / n;
     let mut lo = p;
-    let mut hi = kl_upper_pinsker(p, n, budget);
-    // d(p; 1) is infinite for p < 1, so the root is below 1; start inside the bracket.
+    let mut hi = kl_upper_bound(p, n, budget).min(kl_upper_near_one(p, level));
+    // Newton from an upper bound descends monotonically onto the root (the function is convex).
+    // d(p; 1) is infinite for p < 1, so a bound of 1 is replaced by the midpoint.
     let mut q = if hi < 1.0 { hi } else { 0.5 * (lo + hi) };
     for _ in 0..64 {
         let f = kl_bernoulli(p, q) - level;
@@ -115,16 +131,18 @@ pub fn kl_upper(p: f64, n: f64, budget: f64) -> f64 {
         } else {
             lo = q;
         }
-        let slope = (q - p) / (q * (1.0 - q));
-        let mut next = q - f / slope;
-        if !(next > lo && next < hi) {
-            next = 0.5 * (lo + hi);
+        let step = f * (q * (1.0 - q)) / (q - p);
+        // Converged: the Newton step is below the precision asked for (checked before the
+        // bracket test, which a step of a few ulps would fail and turn into bisection).
+        if step.abs() <= 1e-12 * q {
+            return (q - step).clamp(lo, hi);
         }
-        let done = (next - q).abs() <= 1e-12 * q;
-        q = next;
-        if done {
-            break;
-        }
+        let next = q - step;
+        q = if next > lo && next < hi {
+            next
+        } else {
+            0.5 * (lo + hi)
+        };
     }
     q
 }
@@ -299,12 +317,12 @@ mod tests {
                 (n * kl_bernoulli(p, q) - budget).abs() < 1e-8,
                 "{p} {n} {budget}: {q}"
             );
-            assert!(q <= kl_upper_pinsker(p, n, budget));
+            assert!(q <= kl_upper_bound(p, n, budget));
         }
         assert_eq!(kl_upper(0.3, 10.0, 0.0), 0.3);
-        // d(0.9; 1) is infinite, so the index approaches 1 without reaching it.
+        // The root is 1 − e^{−1000} or so: 1.0 is its correct rounding.
         let q = kl_upper(0.9, 1.0, 100.0);
-        assert!(q > 0.999_999 && q < 1.0, "{q}");
+        assert!(q > 0.999_999 && q <= 1.0, "{q}");
         assert_eq!(kl_upper(1.0, 5.0, 1.0), 1.0);
     }
 

@@ -9,12 +9,13 @@
 //! [`super::CascadeUcb1`].
 //!
 //! Exact indices are costly (a root search each), so only the channels that can reach the top
-//! `L` get one: channels are visited in decreasing order of Pinsker's bound
-//! `θ̂ + sqrt(budget / 2N) ≥ U`, and the visit stops once the bound of the next channel is below
-//! the `L`-th exact index found. The list is the same as with every index computed.
+//! `L` get one: channels are visited in decreasing order of a cheap upper bound on the index
+//! ([`kl_upper_bound`]: Pinsker's, or the χ²-type bound near 0), and the visit stops once the
+//! bound of the next channel is below the `L`-th exact index found. The list is the same as with
+//! every index computed.
 
 use super::{Estimates, Policy, initial_probe};
-use crate::theory::kl_upper;
+use crate::theory::{kl_upper, kl_upper_bound};
 use rand::Rng;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -80,16 +81,11 @@ impl Policy for CascadeKlUcb {
             return;
         }
         let budget = kl_budget(t);
-        let half = (0.5 * budget).sqrt();
-        let (theta_hat, counts, inv) = (
-            self.est.theta_hat(),
-            self.est.counts(),
-            self.est.inv_sqrt_n(),
-        );
+        let (theta_hat, counts) = (self.est.theta_hat(), self.est.counts());
         let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
         candidates.extend((0..k).map(|i| Candidate {
-            bound: (theta_hat[i] + half * inv[i]).min(1.0),
+            bound: kl_upper_bound(theta_hat[i], counts[i] as f64, budget),
             channel: i,
         }));
         let mut heap = BinaryHeap::from(candidates);

@@ -13,7 +13,7 @@
 //! - `N_i`, `θ̂_i`, `ĉ_i` change after each probe; since the list is fixed at the start of the
 //!   slot this is the same as the paper's update at the end of the slot.
 
-use super::{Estimates, Policy, initial_probe, sort_by_key_desc};
+use super::{Estimates, Policy, initial_probe, resort_by_key_desc};
 use rand::Rng;
 
 /// CC-UCB with unknown or known mean costs.
@@ -24,6 +24,8 @@ pub struct CcUcb {
     known_cost: Option<Vec<f64>>,
     est: Estimates,
     key: Vec<f64>,
+    /// Every channel, by decreasing ratio at the last slot: the next slot's sort starts here.
+    order: Vec<usize>,
 }
 
 impl CcUcb {
@@ -35,6 +37,7 @@ impl CcUcb {
             known_cost: None,
             est: Estimates::new(k),
             key: vec![0.0; k],
+            order: (0..k).collect(),
         }
     }
 
@@ -47,6 +50,7 @@ impl CcUcb {
             known_cost: Some(mean_cost),
             est: Estimates::new(k),
             key: vec![0.0; k],
+            order: (0..k).collect(),
         }
     }
 
@@ -66,33 +70,35 @@ impl Policy for CcUcb {
         let s = (self.alpha * (t as f64).ln()).sqrt();
         let theta_hat = self.est.theta_hat();
         let inv_sqrt_n = self.est.inv_sqrt_n();
+        // Every channel's ratio (a branch-free loop), then the whole order re-sorted from last
+        // slot's (nearly sorted already): the listed channels (ratio > 1) are its prefix, in the
+        // order Algorithm 1 ranks them (one total order on the ratios, ties by index).
         let key = &mut self.key;
         match &self.known_cost {
             None => {
                 let cost_hat = self.est.cost_hat();
                 for i in 0..k {
                     let u = s * inv_sqrt_n[i];
-                    let upper = theta_hat[i] + u;
                     let lower = (cost_hat[i] - u).max(self.epsilon);
-                    let ratio = upper / lower;
-                    if ratio > 1.0 {
-                        key[i] = ratio;
-                        list.push(i);
-                    }
+                    key[i] = (theta_hat[i] + u) / lower;
                 }
             }
             Some(cost) => {
                 for i in 0..k {
-                    // A free channel (c = 0) gets an infinite ratio; 0/0 is NaN and fails the test.
+                    // A free channel (c = 0) gets an infinite ratio; 0/0 (nothing known to be
+                    // gained at no cost) is never listed.
                     let ratio = (theta_hat[i] + s * inv_sqrt_n[i]) / cost[i];
-                    if ratio > 1.0 {
-                        key[i] = ratio;
-                        list.push(i);
-                    }
+                    key[i] = if ratio.is_nan() {
+                        f64::NEG_INFINITY
+                    } else {
+                        ratio
+                    };
                 }
             }
         }
-        sort_by_key_desc(list, key);
+        resort_by_key_desc(&mut self.order, key);
+        let listed = self.order.iter().take_while(|&&i| key[i] > 1.0).count();
+        list.extend_from_slice(&self.order[..listed]);
     }
 
     #[inline]

@@ -526,7 +526,15 @@ fn describe_regret(s: &RegretScenario) -> String {
             "  {:>5} {:>9} {:>11} {:>9}  cost law",
             "ch", "θ", "c", "θ/c"
         );
-        for (i, ch) in env.channels().iter().enumerate() {
+        // Identical consecutive channels (a `count` in the scenario) share one line.
+        let described: Vec<(f64, String)> = env
+            .channels()
+            .iter()
+            .map(|ch| (ch.theta(), format!("{:?}", cost_specs(ch.cost()))))
+            .collect();
+        for (first, last) in crate::report::markdown::runs(&described) {
+            let ch = &env.channels()[first];
+            let i = crate::report::markdown::span(first, last);
             let c = ch.cost().mean();
             let law = match ch.cost() {
                 crate::cost::CostModel::Plain(l) => format!("cost: {}", ron_law(l.spec())),
@@ -551,8 +559,8 @@ fn describe_regret(s: &RegretScenario) -> String {
         let opt = env.optimum();
         let _ = writeln!(
             out,
-            "UCR-T1 optimum: probe {:?}; expected net reward {} per slot",
-            opt.list,
+            "UCR-T1 optimum: probe {}; expected net reward {} per slot",
+            crate::report::markdown::list(&opt.list),
             sig(opt.expected_reward, 6)
         );
         let b = Bounds::of(env.theta(), env.mean_cost(), s.theorem2_alpha(), s.horizon);
@@ -581,6 +589,14 @@ fn describe_regret(s: &RegretScenario) -> String {
         }
     }
     out
+}
+
+/// The law specs of a cost model (for comparing channels).
+fn cost_specs(c: &crate::cost::CostModel) -> Vec<&crate::law::LawSpec> {
+    match c {
+        crate::cost::CostModel::Plain(l) => vec![l.spec()],
+        crate::cost::CostModel::Split { energy, delay, .. } => vec![energy.spec(), delay.spec()],
+    }
 }
 
 fn ron_law(spec: &crate::law::LawSpec) -> String {

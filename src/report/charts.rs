@@ -318,26 +318,34 @@ fn probe_charts(
     opts: &ChartOptions,
     rendered: &mut Vec<Rendered>,
 ) -> Result<(), ChartError> {
-    // Distribution of probes per slot.
+    // Distribution of probes per slot; counts above LAST_SINGLE share one bar.
+    const LAST_SINGLE: u64 = 20;
     let max = e
         .policies
         .iter()
         .flat_map(|p| p.probe_distribution.iter().map(|d| d[0]))
         .max()
         .unwrap_or(0);
-    let groups: Vec<String> = (0..=max).map(|n| n.to_string()).collect();
+    let bucket = |n: u64| n.min(LAST_SINGLE + 1) as usize;
+    let mut groups: Vec<String> = (0..=max.min(LAST_SINGLE)).map(|n| n.to_string()).collect();
+    if max > LAST_SINGLE {
+        groups.push(format!("{}–{max}", LAST_SINGLE + 1));
+    }
     let series = e
         .policies
         .iter()
         .map(|p| {
             let total: u64 = p.probe_distribution.iter().map(|d| d[1]).sum();
-            let mut values = vec![None; groups.len()];
+            let mut slots = vec![0u64; groups.len()];
             for d in &p.probe_distribution {
-                values[d[0] as usize] = Some((d[1] as f64 / total.max(1) as f64, 0.0));
+                slots[bucket(d[0])] += d[1];
             }
             BarSeries {
                 label: p.name.clone(),
-                values,
+                values: slots
+                    .iter()
+                    .map(|&s| (s > 0).then(|| (s as f64 / total.max(1) as f64, 0.0)))
+                    .collect(),
             }
         })
         .collect();
@@ -358,37 +366,55 @@ fn probe_charts(
         stem,
     });
 
-    // Per-channel probe rate beside UCR-T1's.
+    // Per-channel probe rate beside UCR-T1's. With many channels, identical consecutive channels
+    // (a `count` in the scenario) share a bar: the mean rate of their channels.
     let k = e.channels.len();
-    let mut expected = vec![Some(0.0); k];
+    let mut expected = vec![0.0; k];
+    let mut position = vec![None; k];
     let mut reach = 1.0;
-    for &i in &e.optimum.list {
-        expected[i] = Some(reach);
+    for (p, &i) in e.optimum.list.iter().enumerate() {
+        expected[i] = reach;
+        position[i] = Some(p + 1);
         reach *= 1.0 - e.channels[i].theta;
     }
-    let position = |i: usize| e.optimum.list.iter().position(|&j| j == i);
-    let groups: Vec<String> = (0..k)
-        .map(|i| match position(i) {
-            Some(p) => format!("ch {i} (#{})", p + 1),
-            None => format!("ch {i}"),
+    let spans: Vec<(usize, usize)> = if k > 32 {
+        super::markdown::runs(&e.channels)
+    } else {
+        (0..k).map(|i| (i, i)).collect()
+    };
+    let mean_over = |v: &dyn Fn(usize) -> f64, (a, b): (usize, usize)| {
+        (a..=b).map(v).sum::<f64>() / (b - a + 1) as f64
+    };
+    let groups: Vec<String> = spans
+        .iter()
+        .map(|&(a, b)| {
+            let name = format!("ch {}", super::markdown::span(a, b));
+            match (position[a], position[b]) {
+                (Some(x), Some(y)) if x == y => format!("{name} (#{x})"),
+                (Some(x), Some(y)) => format!("{name} (#{}–{})", x.min(y), x.max(y)),
+                _ => name,
+            }
         })
+        .collect();
+    let expected: Vec<Option<f64>> = spans
+        .iter()
+        .map(|&s| Some(mean_over(&|i| expected[i], s)))
         .collect();
     let series = e
         .policies
         .iter()
         .map(|p| BarSeries {
             label: p.name.clone(),
-            values: p
-                .channel_probes
+            values: spans
                 .iter()
-                .map(|&c| Some((c / horizon as f64, 0.0)))
+                .map(|&s| Some((mean_over(&|i| p.channel_probes[i], s) / horizon as f64, 0.0)))
                 .collect(),
         })
         .collect();
     let chart = GroupedBars {
         title: "How often each channel is probed".into(),
         x_label: "channel (#n: position in the UCR-T1 list)".into(),
-        y_label: "probes per slot".into(),
+        y_label: "probes per slot (per channel)".into(),
         groups,
         series,
         points: vec![PointSeries {

@@ -20,6 +20,42 @@ pub fn sig(x: f64, digits: usize) -> String {
     format!("{x:.decimals$}")
 }
 
+/// Runs of consecutive equal items, as `(first, last)` index pairs (inclusive).
+pub fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match out.last_mut() {
+            Some((first, last)) if items[*first] == *item => *last = i,
+            _ => out.push((i, i)),
+        }
+    }
+    out
+}
+
+/// `a` or `a–b`.
+pub fn span(first: usize, last: usize) -> String {
+    if first == last {
+        first.to_string()
+    } else {
+        format!("{first}–{last}")
+    }
+}
+
+/// A channel list, abbreviated past 24 entries: `[3, 1, 4, …, 9] (320 channels)`.
+pub fn list(items: &[usize]) -> String {
+    const SHOWN: usize = 24;
+    if items.len() <= SHOWN {
+        return format!("{items:?}");
+    }
+    let head: Vec<String> = items[..SHOWN - 2].iter().map(|i| i.to_string()).collect();
+    format!(
+        "[{}, …, {}] ({} channels)",
+        head.join(", "),
+        items[items.len() - 1],
+        items.len()
+    )
+}
+
 fn unit(u: &str) -> String {
     if u.is_empty() {
         String::new()
@@ -117,23 +153,33 @@ fn grid_table(out: &mut String, s: &RegretSummary) {
 fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary, grid: bool) {
     let title = e.label.as_deref().unwrap_or("Instance");
     let _ = writeln!(out, "## {title}\n");
-    let in_list = |i: usize| e.optimum.list.iter().position(|&j| j == i);
+    let mut position = vec![None; e.channels.len()];
+    for (p, &i) in e.optimum.list.iter().enumerate() {
+        position[i] = Some(p + 1);
+    }
     let _ = writeln!(
         out,
         "| channel | θ (idle) | c (mean cost) | θ/c | energy/probe{} | delay/probe{} | UCR-T1 position |\n|---:|---:|---:|---:|---:|---:|---:|",
         unit(&s.units.energy),
         unit(&s.units.delay)
     );
-    for (i, c) in e.channels.iter().enumerate() {
+    // Identical consecutive channels (a `count` in the scenario) share one row.
+    for (first, last) in runs(&e.channels) {
+        let c = &e.channels[first];
         let ratio = if c.mean_cost > 0.0 {
             sig(c.theta / c.mean_cost, 4)
         } else {
             "∞".to_string()
         };
-        let pos = in_list(i).map_or("–".to_string(), |p| (p + 1).to_string());
+        let pos = match (position[first], position[last]) {
+            (Some(a), Some(b)) if a == b => a.to_string(),
+            (Some(a), Some(b)) => format!("{}–{}", a.min(b), a.max(b)),
+            _ => "–".to_string(),
+        };
         let _ = writeln!(
             out,
-            "| {i} | {} | {} | {ratio} | {} | {} | {pos} |",
+            "| {} | {} | {} | {ratio} | {} | {} | {pos} |",
+            span(first, last),
             sig(c.theta, 4),
             sig(c.mean_cost, 4),
             sig(c.mean_energy, 4),
@@ -142,8 +188,8 @@ fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary
     }
     let _ = writeln!(
         out,
-        "\nUCR-T1 optimum (Theorem 1): probe {:?} in this order; expected net reward {} per slot.\n",
-        e.optimum.list,
+        "\nUCR-T1 optimum (Theorem 1): probe {} in this order; expected net reward {} per slot.\n",
+        list(&e.optimum.list),
         sig(e.optimum.expected_reward, 6)
     );
     let b = &e.bounds;
@@ -253,6 +299,16 @@ fn policy_row(out: &mut String, p: &PolicySummary) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_and_lists_abbreviate() {
+        assert_eq!(runs(&[1, 1, 2, 1]), vec![(0, 1), (2, 2), (3, 3)]);
+        assert_eq!(span(3, 3), "3");
+        assert_eq!(span(3, 7), "3–7");
+        assert_eq!(list(&[1, 2]), "[1, 2]");
+        let long: Vec<usize> = (0..100).collect();
+        assert!(list(&long).ends_with(", …, 99] (100 channels)"));
+    }
 
     #[test]
     fn sig_formats_magnitudes() {

@@ -7,15 +7,22 @@
 //! bandit of Zhou et al. (IJCAI 2018), whose offline optimum (UCR-T1) and online algorithm
 //! (CC-UCB) specprobe implements together with the baselines users compare against.
 //!
+//! It also runs best-K identification experiments ([`identify`]): find the K channels most
+//! often idle with confidence 1 − ν, using as few probes as possible.
+//!
 //! Data flow, one direction only:
 //! ```text
 //! scenario::load  (RON -> checked Scenario)
-//!   -> runner::run_regret   (parallel runs, one RNG stream per run)
-//!        -> sim::episode    (the slot loop, generic over the policy)
-//!             -> recorder   (checkpoints, histograms; exact merge)
-//!   -> report::write_regret (summary.json, curves.csv, report.md)
+//!   -> runner::run_regret / run_identification   (parallel runs, one RNG stream per run)
+//!        -> sim::episode / sim::identify          (the loops, generic over the policy)
+//!             -> recorder                          (checkpoints, histograms; exact merges)
+//!   -> report::write_regret / identification::write (summary.json, CSV, charts, report.md)
+//!   or partial::Partial                            (a shard's exact statistics, for merge)
 //! ```
-//! The simulator never reads files and the report never simulates.
+//! The simulator never reads files and the report never simulates. [`commands`] holds what
+//! each CLI command does; the binary only parses arguments.
+
+#![warn(missing_docs)]
 
 pub mod channel;
 pub mod commands;

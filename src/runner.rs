@@ -113,6 +113,18 @@ pub enum RunError {
     },
 }
 
+/// Gives `span` a progress bar over `total` runs (drawn only when the binary installed the
+/// indicatif layer and stderr is a terminal).
+fn progress_bar(span: &tracing::Span, total: u64, name: &str) {
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, about {eta} left",
+    ) {
+        span.pb_set_style(&style.progress_chars("=> "));
+    }
+    span.pb_set_length(total);
+    span.pb_set_message(name);
+}
+
 /// The random-stream domain of experiment `label` (see the module docs).
 pub fn experiment_domain(scenario: &RegretScenario, label: &str) -> u64 {
     if scenario.is_grid {
@@ -155,8 +167,7 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretResults
     );
     let pool = thread_pool(opts.threads)?;
     let span = tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty);
-    span.pb_set_length(total);
-    span.pb_set_message(&s.name);
+    progress_bar(&span, total, &s.name);
     let started = Instant::now();
     let flat: Vec<PolicyStats> = {
         let _entered = span.enter();
@@ -334,8 +345,7 @@ pub fn run_identification(
     info!(scenario = %s.name, cells = cells.len(), runs = runs.len(), "identifying: {total} runs");
     let pool = thread_pool(opts.threads)?;
     let span = tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty);
-    span.pb_set_length(total);
-    span.pb_set_message(&s.name);
+    progress_bar(&span, total, &s.name);
     let started = Instant::now();
     {
         let _entered = span.enter();

@@ -90,14 +90,22 @@ pub fn kl_bernoulli(p: f64, q: f64) -> f64 {
 ///
 /// For `p ≤ q`, `d(p; q) = ∫_p^q (x − p)/(x(1 − x)) dx`, and `x(1 − x) ≤ 1/4` gives Pinsker's
 /// `d ≥ 2(q − p)²`, while `x(1 − x) ≤ x ≤ q` gives `d ≥ (q − p)²/(2q)`. With `ℓ = budget/n`, the
-/// index is therefore at most `min(p + sqrt(ℓ/2), p + ℓ + sqrt(2pℓ + ℓ²), 1)`: the first bound is
-/// tight near 1/2, the second near 0.
+/// index is therefore at most `min(p + sqrt(ℓ/2), p + ℓ + sqrt(2pℓ + ℓ²))`: the first bound is
+/// tight near 1/2, the second near 0. When both exceed 1 (few samples), the bound of
+/// `kl_upper_near_one` takes over.
 #[inline]
 pub fn kl_upper_bound(p: f64, n: f64, budget: f64) -> f64 {
     let level = budget / n;
     let pinsker = p + (0.5 * level).sqrt();
     let chi = p + level + (2.0 * p * level + level * level).sqrt();
-    pinsker.min(chi).min(1.0)
+    let bound = pinsker.min(chi);
+    if bound < 1.0 {
+        bound
+    } else if p < 1.0 {
+        kl_upper_near_one(p, level)
+    } else {
+        1.0
+    }
 }
 
 /// A third upper bound, tight when the index is close to 1: writing
@@ -121,6 +129,7 @@ pub fn kl_upper(p: f64, n: f64, budget: f64) -> f64 {
     let level = budget / n;
     let mut lo = p;
     let mut hi = kl_upper_bound(p, n, budget).min(kl_upper_near_one(p, level));
+    debug_assert!(hi <= 1.0);
     // Newton from an upper bound descends monotonically onto the root (the function is convex).
     // d(p; 1) is infinite for p < 1, so a bound of 1 is replaced by the midpoint.
     let mut q = if hi < 1.0 { hi } else { 0.5 * (lo + hi) };

@@ -263,3 +263,46 @@ fn logs_go_to_stderr_and_stdout_stays_clean() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.lines().all(|l| l.starts_with("wrote ")), "{stdout}");
 }
+
+/// The README's sharding script runs as documented and reproduces the unsharded outputs.
+#[cfg(unix)]
+#[test]
+fn parallel_shards_script_reproduces_the_unsharded_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(
+        tmp.path(),
+        "s.ron",
+        &fig1a(1000, 5, "(policy: CcUcb()), (policy: Oracle)"),
+    );
+    let whole = tmp.path().join("whole");
+    let o = specprobe(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        whole.to_str().unwrap(),
+        "--no-charts",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let merged = tmp.path().join("merged");
+    let o = Command::new("bash")
+        .args([
+            "scripts/parallel-shards.sh",
+            path.to_str().unwrap(),
+            "3",
+            merged.to_str().unwrap(),
+            "--threads",
+            "1",
+        ])
+        .env("SPECPROBE", env!("CARGO_BIN_EXE_specprobe"))
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["summary.json", "curves.csv"] {
+        assert_eq!(
+            std::fs::read(whole.join(f)).unwrap(),
+            std::fs::read(merged.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Run a scenario in N shards on this machine (or, with GNU parallel's --sshlogin, on several)
+# and merge them.
+#
+#   scripts/parallel-shards.sh scenarios/paper-fig1a.ron 4 results/paper-fig1a
+#
+# Uses GNU parallel when installed, xargs -P otherwise. Extra arguments after the third are
+# passed to every `specprobe run` (e.g. --runs 1000 --threads 1).
+set -euo pipefail
+scenario=${1:?usage: parallel-shards.sh SCENARIO SHARDS OUT_DIR [run options...]}
+shards=${2:?number of shards}
+out=${3:?output folder}
+shift 3
+specprobe=${SPECPROBE:-specprobe}
+work=$(mktemp -d "${TMPDIR:-/tmp}/specprobe-shards.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if command -v parallel >/dev/null 2>&1; then
+    seq 0 $((shards - 1)) | parallel --halt now,fail=1 \
+        "$specprobe" run "$scenario" --shard {}/"$shards" --out "$work"/{} "$@"
+else
+    seq 0 $((shards - 1)) | xargs -P "$shards" -I{} \
+        "$specprobe" run "$scenario" --shard {}/"$shards" --out "$work"/{} "$@"
+fi
+"$specprobe" merge "$work"/* --out "$out"

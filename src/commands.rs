@@ -166,13 +166,7 @@ pub fn merge(args: &MergeArgs) -> Result<RunOutcome> {
         first_path.display(),
         first.fingerprint
     );
-    let out_path = args.out.clone().unwrap_or_else(|| default_out(&name));
-    let out = OutputDir::prepare(&out_path).with_context(|| {
-        format!(
-            "--out: the output folder {} must be a writable folder",
-            out_path.display()
-        )
-    })?;
+    let out = prepare_dir(&args.out.clone().unwrap_or_else(|| default_out(&name)))?;
     let bad = |path: &Path, message: String| anyhow::anyhow!("{}: {message}", path.display());
     let files = match scenario {
         Scenario::Regret(s) => {
@@ -265,8 +259,12 @@ fn prepare_out(args: &RunArgs, name: &str) -> Result<OutputDir> {
         None => default_out(name),
         Some(s) => default_out(name).join(format!("shard-{}-of-{}", s.index, s.count)),
     };
-    let path = args.out.clone().unwrap_or(default);
-    OutputDir::prepare(&path).with_context(|| {
+    prepare_dir(&args.out.clone().unwrap_or(default))
+}
+
+/// Creates the output folder and proves it writable, naming `--out` when it is not.
+fn prepare_dir(path: &Path) -> Result<OutputDir> {
+    OutputDir::prepare(path).with_context(|| {
         format!(
             "--out: the output folder {} must be a writable folder (create it or pass another --out)",
             path.display()
@@ -352,12 +350,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
         let joined: Vec<&str> = names.iter().map(String::as_str).collect();
         default_out(&format!("compare-{}", joined.join("-vs-")))
     });
-    let out = OutputDir::prepare(&out_path).with_context(|| {
-        format!(
-            "--out: the output folder {} must be a writable folder",
-            out_path.display()
-        )
-    })?;
+    let out = prepare_dir(&out_path)?;
     let mut loaded = Vec::new();
     for (input, name) in args.inputs.iter().zip(&names) {
         let dir = if input.is_dir() {

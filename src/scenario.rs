@@ -264,6 +264,30 @@ impl Checker<'_> {
         }
         ok
     }
+
+    /// The scenario name names the output folder: it must be a safe file name.
+    fn name(&mut self, name: &str, path: &FieldPath) {
+        self.require(
+            is_safe_name(name),
+            path,
+            format!(
+                "must be non-empty and use only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {name:?})"
+            ),
+        );
+    }
+
+    /// A label (of a `what`: policy, configuration, instance) must be non-empty and unique
+    /// among those already `seen`.
+    fn label(&mut self, seen: &mut BTreeSet<String>, label: &str, path: &FieldPath, what: &str) {
+        if self.require(!label.trim().is_empty(), path, "must not be empty")
+            && !seen.insert(label.to_string())
+        {
+            self.fail(
+                path,
+                format!("duplicate {what} label {label:?}: labels must be unique"),
+            );
+        }
+    }
 }
 
 pub(crate) fn is_safe_name(s: &str) -> bool {
@@ -275,14 +299,7 @@ pub(crate) fn is_safe_name(s: &str) -> bool {
 
 fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<RegretScenario> {
     let root = FieldPath::default();
-    ck.require(
-        is_safe_name(&raw.name),
-        &root.field("name"),
-        format!(
-            "must be non-empty and use only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {:?})",
-            raw.name
-        ),
-    );
+    ck.name(&raw.name, &root.field("name"));
     ck.require(
         raw.horizon >= 1,
         &root.field("horizon"),
@@ -327,19 +344,13 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
             .label
             .clone()
             .unwrap_or_else(|| p.spec_label().to_string());
+        // Without a `label`, the default label comes from the policy.
         let label_path = if p.label.is_some() {
             at.field("label")
         } else {
             at.field("policy")
         };
-        if ck.require(!label.trim().is_empty(), &label_path, "must not be empty")
-            && !seen.insert(label.clone())
-        {
-            ck.fail(
-                &label_path,
-                format!("duplicate policy label {label:?}: labels must be unique in a scenario (give this entry its own `label`)"),
-            );
-        }
+        ck.label(&mut seen, &label, &label_path, "policy");
         policies.push(PolicyEntry {
             label,
             spec: p.policy.clone(),
@@ -377,20 +388,12 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
     let mut labels = BTreeSet::new();
     for (g, conf) in raw.grid.iter().enumerate() {
         let at = root.field("grid").index(g);
-        if ck.require(
-            !conf.label.trim().is_empty(),
+        ck.label(
+            &mut labels,
+            &conf.label,
             &at.field("label"),
-            "must not be empty",
-        ) && !labels.insert(conf.label.clone())
-        {
-            ck.fail(
-                &at.field("label"),
-                format!(
-                    "duplicate configuration label {:?}: labels must be unique",
-                    conf.label
-                ),
-            );
-        }
+            "configuration",
+        );
         if conf.channels.is_empty() {
             ck.fail(&at.field("channels"), "the channel list is empty");
         }

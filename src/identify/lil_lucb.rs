@@ -13,7 +13,6 @@ use rand::Rng;
 #[derive(Clone, Debug)]
 pub struct LilLucb {
     core: LucbCore,
-    pending: Option<usize>,
 }
 
 impl LilLucb {
@@ -22,22 +21,13 @@ impl LilLucb {
         let omega = delta / n as f64;
         LilLucb {
             core: LucbCore::new(n, k, lil, omega, omega),
-            pending: None,
         }
     }
 }
 
 impl Identifier for LilLucb {
     fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
-        if let Some(arm) = self.core.initial().or_else(|| self.pending.take()) {
-            return Some(arm);
-        }
-        let (h, l) = self.core.extremes()?;
-        if h.value >= l.value {
-            return None;
-        }
-        self.pending = Some(l.arm);
-        Some(h.arm)
+        self.core.next_both()
     }
 
     fn observe(&mut self, arm: usize, reward: f64) {

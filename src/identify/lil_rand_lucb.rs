@@ -19,10 +19,8 @@ pub struct LilRandLucb {
 impl LilRandLucb {
     /// `n` arms, top `k`, confidence parameter δ.
     pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilRandLucb {
-        let omega_high = delta / (2.0 * (n - k) as f64);
-        let omega_low = delta / (2.0 * k as f64);
         LilRandLucb {
-            core: LucbCore::new(n, k, lil, omega_high, omega_low),
+            core: LucbCore::split_radii(n, k, lil, delta),
         }
     }
 }

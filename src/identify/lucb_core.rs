@@ -25,6 +25,8 @@ pub struct LucbCore {
     lcb_high: RankedSet,
     ucb_low: RankedSet,
     bound: Vec<f64>,
+    /// `l_t` of a round whose `h_t` was just returned (rules that sample both).
+    pending: Option<usize>,
 }
 
 impl LucbCore {
@@ -42,7 +44,34 @@ impl LucbCore {
             lcb_high: RankedSet::default(),
             ucb_low: RankedSet::default(),
             bound: vec![0.0; n],
+            pending: None,
         }
+    }
+
+    /// Radii of LUCB++ and lil'RandLUCB: `U(T, δ/(2(N−K)))` in High, `U(T, δ/(2K))` in Low (each
+    /// side's union bound runs over the arms that could be wrongly placed on it).
+    pub fn split_radii(n: usize, k: usize, lil: Lil, delta: f64) -> LucbCore {
+        LucbCore::new(
+            n,
+            k,
+            lil,
+            delta / (2.0 * (n - k) as f64),
+            delta / (2.0 * k as f64),
+        )
+    }
+
+    /// The LUCB round of lil'LUCB and LUCB++: stop when `LCB(h_t) ≥ UCB(l_t)`, otherwise sample
+    /// `h_t` now and `l_t` next.
+    pub fn next_both(&mut self) -> Option<usize> {
+        if let Some(arm) = self.initial().or_else(|| self.pending.take()) {
+            return Some(arm);
+        }
+        let (h, l) = self.extremes()?;
+        if h.value >= l.value {
+            return None;
+        }
+        self.pending = Some(l.arm);
+        Some(h.arm)
     }
 
     /// The sample statistics.

@@ -13,32 +13,20 @@ use rand::Rng;
 #[derive(Clone, Debug)]
 pub struct LucbPlusPlus {
     core: LucbCore,
-    pending: Option<usize>,
 }
 
 impl LucbPlusPlus {
     /// `n` arms, top `k`, confidence parameter δ.
     pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LucbPlusPlus {
-        let omega_high = delta / (2.0 * (n - k) as f64);
-        let omega_low = delta / (2.0 * k as f64);
         LucbPlusPlus {
-            core: LucbCore::new(n, k, lil, omega_high, omega_low),
-            pending: None,
+            core: LucbCore::split_radii(n, k, lil, delta),
         }
     }
 }
 
 impl Identifier for LucbPlusPlus {
     fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
-        if let Some(arm) = self.core.initial().or_else(|| self.pending.take()) {
-            return Some(arm);
-        }
-        let (h, l) = self.core.extremes()?;
-        if h.value >= l.value {
-            return None;
-        }
-        self.pending = Some(l.arm);
-        Some(h.arm)
+        self.core.next_both()
     }
 
     fn observe(&mut self, arm: usize, reward: f64) {

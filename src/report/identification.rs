@@ -184,6 +184,21 @@ fn distinct<T: PartialEq + Clone>(items: impl Iterator<Item = T>) -> Vec<T> {
     out
 }
 
+/// The cells of `instance`, grouped by setting (in first-seen order).
+fn by_setting<'a>(
+    results: &'a [CellSummary],
+    instance: &str,
+) -> Vec<(String, Vec<&'a CellSummary>)> {
+    let of_instance = || results.iter().filter(move |c| c.instance == instance);
+    distinct(of_instance().map(|c| c.setting.clone()))
+        .into_iter()
+        .map(|setting| {
+            let cells = of_instance().filter(|c| c.setting == setting).collect();
+            (setting, cells)
+        })
+        .collect()
+}
+
 /// Samples against N per algorithm, one chart per (instance, setting).
 pub fn charts(
     out: &OutputDir,
@@ -196,15 +211,7 @@ pub fn charts(
     }
     let r = &summary.results;
     for instance in distinct(r.iter().map(|c| c.instance.clone())) {
-        for setting in distinct(
-            r.iter()
-                .filter(|c| c.instance == instance)
-                .map(|c| c.setting.clone()),
-        ) {
-            let cells: Vec<&CellSummary> = r
-                .iter()
-                .filter(|c| c.instance == instance && c.setting == setting)
-                .collect();
+        for (setting, cells) in by_setting(r, &instance) {
             let algorithms = distinct(cells.iter().map(|c| c.algorithm.clone()));
             let sizes = distinct(cells.iter().map(|c| c.n));
             let k_note = distinct(cells.iter().map(|c| c.k));
@@ -297,15 +304,7 @@ pub fn markdown(s: &IdentificationSummary, charts: &[(String, String)]) -> Strin
             .map(|c| c.family.clone())
             .unwrap_or_default();
         let _ = writeln!(out, "## {instance}\n\nFamily: {family}.\n");
-        for setting in distinct(
-            r.iter()
-                .filter(|c| c.instance == instance)
-                .map(|c| c.setting.clone()),
-        ) {
-            let cells: Vec<&CellSummary> = r
-                .iter()
-                .filter(|c| c.instance == instance && c.setting == setting)
-                .collect();
+        for (setting, cells) in by_setting(r, &instance) {
             let sizes = distinct(cells.iter().map(|c| (c.n, c.k)));
             let _ = writeln!(
                 out,
@@ -345,12 +344,7 @@ pub fn markdown(s: &IdentificationSummary, charts: &[(String, String)]) -> Strin
             out.push('\n');
         }
     }
-    if !charts.is_empty() {
-        let _ = writeln!(out, "## Charts\n");
-        for (caption, file) in charts {
-            let _ = writeln!(out, "### {caption}\n\n![{caption}]({file})\n");
-        }
-    }
+    super::markdown::charts_section(&mut out, charts);
     let _ = writeln!(
         out,
         "---\nSamples include the initial sample of every arm. A capped run is stopped at the cap and \

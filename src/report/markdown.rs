@@ -32,6 +32,16 @@ pub fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
     out
 }
 
+/// The "Charts" section of a report: each chart under its caption (nothing when there are none).
+pub fn charts_section(out: &mut String, charts: &[(String, String)]) {
+    if !charts.is_empty() {
+        let _ = writeln!(out, "## Charts\n");
+        for (caption, file) in charts {
+            let _ = writeln!(out, "### {caption}\n\n![{caption}]({file})\n");
+        }
+    }
+}
+
 /// `a` or `a–b`.
 pub fn span(first: usize, last: usize) -> String {
     if first == last {
@@ -87,12 +97,7 @@ pub fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> String {
     for e in exps {
         experiment_section(&mut out, s, e, exps.len() > 1);
     }
-    if !charts.is_empty() {
-        let _ = writeln!(out, "## Charts\n");
-        for (caption, file) in charts {
-            let _ = writeln!(out, "### {caption}\n\n![{caption}]({file})\n");
-        }
-    }
+    charts_section(&mut out, charts);
     let _ = writeln!(
         out,
         "---\nPseudo-regret: Σ_t (E[r(I*)] − E[r(I_t)]) from the exact expected reward of each list; \
@@ -267,12 +272,7 @@ pub fn compare_report(sources: &[(String, &RegretSummary)], charts: &[(String, S
         }
     }
     out.push('\n');
-    if !charts.is_empty() {
-        let _ = writeln!(out, "## Charts\n");
-        for (caption, file) in charts {
-            let _ = writeln!(out, "### {caption}\n\n![{caption}]({file})\n");
-        }
-    }
+    charts_section(&mut out, charts);
     out
 }
 

@@ -2,7 +2,7 @@
 
 use super::locate::FieldPath;
 use super::raw::{RawIdentification, RawInstance};
-use super::{Checker, RegretScenario, Scenario, is_safe_name};
+use super::{Checker, RegretScenario, Scenario};
 use crate::identify::AlgorithmSpec;
 use crate::identify::confidence::{Params, Setting, lemma_delta_limit};
 use crate::identify::instance::{Arms, Family, Rewards};
@@ -104,14 +104,7 @@ pub(super) fn check_identification(
     ck: &mut Checker,
 ) -> Option<IdentificationScenario> {
     let root = FieldPath::default();
-    ck.require(
-        is_safe_name(&raw.name),
-        &root.field("name"),
-        format!(
-            "must be non-empty and use only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {:?})",
-            raw.name
-        ),
-    );
+    ck.name(&raw.name, &root.field("name"));
     ck.require(
         raw.runs >= 1,
         &root.field("runs"),
@@ -175,20 +168,7 @@ pub(super) fn check_identification(
     }
     for (i, inst) in raw.instances.iter().enumerate() {
         let at = root.field("instances").index(i);
-        if ck.require(
-            !inst.label.trim().is_empty(),
-            &at.field("label"),
-            "must not be empty",
-        ) && !labels.insert(inst.label.clone())
-        {
-            ck.fail(
-                &at.field("label"),
-                format!(
-                    "duplicate instance label {:?}: labels must be unique",
-                    inst.label
-                ),
-            );
-        }
+        ck.label(&mut labels, &inst.label, &at.field("label"), "instance");
         if let Some(instance) = check_instance(inst, &at, default_rewards, source, ck) {
             // lil'UCB identifies a single best arm.
             if let Some(j) = raw

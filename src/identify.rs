@@ -21,7 +21,6 @@ mod lil_ucb;
 mod lucb1;
 pub mod lucb_core;
 mod lucb_pp;
-pub mod ranking;
 
 pub use lil_clucb::LilClucb;
 pub use lil_lucb::LilLucb;

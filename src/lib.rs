@@ -33,6 +33,7 @@ pub mod law;
 pub mod output;
 pub mod partial;
 pub mod policy;
+pub mod ranking;
 pub mod recorder;
 pub mod report;
 pub mod rng;

@@ -12,7 +12,7 @@
 use super::Identifier;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
-use super::ranking::Ranked;
+use crate::ranking::Ranked;
 use rand::Rng;
 
 /// lil'CLUCB.

@@ -14,7 +14,7 @@
 use super::Identifier;
 use super::Samples;
 use super::confidence::{Lil, Setting};
-use super::ranking::{Ranked, RankedSet};
+use crate::ranking::{Ranked, RankedSet};
 use rand::Rng;
 
 /// lil'UCB.

@@ -11,7 +11,7 @@
 use super::Identifier;
 use super::Samples;
 use super::confidence::{lucb1_arm_factor, lucb1_log_term};
-use super::ranking::{MeanSplit, Ranked};
+use crate::ranking::{MeanSplit, Ranked};
 use rand::Rng;
 
 /// LUCB1.

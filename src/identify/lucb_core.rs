@@ -5,11 +5,11 @@
 //! LIL radii depend on an arm's own sample count only, so an arm's bound changes only when it is
 //! sampled or changes sides: the bounds sit in ordered sets updated in O(log N) per sample, and
 //! `h_t` (lowest lower bound in High) and `l_t` (highest upper bound in Low) are read off the
-//! ends. Ties follow [`super::ranking::Ranked`]: h_t is the lowest-ranked, l_t the highest-ranked.
+//! ends. Ties follow [`crate::ranking::Ranked`]: h_t is the lowest-ranked, l_t the highest-ranked.
 
 use super::Samples;
 use super::confidence::Lil;
-use super::ranking::{MeanSplit, Ranked, RankedSet, Swap};
+use crate::ranking::{MeanSplit, Ranked, RankedSet, Swap};
 
 /// High/Low split with confidence bounds kept in order.
 #[derive(Clone, Debug)]

@@ -15,9 +15,9 @@
 //! every index computed.
 
 use super::{Estimates, Policy, initial_probe};
+use crate::ranking::Ranked;
 use crate::theory::{kl_upper, kl_upper_bound};
 use rand::Rng;
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// CascadeKL-UCB with list length `L`.
@@ -25,34 +25,8 @@ use std::collections::BinaryHeap;
 pub struct CascadeKlUcb {
     list_len: usize,
     est: Estimates,
-    candidates: Vec<Candidate>,
-    best: Vec<(f64, usize)>,
-}
-
-/// A channel and its Pinsker bound, ordered by bound (then lower index first).
-#[derive(Clone, Copy, Debug)]
-struct Candidate {
-    bound: f64,
-    channel: usize,
-}
-
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Candidate {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.bound
-            .total_cmp(&other.bound)
-            .then(other.channel.cmp(&self.channel))
-    }
+    candidates: Vec<Ranked>,
+    best: Vec<Ranked>,
 }
 
 impl CascadeKlUcb {
@@ -84,30 +58,31 @@ impl Policy for CascadeKlUcb {
         let (theta_hat, counts) = (self.est.theta_hat(), self.est.counts());
         let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
-        candidates.extend((0..k).map(|i| Candidate {
-            bound: kl_upper_bound(theta_hat[i], counts[i] as f64, budget),
-            channel: i,
+        candidates.extend((0..k).map(|i| Ranked {
+            value: kl_upper_bound(theta_hat[i], counts[i] as f64, budget),
+            arm: i,
         }));
         let mut heap = BinaryHeap::from(candidates);
         let best = &mut self.best;
         best.clear();
-        let before = |a: &(f64, usize), b: &(f64, usize)| a.0 > b.0 || (a.0 == b.0 && a.1 < b.1);
+        // Candidates come out by decreasing bound; `best` holds the top exact indices, ranked
+        // (larger index first, ties to the lower channel).
         while let Some(&c) = heap.peek() {
-            if best.len() == self.list_len && c.bound < best[self.list_len - 1].0 {
+            if best.len() == self.list_len && c.value < best[self.list_len - 1].value {
                 break;
             }
             heap.pop();
-            let i = c.channel;
-            let entry = (kl_upper(theta_hat[i], counts[i] as f64, budget), i);
-            let pos = best
-                .iter()
-                .position(|b| before(&entry, b))
-                .unwrap_or(best.len());
+            let i = c.arm;
+            let entry = Ranked {
+                value: kl_upper(theta_hat[i], counts[i] as f64, budget),
+                arm: i,
+            };
+            let pos = best.iter().position(|b| entry > *b).unwrap_or(best.len());
             best.insert(pos, entry);
             best.truncate(self.list_len);
         }
         self.candidates = heap.into_vec();
-        list.extend(best.iter().map(|&(_, i)| i));
+        list.extend(best.iter().map(|r| r.arm));
     }
 
     #[inline]

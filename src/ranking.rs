@@ -1,4 +1,5 @@
-//! Ranking arms, and keeping the empirical top-K set up to date in O(log N) per sample.
+//! Ranking arms by a value, and keeping the empirical top-K set up to date in O(log N) per
+//! sample (used by the identification algorithms and CascadeKL-UCB).
 //!
 //! Arms are ranked by a value, ties going to the lower index ([`Ranked`]): every "K arms with the
 //! highest empirical means", every argmin and argmax in the algorithms uses this one total order,

@@ -50,17 +50,21 @@ pub fn default_out(name: &str) -> PathBuf {
 
 /// `specprobe run`: simulate a scenario and write its results.
 pub fn run(args: &RunArgs) -> Result<RunOutcome> {
-    let scenario = scenario::load(&args.scenario)?;
+    // The text is kept: a shard stores it in its partial result.
+    let text = scenario::read(&args.scenario)?;
+    let scenario = scenario::parse(&text, &args.scenario)?;
     match scenario {
-        Scenario::Regret(s) => {
-            run_regret(s.with_overrides(args.runs, args.horizon, args.seed), args)
-        }
+        Scenario::Regret(s) => run_regret(
+            s.with_overrides(args.runs, args.horizon, args.seed),
+            args,
+            &text,
+        ),
         Scenario::Identification(s) => {
             anyhow::ensure!(
                 args.horizon.is_none(),
                 "--horizon: identification scenarios have no horizon (runs stop when the algorithm does, or at `sample_cap`)"
             );
-            run_identification(s.with_overrides(args.runs, args.seed), args)
+            run_identification(s.with_overrides(args.runs, args.seed), args, &text)
         }
     }
 }
@@ -68,6 +72,7 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome> {
 fn run_identification(
     s: crate::scenario::IdentificationScenario,
     args: &RunArgs,
+    text: &str,
 ) -> Result<RunOutcome> {
     let out = prepare_out(args, &s.name)?;
     let opts = RunOptions {
@@ -79,7 +84,7 @@ fn run_identification(
         let body = PartialBody::Identification {
             cells: cells.iter().map(PartialCell::from_cell).collect(),
         };
-        return write_partial(&out, args, &s.name, s.fingerprint(), body);
+        return write_partial(&out, args, text, &s.name, s.fingerprint(), body);
     }
     let files = crate::report::identification::write(&out, &s, &cells, &args.charts)
         .with_context(|| format!("writing results into {}", out.path().display()))?;
@@ -93,18 +98,17 @@ fn run_identification(
 fn write_partial(
     out: &OutputDir,
     args: &RunArgs,
+    source_text: &str,
     name: &str,
     fingerprint: String,
     body: PartialBody,
 ) -> Result<RunOutcome> {
-    let source_text = std::fs::read_to_string(&args.scenario)
-        .with_context(|| format!("re-reading {}", args.scenario.display()))?;
     let partial = Partial {
         format: crate::partial::FORMAT.into(),
         scenario: name.to_string(),
         fingerprint,
         source_path: args.scenario.clone(),
-        source_text,
+        source_text: source_text.to_string(),
         overrides: Overrides {
             runs: args.runs,
             horizon: args.horizon,
@@ -272,7 +276,7 @@ fn prepare_dir(path: &Path) -> Result<OutputDir> {
     })
 }
 
-fn run_regret(s: RegretScenario, args: &RunArgs) -> Result<RunOutcome> {
+fn run_regret(s: RegretScenario, args: &RunArgs, text: &str) -> Result<RunOutcome> {
     // Fail on a bad output folder before simulating, not after.
     let out = prepare_out(args, &s.name)?;
     let opts = RunOptions {
@@ -282,7 +286,7 @@ fn run_regret(s: RegretScenario, args: &RunArgs) -> Result<RunOutcome> {
     let results = crate::runner::run_regret(&s, &opts)?;
     if args.shard.is_some() {
         let body = crate::partial::regret_body(&results);
-        return write_partial(&out, args, &s.name, s.fingerprint(), body);
+        return write_partial(&out, args, text, &s.name, s.fingerprint(), body);
     }
     let files = crate::report::write_regret(&out, &s, &results, &args.charts)
         .with_context(|| format!("writing results into {}", out.path().display()))?;

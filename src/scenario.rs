@@ -154,11 +154,15 @@ impl RegretScenario {
 
 /// Reads, parses and checks a scenario file.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+    parse(&read(path)?, path)
+}
+
+/// Reads a scenario file's text.
+pub fn read(path: &Path) -> Result<String, ScenarioError> {
+    std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
-    parse(&text, path)
+    })
 }
 
 /// Parses and checks scenario text; `path` is used in messages and to resolve relative paths.

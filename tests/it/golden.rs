@@ -1,5 +1,5 @@
-//! Golden files: exact bytes of `summary.json` and `curves.csv` for a small scenario that uses
-//! every policy and every cost law. They pin the output formats and every number: any change to
+//! Golden files: exact bytes of `summary.json` and `curves.csv` for a small regret scenario that
+//! uses every policy and every cost law, and of an identification scenario's outputs. They pin the output formats and every number: any change to
 //! the simulation, the random streams or the formatting shows up here. After a deliberate change,
 //! regenerate with `SPECPROBE_BLESS=1 cargo test golden` and review the diff.
 
@@ -33,6 +33,31 @@ fn check(produced: &Path, golden: &Path) {
             w.lines().nth(line).unwrap_or("")
         );
     }
+}
+
+#[test]
+fn identification_outputs_match_golden_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    specprobe::commands::run(&specprobe::commands::RunArgs {
+        scenario: Path::new("tests/data/golden-identification.ron").to_path_buf(),
+        out: Some(out.clone()),
+        threads: Some(2),
+        charts: specprobe::report::plots::ChartOptions {
+            formats: Vec::new(),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    check(
+        &out.join("summary.json"),
+        Path::new("tests/data/golden/identification-summary.json"),
+    );
+    check(
+        &out.join("identification.csv"),
+        Path::new("tests/data/golden/identification.csv"),
+    );
 }
 
 #[test]

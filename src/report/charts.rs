@@ -490,7 +490,7 @@ fn grid_chart(
             super::plots::si(s.horizon as f64)
         ),
         x_label: "configuration".into(),
-        y_label: "cumulative pseudo-regret at T (log scale)".into(),
+        y_label: "cumulative pseudo-regret at T".into(),
         groups,
         series,
         points,

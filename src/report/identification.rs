@@ -254,7 +254,7 @@ pub fn charts(
                 let chart = GroupedBars {
                     title: title.clone(),
                     x_label: "algorithm".into(),
-                    y_label: "samples to stop (log scale)".into(),
+                    y_label: "samples to stop".into(),
                     groups: algorithms.clone(),
                     series: vec![BarSeries {
                         label: format!("N = {}, K = {}", sizes[0], k_note[0]),

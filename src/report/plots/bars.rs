@@ -122,7 +122,8 @@ impl GroupedBars {
     {
         let n_groups = self.groups.len().max(1);
         let decimals = tick_decimals(y_floor, y_top);
-        let log = self.log_y;
+        // Drawn on a log axis exactly when the floor is positive (see `draw`).
+        let log = y_floor > 0.0;
         let mut chart = ChartBuilder::on(plot)
             .caption(&self.title, (FAMILY, 22))
             .margin(12)
@@ -134,7 +135,11 @@ impl GroupedBars {
             .disable_x_mesh()
             .x_labels(0)
             .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
+            .y_desc(if log {
+                format!("{} (log scale)", self.y_label)
+            } else {
+                self.y_label.clone()
+            })
             .label_style((FAMILY, 14))
             .axis_desc_style((FAMILY, 15))
             .y_label_formatter(&|y| if log { si(*y) } else { tick(*y, decimals) })
@@ -234,16 +239,14 @@ impl Chart for GroupedBars {
         let lw = legend_width(&legend, FONT).min(w / 2);
         let (plot, side) = root.split_horizontally(w - lw);
         let hi = self.values().fold(f64::NEG_INFINITY, f64::max);
-        if self.log_y {
-            let lo = self
-                .values()
-                .filter(|v| *v > 0.0)
-                .fold(f64::INFINITY, f64::min);
-            let (lo, hi) = if lo.is_finite() && hi > 0.0 {
-                (lo * 0.5, hi * 2.0)
-            } else {
-                (0.1, 10.0)
-            };
+        let lo = self
+            .values()
+            .filter(|v| *v > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        // A logarithmic axis only pays when the values span more than a decade or so; below
+        // that it would show one or two labels and hide the values.
+        if self.log_y && lo.is_finite() && hi > 20.0 * lo {
+            let (lo, hi) = (lo * 0.5, hi * 2.0);
             self.draw_in(root, &plot, (lo..hi).log_scale(), lo, hi)?;
         } else {
             let hi = if hi.is_finite() && hi > 0.0 {

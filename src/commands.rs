@@ -395,14 +395,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
     let rendered = crate::report::charts::compare_charts(&out, &sources, &args.run.charts)?;
     let mut files: Vec<PathBuf> = rendered
         .iter()
-        .flat_map(|r| {
-            args.run
-                .charts
-                .formats
-                .iter()
-                .map(|f| out.path().join(format!("{}.{}", r.stem, f.ext())))
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|r| r.files.iter().cloned())
         .collect();
     let table: Vec<(String, &crate::report::summary::RegretSummary)> = labels
         .iter()

@@ -78,12 +78,10 @@ pub fn render_report(
     charts: &ChartOptions,
 ) -> Result<Vec<PathBuf>, ReportError> {
     let rendered = charts::regret_charts(out, summary, rows, charts)?;
-    let mut written: Vec<PathBuf> = Vec::new();
-    for r in &rendered {
-        for f in &charts.formats {
-            written.push(out.path().join(format!("{}.{}", r.stem, f.ext())));
-        }
-    }
+    let mut written: Vec<PathBuf> = rendered
+        .iter()
+        .flat_map(|r| r.files.iter().cloned())
+        .collect();
     let md = markdown::regret_report(summary, &embedded(&rendered, charts));
     written.push(out.write("report.md", md.as_bytes())?);
     Ok(written)

@@ -10,6 +10,7 @@ use crate::output::OutputDir;
 use crate::recorder::Metric;
 use crate::stats::MeanStd;
 use plotters::style::RGBColor;
+use std::path::PathBuf;
 
 /// A chart written to the output folder.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,6 +19,8 @@ pub struct Rendered {
     pub caption: String,
     /// File name without extension.
     pub stem: String,
+    /// The files written, one per format.
+    pub files: Vec<PathBuf>,
 }
 
 /// One set of results to draw: a label (empty for a plain report), its summary and curves.
@@ -225,13 +228,14 @@ fn time_charts(
             y_from_zero: true,
         };
         let stem = stem_for(&format!("{prefix}regret"), log);
-        render(&chart, out, &stem, opts)?;
+        let files = render(&chart, out, &stem, opts)?;
         rendered.push(Rendered {
             caption: format!(
                 "Cumulative pseudo-regret{what}, {} slot axis (mean ± 1 sd across runs)",
                 if log { "logarithmic" } else { "linear" }
             ),
             stem,
+            files,
         });
     }
     if regret_only {
@@ -267,10 +271,11 @@ fn time_charts(
             y_from_zero: false,
         };
         let stem = stem_for(&format!("{prefix}reward"), log);
-        render(&chart, out, &stem, opts)?;
+        let files = render(&chart, out, &stem, opts)?;
         rendered.push(Rendered {
             caption: format!("Average net reward per slot{what} (cumulative reward / t)"),
             stem,
+            files,
         });
     }
     // Cumulative energy and delay, when the scenario has them.
@@ -299,10 +304,11 @@ fn time_charts(
                 y_from_zero: true,
             };
             let stem = stem_for(&format!("{prefix}{name}"), log);
-            render(&chart, out, &stem, opts)?;
+            let files = render(&chart, out, &stem, opts)?;
             rendered.push(Rendered {
                 caption: format!("Cumulative {name}{}{what}", unit(unit_name)),
                 stem,
+                files,
             });
         }
     }
@@ -360,10 +366,11 @@ fn probe_charts(
         notes: Vec::new(),
     };
     let stem = format!("{prefix}probes");
-    render(&chart, out, &stem, opts)?;
+    let files = render(&chart, out, &stem, opts)?;
     rendered.push(Rendered {
         caption: "Distribution of the number of channels probed per slot".into(),
         stem,
+        files,
     });
 
     // Per-channel probe rate beside UCR-T1's. With many channels, identical consecutive channels
@@ -428,11 +435,12 @@ fn probe_charts(
         notes: Vec::new(),
     };
     let stem = format!("{prefix}channels");
-    render(&chart, out, &stem, opts)?;
+    let files = render(&chart, out, &stem, opts)?;
     rendered.push(Rendered {
         caption: "Per-channel probe rate of each policy beside the UCR-T1 list's expected rate"
             .into(),
         stem,
+        files,
     });
     Ok(())
 }
@@ -497,10 +505,11 @@ fn grid_chart(
         log_y: true,
         notes: vec!["bars: mean ± s.e. over runs".into()],
     };
-    render(&chart, out, "grid-regret", opts)?;
+    let files = render(&chart, out, "grid-regret", opts)?;
     rendered.push(Rendered {
         caption: "Final pseudo-regret per configuration and policy (mean ± standard error), with the paper's values as markers".into(),
         stem: "grid-regret".into(),
+        files,
     });
     Ok(())
 }

@@ -217,7 +217,7 @@ pub fn charts(
             let k_note = distinct(cells.iter().map(|c| c.k));
             let title = format!("{instance} ({setting})");
             let stem = format!("samples-{}-{setting}", slug(&instance));
-            if sizes.len() > 1 {
+            let files = if sizes.len() > 1 {
                 let chart = LineChart {
                     title: title.clone(),
                     x_label: "number of arms N (log scale)".into(),
@@ -249,7 +249,7 @@ pub fn charts(
                     y_range_from: 0.0,
                     y_from_zero: false,
                 };
-                render(&chart, out, &stem, opts)?;
+                render(&chart, out, &stem, opts)?
             } else {
                 let chart = GroupedBars {
                     title: title.clone(),
@@ -272,11 +272,12 @@ pub fn charts(
                     log_y: true,
                     notes: vec!["bars: mean ± 1 sd".into()],
                 };
-                render(&chart, out, &stem, opts)?;
-            }
+                render(&chart, out, &stem, opts)?
+            };
             rendered.push(Rendered {
                 caption: format!("Samples to stop against the number of arms: {title}"),
                 stem,
+                files,
             });
         }
     }
@@ -389,11 +390,7 @@ pub fn render_report(
 ) -> Result<Vec<PathBuf>, ReportError> {
     let mut written = Vec::new();
     let rendered = charts(out, summary, opts)?;
-    for r in &rendered {
-        for f in &opts.formats {
-            written.push(out.path().join(format!("{}.{}", r.stem, f.ext())));
-        }
-    }
+    written.extend(rendered.iter().flat_map(|r| r.files.iter().cloned()));
     let md = markdown(summary, &super::embedded(&rendered, opts));
     written.push(out.write("report.md", md.as_bytes())?);
     Ok(written)

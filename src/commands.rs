@@ -590,7 +590,7 @@ fn cost_specs(c: &crate::cost::CostModel) -> Vec<&crate::law::LawSpec> {
 }
 
 fn ron_law(spec: &crate::law::LawSpec) -> String {
-    scenario::to_ron_line(spec)
+    crate::ron_text::to_ron_line(spec)
 }
 
 fn unit(u: &str) -> String {

@@ -3,7 +3,7 @@
 //!
 //! In spectrum terms: before committing to a probing list, a radio spends a sensing budget to
 //! find its K best channels. Algorithms implement [`Identifier`]: they name the next arm to sample
-//! or stop; the engine (`sim::identify`) draws the samples, enforces the per-run sample cap and
+//! or stop; the engine ([`identify()`]) draws the samples, enforces the per-run sample cap and
 //! checks the answer. Every algorithm starts by sampling each arm once (counted).
 //!
 //! Algorithms (one file each): [`Lucb1`] (Kalyanakrishnan et al. 2012), [`LilUcb`] (Jamieson et
@@ -13,6 +13,7 @@
 //! parameter choices live in [`confidence`].
 
 pub mod confidence;
+mod episode;
 pub mod instance;
 mod lil_clucb;
 mod lil_lucb;
@@ -21,13 +22,16 @@ mod lil_ucb;
 mod lucb1;
 pub mod lucb_core;
 mod lucb_pp;
+mod stats;
 
+pub use episode::{IdentifyOutcome, identify};
 pub use lil_clucb::LilClucb;
 pub use lil_lucb::LilLucb;
 pub use lil_rand_lucb::LilRandLucb;
 pub use lil_ucb::LilUcb;
 pub use lucb_pp::LucbPlusPlus;
 pub use lucb1::Lucb1;
+pub use stats::IdentifyStats;
 
 use confidence::{Guarantee, Lil, Params, Setting};
 use rand::Rng;

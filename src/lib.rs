@@ -14,7 +14,7 @@
 //! ```text
 //! scenario::load  (RON -> checked Scenario)
 //!   -> runner::run_regret / run_identification   (parallel runs, one RNG stream per run)
-//!        -> sim::episode / sim::identify          (the loops, generic over the policy)
+//!        -> sim::episode / identify::identify         (the loops, generic over the policy)
 //!             -> recorder                          (checkpoints, histograms; exact merges)
 //!   -> report::write_regret / identification::write (summary.json, CSV, charts, report.md)
 //!   or partial::Partial                            (a shard's exact statistics, for merge)
@@ -37,6 +37,7 @@ pub mod ranking;
 pub mod recorder;
 pub mod report;
 pub mod rng;
+mod ron_text;
 pub mod runner;
 pub mod scenario;
 pub mod sim;

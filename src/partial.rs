@@ -9,8 +9,9 @@
 //! by the same code from statistics whose merge does not depend on grouping.
 
 use crate::identify::AlgorithmSpec;
+use crate::identify::IdentifyStats;
 use crate::identify::confidence::{Params, Setting};
-use crate::recorder::{IdentifyStats, PartialStats, PolicyStats};
+use crate::recorder::{PartialStats, PolicyStats};
 use crate::runner::{IdentifyCell, RegretResults, Shard};
 use crate::stats::Moments;
 use serde::{Deserialize, Serialize};

@@ -278,7 +278,7 @@ impl PolicySpec {
 
     /// The spec in scenario syntax, e.g. `CcUcb(alpha: 1.5, epsilon: 0.00001)`.
     pub fn to_ron(&self) -> String {
-        crate::scenario::to_ron_line(self)
+        crate::ron_text::to_ron_line(self)
     }
 
     /// Builds the policy for an environment (parameters already checked).

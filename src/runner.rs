@@ -10,9 +10,10 @@
 use crate::channel::Environment;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::instance::Arms;
-use crate::identify::{AlgorithmSpec, Identifier, IdentifierVisitor};
+use crate::identify::{
+    AlgorithmSpec, Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats,
+};
 use crate::policy::{Policy, PolicyVisitor};
-use crate::recorder::IdentifyStats;
 use crate::recorder::{PolicyStats, RunRecord};
 use crate::rng::{label_hash, stream};
 use crate::scenario::IdentificationScenario;
@@ -406,9 +407,9 @@ struct Identify<'a, R> {
 }
 
 impl<R: Rng> IdentifierVisitor for Identify<'_, R> {
-    type Output = crate::sim::IdentifyOutcome;
+    type Output = IdentifyOutcome;
 
     fn visit<I: Identifier>(self, mut algorithm: I) -> Self::Output {
-        crate::sim::identify(self.arms, &mut algorithm, self.cap, self.rng, self.answer)
+        crate::identify::identify(self.arms, &mut algorithm, self.cap, self.rng, self.answer)
     }
 }

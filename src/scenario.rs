@@ -200,15 +200,6 @@ pub fn ron_options() -> ron::Options {
         .with_default_extension(Extensions::IMPLICIT_SOME | Extensions::UNWRAP_VARIANT_NEWTYPES)
 }
 
-/// A value in scenario syntax on one line, e.g. `CcUcb(alpha: 1.5, epsilon: 1e-5)`.
-pub fn to_ron_line<T: serde::Serialize + std::fmt::Debug>(value: &T) -> String {
-    let config = ron::ser::PrettyConfig::new()
-        .compact_structs(true)
-        .compact_arrays(true)
-        .compact_maps(true);
-    ron::ser::to_string_pretty(value, config).unwrap_or_else(|_| format!("{value:?}"))
-}
-
 fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
     let parse_error = |err: ron::error::SpannedError, field: String| ScenarioError::Parse {
         path: path.to_path_buf(),

@@ -1,0 +1,46 @@
+//! The identification loop: samples whatever the algorithm asks for, enforces the sample cap and
+//! checks the answer.
+
+use super::Identifier;
+use super::instance::Arms;
+use rand::Rng;
+
+/// What one identification run ended with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdentifyOutcome {
+    /// Samples drawn (initialisation included).
+    pub samples: u64,
+    /// The run reached the sample cap before the algorithm stopped.
+    pub capped: bool,
+    /// The answer (at the stop, or as it stood at the cap) is the true top-K set.
+    pub correct: bool,
+}
+
+/// Runs one identification: samples whatever the algorithm asks for until it stops or `cap`
+/// samples have been drawn; `answer` is a reusable buffer.
+pub fn identify<I: Identifier, R: Rng + ?Sized>(
+    arms: &Arms,
+    algorithm: &mut I,
+    cap: u64,
+    rng: &mut R,
+    answer: &mut Vec<usize>,
+) -> IdentifyOutcome {
+    let mut samples = 0u64;
+    let mut capped = false;
+    while let Some(arm) = algorithm.next(rng) {
+        if samples == cap {
+            capped = true;
+            break;
+        }
+        let reward = arms.sample(arm, rng);
+        algorithm.observe(arm, reward);
+        samples += 1;
+    }
+    answer.clear();
+    algorithm.answer(answer);
+    IdentifyOutcome {
+        samples,
+        capped,
+        correct: arms.is_correct(answer),
+    }
+}

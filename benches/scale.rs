@@ -78,19 +78,19 @@ fn main() {
                 vec![6, 64, 1024, 4096]
             }
         });
-    let policies = [
-        PolicySpec::Oracle,
-        PolicySpec::CcUcb {
-            alpha: 1.5,
-            epsilon: 1e-5,
-        },
-        PolicySpec::CcUcbKnownCost { alpha: 1.5 },
-        PolicySpec::CascadeUcb1 { list_len: 3 },
-        PolicySpec::CascadeKlUcb { list_len: 3 },
-        PolicySpec::ThompsonSampling { known_cost: false },
-        PolicySpec::Ucb1,
-        PolicySpec::RandomList { list_len: Some(3) },
-    ];
+    let policies: Vec<PolicySpec> = [
+        "Oracle",
+        "CcUcb(alpha: 1.5, epsilon: 1e-5)",
+        "CcUcbKnownCost(alpha: 1.5)",
+        "CascadeUcb1(list_len: 3)",
+        "CascadeKlUcb(list_len: 3)",
+        "ThompsonSampling(known_cost: false)",
+        "Ucb1",
+        "RandomList(list_len: 3)",
+    ]
+    .iter()
+    .map(|s| s.parse().expect("a valid policy"))
+    .collect();
     println!(
         "{:<26} {:>6} {:>9} {:>12} {:>14}",
         "policy", "K", "slots", "ns/slot", "ns/slot/chan"

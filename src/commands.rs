@@ -559,7 +559,7 @@ fn describe_regret(s: &RegretScenario) -> String {
                 let _ = writeln!(
                     out,
                     "Theorem 2 (α = {}): R(T) ≤ {}·ln T + O(1) = {} at T; Theorem 3: R(T) ≳ {}·ln T = {} at T",
-                    t2.alpha.unwrap_or(1.5),
+                    t2.alpha.unwrap_or(crate::policy::DEFAULT_ALPHA),
                     sig(t2.coefficient, 4),
                     sig(t2.at_horizon, 4),
                     sig(t3.coefficient, 4),

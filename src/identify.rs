@@ -33,14 +33,58 @@ pub use lucb_pp::LucbPlusPlus;
 pub use lucb1::Lucb1;
 pub use stats::IdentifyStats;
 
+use crate::rng::SimRng;
 use confidence::{Guarantee, Lil, Params, Setting};
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 /// A best-K identification algorithm.
+///
+/// The engine asks for the next arm to sample until the algorithm stops (`None`) or the sample
+/// cap is reached, reports each sample back, then asks for the answer. Object safe: an algorithm
+/// written outside specprobe runs as a `Box<dyn Identifier>`.
+///
+/// # Example
+/// Uniform sampling (round robin) that stops once every arm has `m` samples and answers the K
+/// best empirical means:
+/// ```
+/// use specprobe::{Identifier, SimRng};
+///
+/// struct RoundRobin { m: u64, k: usize, n: Vec<u64>, sum: Vec<f64>, next: usize }
+///
+/// impl Identifier for RoundRobin {
+///     fn next(&mut self, _rng: &mut SimRng) -> Option<usize> {
+///         let arm = self.next;
+///         if self.n[arm] == self.m {
+///             return None;
+///         }
+///         self.next = (arm + 1) % self.n.len();
+///         Some(arm)
+///     }
+///     fn observe(&mut self, arm: usize, reward: f64) {
+///         self.n[arm] += 1;
+///         self.sum[arm] += reward;
+///     }
+///     fn answer(&self, out: &mut Vec<usize>) {
+///         out.extend(0..self.n.len());
+///         out.sort_by(|&a, &b| self.sum[b].total_cmp(&self.sum[a]));
+///         out.truncate(self.k);
+///     }
+/// }
+///
+/// let mut a = RoundRobin { m: 2, k: 1, n: vec![0; 3], sum: vec![0.0; 3], next: 0 };
+/// let mut rng = specprobe::rng::stream(1, 0, 0);
+/// let mut samples = 0;
+/// while let Some(arm) = a.next(&mut rng) {
+///     a.observe(arm, if arm == 2 { 1.0 } else { 0.0 });
+///     samples += 1;
+/// }
+/// let mut best = Vec::new();
+/// a.answer(&mut best);
+/// assert_eq!((samples, best), (6, vec![2]));
+/// ```
 pub trait Identifier {
-    /// The next arm to sample, or `None` to stop.
-    fn next<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<usize>;
+    /// The next arm to sample, or `None` to stop. `rng` is this run's algorithm stream.
+    fn next(&mut self, rng: &mut SimRng) -> Option<usize>;
 
     /// Learns one sample of `arm`.
     fn observe(&mut self, arm: usize, reward: f64);
@@ -48,6 +92,21 @@ pub trait Identifier {
     /// Writes the current answer (K arms, any order) into `out` (cleared by the caller). Called
     /// after a stop, or when the sample cap cut the run short.
     fn answer(&self, out: &mut Vec<usize>);
+}
+
+/// A boxed algorithm is an algorithm (one dynamic call per step).
+impl<I: Identifier + ?Sized> Identifier for Box<I> {
+    #[inline]
+    fn next(&mut self, rng: &mut SimRng) -> Option<usize> {
+        (**self).next(rng)
+    }
+    #[inline]
+    fn observe(&mut self, arm: usize, reward: f64) {
+        (**self).observe(arm, reward);
+    }
+    fn answer(&self, out: &mut Vec<usize>) {
+        (**self).answer(out);
+    }
 }
 
 /// Per-arm counts and sums, and the "sample each arm once" initialisation.
@@ -202,7 +261,6 @@ impl AlgorithmSpec {
 
 /// A built algorithm of any kind; [`AnyIdentifier::visit`] hands the concrete type to generic
 /// code (one dispatch per run).
-#[derive(Clone, Debug)]
 pub enum AnyIdentifier {
     /// LUCB1.
     Lucb1(Lucb1),
@@ -216,6 +274,23 @@ pub enum AnyIdentifier {
     LilRandLucb(LilRandLucb),
     /// lil'CLUCB.
     LilClucb(LilClucb),
+    /// An algorithm written outside specprobe.
+    Custom(Box<dyn Identifier>),
+}
+
+impl std::fmt::Debug for AnyIdentifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match self {
+            AnyIdentifier::Lucb1(_) => "Lucb1",
+            AnyIdentifier::LilUcb(_) => "LilUcb",
+            AnyIdentifier::LilLucb(_) => "LilLucb",
+            AnyIdentifier::LucbPlusPlus(_) => "LucbPlusPlus",
+            AnyIdentifier::LilRandLucb(_) => "LilRandLucb",
+            AnyIdentifier::LilClucb(_) => "LilClucb",
+            AnyIdentifier::Custom(_) => "Custom",
+        };
+        f.write_str(name)
+    }
 }
 
 /// Generic code that runs with a concrete algorithm type.
@@ -236,6 +311,7 @@ impl AnyIdentifier {
             AnyIdentifier::LucbPlusPlus(a) => v.visit(a),
             AnyIdentifier::LilRandLucb(a) => v.visit(a),
             AnyIdentifier::LilClucb(a) => v.visit(a),
+            AnyIdentifier::Custom(a) => v.visit(a),
         }
     }
 }

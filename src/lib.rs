@@ -45,4 +45,10 @@ pub mod stats;
 pub mod theory;
 
 pub use error::ScenarioError;
+pub use identify::Identifier;
+pub use policy::Policy;
+/// The random-number crate of [`Policy`] and [`Identifier`]: `use specprobe::rand::RngExt` gives
+/// the sampling methods, with no separate dependency to keep in step.
+pub use rand;
+pub use rng::SimRng;
 pub use scenario::{Scenario, load};

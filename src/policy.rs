@@ -17,34 +17,164 @@ mod cc_ucb;
 mod estimates;
 mod oracle;
 mod random_list;
+#[macro_use]
+mod registry_macro;
+mod registry;
 mod thompson;
 mod ucb1;
 
-pub use cascade_kl_ucb::CascadeKlUcb;
-pub use cascade_ucb1::CascadeUcb1;
-pub use cc_ucb::CcUcb;
+pub use cascade_kl_ucb::{CascadeKlUcb, CascadeKlUcbSpec};
+pub use cascade_ucb1::{CascadeUcb1, CascadeUcb1Spec};
+pub use cc_ucb::{CcUcb, CcUcbKnownCostSpec, CcUcbSpec, DEFAULT_ALPHA, DEFAULT_EPSILON};
 pub use estimates::Estimates;
-pub use oracle::Oracle;
-pub use random_list::RandomList;
-pub use thompson::ThompsonSampling;
-pub use ucb1::Ucb1;
+pub use oracle::{Oracle, OracleSpec};
+pub use random_list::{RandomList, RandomListSpec};
+pub use registry::{AnyPolicy, CatalogueEntry, PolicySpec, PolicyVisitor};
+pub use thompson::{ThompsonSampling, ThompsonSpec};
+pub use ucb1::{Ucb1, Ucb1Spec};
 
 use crate::channel::Environment;
-use rand::Rng;
-use serde::{Deserialize, Serialize};
+use crate::rng::SimRng;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 /// A cascade policy.
+///
+/// Each slot the engine asks for an ordered probe list, probes it in order, stops at the first
+/// channel sensed idle, and reports every probed channel back. The engine, not the policy,
+/// applies the stopping rule and scores the slot.
+///
+/// The trait is object safe: a policy written outside specprobe runs as a `Box<dyn Policy>`
+/// (one dynamic call per `plan` and per `observe`), the built-in ones monomorphised.
+///
+/// # Example
+/// An ε-greedy cascade policy: with probability ε a random channel alone, otherwise every channel
+/// whose empirical idle rate beats its empirical cost, best ratio first.
+/// ```
+/// use specprobe::rand::RngExt;
+/// use specprobe::{Policy, SimRng};
+///
+/// struct EpsGreedy { eps: f64, n: Vec<f64>, idle: Vec<f64>, cost: Vec<f64> }
+///
+/// impl Policy for EpsGreedy {
+///     fn plan(&mut self, _t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
+///         let k = self.n.len();
+///         if let Some(i) = (0..k).find(|&i| self.n[i] == 0.0) {
+///             return list.push(i); // see every channel once
+///         }
+///         if rng.random::<f64>() < self.eps {
+///             return list.push(rng.random_range(0..k));
+///         }
+///         let ratio = |i: usize| self.idle[i] / self.cost[i].max(1e-9);
+///         list.extend((0..k).filter(|&i| ratio(i) > 1.0));
+///         list.sort_by(|&a, &b| ratio(b).total_cmp(&ratio(a)));
+///     }
+///     fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+///         self.n[channel] += 1.0;
+///         let n = self.n[channel];
+///         self.idle[channel] += (f64::from(u8::from(idle)) - self.idle[channel]) / n;
+///         self.cost[channel] += (cost - self.cost[channel]) / n;
+///     }
+/// }
+///
+/// let mut p = EpsGreedy { eps: 0.1, n: vec![0.0; 2], idle: vec![0.0; 2], cost: vec![0.0; 2] };
+/// let mut list = Vec::new();
+/// p.plan(1, &mut list, &mut specprobe::rng::stream(1, 0, 0));
+/// assert_eq!(list, vec![0]);
+/// ```
 pub trait Policy {
-    /// Writes slot `t`'s probe order into `list` (empty on entry; `t` counts from 1).
-    fn plan<R: Rng + ?Sized>(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut R);
+    /// Writes slot `t`'s probe order into `list` (empty on entry; `t` counts from 1). `rng` is
+    /// this run's policy stream: draw from it, never from a generator of your own, so that runs
+    /// stay reproducible.
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng);
 
-    /// Learns from one probe of `channel` in the current slot: its state and its bandit cost.
+    /// Learns from one probe of `channel` in the current slot: its sensed state and its bandit
+    /// cost.
     fn observe(&mut self, channel: usize, idle: bool, cost: f64);
+}
+
+/// A boxed policy is a policy: one dynamic call per `plan` and per `observe`.
+impl<P: Policy + ?Sized> Policy for Box<P> {
+    #[inline]
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
+        (**self).plan(t, list, rng);
+    }
+
+    #[inline]
+    fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+        (**self).observe(channel, idle, cost);
+    }
+}
+
+/// A policy parameter that breaks its rule (like [`crate::law::LawError`] for laws).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{rule}")]
+pub struct ParamError {
+    /// The parameter's name in scenario syntax, e.g. `list_len`.
+    pub param: &'static str,
+    /// The rule it breaks, with the value, e.g. `must lie in 1..=6, the number of channels (got 7)`.
+    pub rule: String,
+}
+
+impl ParamError {
+    /// `param` must be a positive finite number.
+    pub fn positive(param: &'static str, value: f64) -> Result<(), ParamError> {
+        if value.is_finite() && value > 0.0 {
+            Ok(())
+        } else {
+            Err(ParamError {
+                param,
+                rule: format!("must be a positive finite number (got {value})"),
+            })
+        }
+    }
+
+    /// `param` (a list length) must lie in `1..=k`.
+    pub fn list_len(param: &'static str, value: usize, k: usize) -> Result<(), ParamError> {
+        if (1..=k).contains(&value) {
+            Ok(())
+        } else {
+            Err(ParamError {
+                param,
+                rule: format!("must lie in 1..={k}, the number of channels (got {value})"),
+            })
+        }
+    }
+}
+
+/// The scenario entry of a built-in policy: its parameters, checked and turned into the policy.
+///
+/// A new built-in policy is one file that defines the policy and a type implementing this trait,
+/// plus one line in the registry (`src/policy/registry.rs`); the scenario parser, `specprobe
+/// policies`, labels, checks and the engine's static dispatch all come from there.
+pub trait Builtin: Clone + std::fmt::Debug + PartialEq + Serialize + DeserializeOwned {
+    /// The name in scenario files, e.g. `CcUcb`.
+    const NAME: &'static str;
+    /// What the policy does, one line for `specprobe policies`.
+    const SUMMARY: &'static str;
+    /// The policy it builds.
+    type Policy: Policy;
+
+    /// The spec written bare (`CcUcb` or `CcUcb()`): every parameter at its default, or the
+    /// name of the parameter that has none.
+    fn bare() -> Result<Self, &'static str>;
+
+    /// The spec shown by `specprobe policies` (the bare one where it exists).
+    fn example() -> Self;
+
+    /// The label used when a scenario gives none.
+    fn label(&self) -> &'static str;
+
+    /// Checks the parameters against an instance of `k` channels; every broken rule.
+    fn check(&self, k: usize) -> Vec<ParamError>;
+
+    /// Builds the policy for an environment (parameters already checked).
+    fn build(&self, env: &Environment) -> Self::Policy;
 }
 
 /// The paper's initialisation: slot `t ≤ K` probes channel `t − 1` alone.
 #[inline]
-pub fn initial_probe(t: u64, k: usize) -> Option<usize> {
+pub(crate) fn initial_probe(t: u64, k: usize) -> Option<usize> {
     if t <= k as u64 {
         Some((t - 1) as usize)
     } else {
@@ -55,7 +185,7 @@ pub fn initial_probe(t: u64, k: usize) -> Option<usize> {
 /// Sorts `list` by decreasing `key`, breaking ties by increasing channel index, so that the
 /// order is a pure function of the keys (any sort algorithm gives the same list).
 #[inline]
-pub fn sort_by_key_desc(list: &mut [usize], key: &[f64]) {
+pub(crate) fn sort_by_key_desc(list: &mut [usize], key: &[f64]) {
     list.sort_unstable_by(|&a, &b| key[b].total_cmp(&key[a]).then(a.cmp(&b)));
 }
 
@@ -67,7 +197,7 @@ pub fn sort_by_key_desc(list: &mut [usize], key: &[f64]) {
 /// When too many elements move (early exploration, a big jump in a key) it stops after a budget
 /// of `4·len + 64` shifts and lets `sort_unstable_by` finish in O(n log n) without allocating.
 /// The result depends only on the keys (the order is total), never on the path taken.
-pub fn resort_by_key_desc(order: &mut [usize], key: &[f64]) {
+pub(crate) fn resort_by_key_desc(order: &mut [usize], key: &[f64]) {
     let before = |a: usize, b: usize| match key[a].total_cmp(&key[b]) {
         std::cmp::Ordering::Greater => true,
         std::cmp::Ordering::Less => false,
@@ -91,7 +221,7 @@ pub fn resort_by_key_desc(order: &mut [usize], key: &[f64]) {
 }
 
 /// Keeps the `len` channels of largest `key` (ties to the lower index) in `list`, ordered.
-pub fn top_by_key(list: &mut Vec<usize>, key: &[f64], len: usize) {
+pub(crate) fn top_by_key(list: &mut Vec<usize>, key: &[f64], len: usize) {
     list.clear();
     list.extend(0..key.len());
     let cmp = |a: &usize, b: &usize| key[*b].total_cmp(&key[*a]).then(a.cmp(b));
@@ -100,255 +230,6 @@ pub fn top_by_key(list: &mut Vec<usize>, key: &[f64], len: usize) {
         list.truncate(len);
     }
     list.sort_unstable_by(cmp);
-}
-
-fn default_alpha() -> f64 {
-    1.5
-}
-fn default_epsilon() -> f64 {
-    1e-5
-}
-
-/// A policy as a scenario names it, with its parameters.
-///
-/// ```ron
-/// Oracle
-/// CcUcb(alpha: 1.5, epsilon: 1e-5)
-/// CcUcbKnownCost(alpha: 1.5)
-/// CascadeUcb1(list_len: 3)
-/// CascadeKlUcb(list_len: 3)
-/// ThompsonSampling(known_cost: false)
-/// Ucb1
-/// RandomList(list_len: 2)
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum PolicySpec {
-    /// UCR-T1 with the true θ and c (Theorem 1): zero pseudo-regret by construction.
-    Oracle,
-    /// CC-UCB (Algorithm 1) with unknown costs.
-    CcUcb {
-        /// Exploration parameter α of `u = sqrt(α·ln t / N)` (the paper uses 1.5).
-        #[serde(default = "default_alpha")]
-        alpha: f64,
-        /// Floor ε of the cost's lower confidence bound.
-        #[serde(default = "default_epsilon")]
-        epsilon: f64,
-    },
-    /// CC-UCB with known mean costs: `L_i = c_i`.
-    CcUcbKnownCost {
-        /// Exploration parameter α.
-        #[serde(default = "default_alpha")]
-        alpha: f64,
-    },
-    /// CascadeUCB1 (Kveton et al., ICML 2015): the `list_len` channels of highest UCB1 index of
-    /// θ, cost-oblivious.
-    CascadeUcb1 {
-        /// List length L.
-        list_len: usize,
-    },
-    /// CascadeKL-UCB (Kveton et al., ICML 2015): as CascadeUCB1 with KL-UCB indices.
-    CascadeKlUcb {
-        /// List length L.
-        list_len: usize,
-    },
-    /// Cost-aware Thompson sampling (not in the paper): Beta posteriors on θ and c, rank sampled
-    /// θ/c and keep the channels whose sampled ratio exceeds 1.
-    ThompsonSampling {
-        /// Use the true mean costs instead of sampling them.
-        #[serde(default)]
-        known_cost: bool,
-    },
-    /// Classic UCB1 on one channel per slot, on the net reward `X − Y`.
-    Ucb1,
-    /// A uniformly random ordered list of `list_len` distinct channels (all K if omitted).
-    RandomList {
-        /// List length (default K).
-        #[serde(default)]
-        list_len: Option<usize>,
-    },
-}
-
-/// One entry of the policy catalogue printed by `specprobe policies`.
-#[derive(Clone, Debug)]
-pub struct CatalogueEntry {
-    /// The spec with every parameter at its default (list lengths at an example value).
-    pub example: PolicySpec,
-    /// What the policy does, one line.
-    pub summary: &'static str,
-}
-
-impl PolicySpec {
-    /// The label used when a scenario gives none.
-    pub fn default_label(&self) -> &'static str {
-        match self {
-            PolicySpec::Oracle => "oracle",
-            PolicySpec::CcUcb { .. } => "cc-ucb",
-            PolicySpec::CcUcbKnownCost { .. } => "cc-ucb-known-cost",
-            PolicySpec::CascadeUcb1 { .. } => "cascade-ucb1",
-            PolicySpec::CascadeKlUcb { .. } => "cascade-kl-ucb",
-            PolicySpec::ThompsonSampling { known_cost: false } => "cost-aware-ts",
-            PolicySpec::ThompsonSampling { known_cost: true } => "cost-aware-ts-known-cost",
-            PolicySpec::Ucb1 => "ucb1",
-            PolicySpec::RandomList { .. } => "random",
-        }
-    }
-
-    /// Every policy with its defaults, for `specprobe policies` and the README.
-    pub fn catalogue() -> Vec<CatalogueEntry> {
-        vec![
-            CatalogueEntry {
-                example: PolicySpec::Oracle,
-                summary: "UCR-T1 (Theorem 1) with the true θ and c; zero pseudo-regret",
-            },
-            CatalogueEntry {
-                example: PolicySpec::CcUcb {
-                    alpha: default_alpha(),
-                    epsilon: default_epsilon(),
-                },
-                summary: "CC-UCB (Algorithm 1), unknown costs: rank U/L, keep U/L > 1",
-            },
-            CatalogueEntry {
-                example: PolicySpec::CcUcbKnownCost {
-                    alpha: default_alpha(),
-                },
-                summary: "CC-UCB with known mean costs (L_i = c_i)",
-            },
-            CatalogueEntry {
-                example: PolicySpec::CascadeUcb1 { list_len: 3 },
-                summary: "CascadeUCB1 (Kveton et al. 2015): top-L channels by UCB1 index of θ, cost-oblivious",
-            },
-            CatalogueEntry {
-                example: PolicySpec::CascadeKlUcb { list_len: 3 },
-                summary: "CascadeKL-UCB (Kveton et al. 2015): top-L channels by KL-UCB index of θ, cost-oblivious",
-            },
-            CatalogueEntry {
-                example: PolicySpec::ThompsonSampling { known_cost: false },
-                summary: "cost-aware Thompson sampling (not in the paper): Beta posteriors, rank sampled θ/c > 1",
-            },
-            CatalogueEntry {
-                example: PolicySpec::Ucb1,
-                summary: "UCB1 on one channel per slot (net reward X − Y): sanity baseline",
-            },
-            CatalogueEntry {
-                example: PolicySpec::RandomList { list_len: None },
-                summary: "uniformly random ordered list of list_len channels (default all K): sanity baseline",
-            },
-        ]
-    }
-
-    /// Checks the parameters against an instance of `k` channels; on failure returns the
-    /// parameter's name and the rule it breaks.
-    pub fn check(&self, k: usize) -> Result<(), (&'static str, String)> {
-        let positive = |name, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err((name, format!("must be a positive finite number (got {v})")))
-            }
-        };
-        let length = |v: usize| {
-            if (1..=k).contains(&v) {
-                Ok(())
-            } else {
-                Err((
-                    "list_len",
-                    format!("must lie in 1..={k}, the number of channels (got {v})"),
-                ))
-            }
-        };
-        match *self {
-            PolicySpec::CcUcb { alpha, epsilon } => {
-                positive("alpha", alpha)?;
-                positive("epsilon", epsilon)
-            }
-            PolicySpec::CcUcbKnownCost { alpha } => positive("alpha", alpha),
-            PolicySpec::CascadeUcb1 { list_len } | PolicySpec::CascadeKlUcb { list_len } => {
-                length(list_len)
-            }
-            PolicySpec::RandomList {
-                list_len: Some(len),
-            } => length(len),
-            PolicySpec::Oracle
-            | PolicySpec::ThompsonSampling { .. }
-            | PolicySpec::Ucb1
-            | PolicySpec::RandomList { list_len: None } => Ok(()),
-        }
-    }
-
-    /// The spec in scenario syntax, e.g. `CcUcb(alpha: 1.5, epsilon: 0.00001)`.
-    pub fn to_ron(&self) -> String {
-        crate::ron_text::to_ron_line(self)
-    }
-
-    /// Builds the policy for an environment (parameters already checked).
-    pub fn build(&self, env: &Environment) -> AnyPolicy {
-        let k = env.len();
-        match *self {
-            PolicySpec::Oracle => AnyPolicy::Oracle(Oracle::new(env)),
-            PolicySpec::CcUcb { alpha, epsilon } => {
-                AnyPolicy::CcUcb(CcUcb::unknown_cost(k, alpha, epsilon))
-            }
-            PolicySpec::CcUcbKnownCost { alpha } => {
-                AnyPolicy::CcUcb(CcUcb::known_cost(env.mean_cost().to_vec(), alpha))
-            }
-            PolicySpec::CascadeUcb1 { list_len } => {
-                AnyPolicy::CascadeUcb1(CascadeUcb1::new(k, list_len))
-            }
-            PolicySpec::CascadeKlUcb { list_len } => {
-                AnyPolicy::CascadeKlUcb(CascadeKlUcb::new(k, list_len))
-            }
-            PolicySpec::ThompsonSampling { known_cost } => AnyPolicy::Thompson(
-                ThompsonSampling::new(k, known_cost.then(|| env.mean_cost().to_vec())),
-            ),
-            PolicySpec::Ucb1 => AnyPolicy::Ucb1(Ucb1::new(k)),
-            PolicySpec::RandomList { list_len } => {
-                AnyPolicy::Random(RandomList::new(k, list_len.unwrap_or(k)))
-            }
-        }
-    }
-}
-
-/// A built policy of any kind; [`AnyPolicy::visit`] hands the concrete type to generic code.
-#[derive(Clone, Debug)]
-pub enum AnyPolicy {
-    /// UCR-T1.
-    Oracle(Oracle),
-    /// CC-UCB, either cost knowledge.
-    CcUcb(CcUcb),
-    /// CascadeUCB1.
-    CascadeUcb1(CascadeUcb1),
-    /// CascadeKL-UCB.
-    CascadeKlUcb(CascadeKlUcb),
-    /// Cost-aware Thompson sampling.
-    Thompson(ThompsonSampling),
-    /// Single-channel UCB1.
-    Ucb1(Ucb1),
-    /// Uniformly random list.
-    Random(RandomList),
-}
-
-/// Generic code that runs with a concrete policy type (monomorphised per policy).
-pub trait PolicyVisitor {
-    /// What the visit returns.
-    type Output;
-    /// Runs with the concrete policy.
-    fn visit<P: Policy>(self, policy: P) -> Self::Output;
-}
-
-impl AnyPolicy {
-    /// Dispatches once to the concrete policy type.
-    pub fn visit<V: PolicyVisitor>(self, visitor: V) -> V::Output {
-        match self {
-            AnyPolicy::Oracle(p) => visitor.visit(p),
-            AnyPolicy::CcUcb(p) => visitor.visit(p),
-            AnyPolicy::CascadeUcb1(p) => visitor.visit(p),
-            AnyPolicy::CascadeKlUcb(p) => visitor.visit(p),
-            AnyPolicy::Thompson(p) => visitor.visit(p),
-            AnyPolicy::Ucb1(p) => visitor.visit(p),
-            AnyPolicy::Random(p) => visitor.visit(p),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -360,7 +241,7 @@ mod tests {
         let mut labels = std::collections::BTreeSet::new();
         for entry in PolicySpec::catalogue() {
             let text = entry.example.to_ron();
-            let back: PolicySpec = ron::from_str(&text).unwrap();
+            let back: PolicySpec = crate::scenario::ron_options().from_str(&text).unwrap();
             assert_eq!(back, entry.example, "{text}");
             assert!(labels.insert(entry.example.default_label()));
         }
@@ -368,18 +249,16 @@ mod tests {
 
     #[test]
     fn check_names_the_parameter() {
-        let (name, rule) = PolicySpec::CascadeUcb1 { list_len: 7 }
-            .check(6)
-            .unwrap_err();
-        assert_eq!(name, "list_len");
-        assert!(rule.contains("1..=6"), "{rule}");
-        let (name, _) = PolicySpec::CcUcb {
-            alpha: 1.5,
+        let errors = PolicySpec::CascadeUcb1(CascadeUcb1Spec { list_len: 7 }).check(6);
+        assert_eq!(errors[0].param, "list_len");
+        assert!(errors[0].rule.contains("1..=6"), "{}", errors[0].rule);
+        let errors = PolicySpec::CcUcb(CcUcbSpec {
+            alpha: 0.0,
             epsilon: 0.0,
-        }
-        .check(6)
-        .unwrap_err();
-        assert_eq!(name, "epsilon");
+        })
+        .check(6);
+        let params: Vec<&str> = errors.iter().map(|e| e.param).collect();
+        assert_eq!(params, ["alpha", "epsilon"]);
     }
 
     proptest::proptest! {

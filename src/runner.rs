@@ -15,10 +15,9 @@ use crate::identify::{
 };
 use crate::policy::{Policy, PolicyVisitor};
 use crate::recorder::{PolicyStats, RunRecord};
-use crate::rng::{label_hash, stream};
+use crate::rng::{SimRng, label_hash, stream};
 use crate::scenario::IdentificationScenario;
 use crate::scenario::RegretScenario;
-use rand::Rng;
 use rayon::prelude::*;
 use std::time::Instant;
 use tracing::info;
@@ -253,16 +252,16 @@ fn run_job(
 }
 
 /// Runs one episode with the concrete policy type.
-struct Episode<'a, R> {
+struct Episode<'a> {
     env: &'a Environment,
     horizon: u64,
     checkpoints: &'a [u64],
-    rng: &'a mut R,
+    rng: &'a mut SimRng,
     record: &'a mut RunRecord,
     list: &'a mut Vec<usize>,
 }
 
-impl<R: Rng> PolicyVisitor for Episode<'_, R> {
+impl PolicyVisitor for Episode<'_> {
     type Output = ();
 
     fn visit<P: Policy>(self, mut policy: P) {
@@ -399,14 +398,14 @@ pub fn run_identification(
 }
 
 /// Runs one identification with the concrete algorithm type.
-struct Identify<'a, R> {
+struct Identify<'a> {
     arms: &'a Arms,
     cap: u64,
-    rng: &'a mut R,
+    rng: &'a mut SimRng,
     answer: &'a mut Vec<usize>,
 }
 
-impl<R: Rng> IdentifierVisitor for Identify<'_, R> {
+impl IdentifierVisitor for Identify<'_> {
     type Output = IdentifyOutcome;
 
     fn visit<I: Identifier>(self, mut algorithm: I) -> Self::Output {

@@ -144,11 +144,11 @@ impl RegretScenario {
     pub fn theorem2_alpha(&self) -> f64 {
         self.policies
             .iter()
-            .find_map(|p| match p.spec {
-                PolicySpec::CcUcb { alpha, .. } => Some(alpha),
+            .find_map(|p| match &p.spec {
+                PolicySpec::CcUcb(c) => Some(c.alpha),
                 _ => None,
             })
-            .unwrap_or(1.5)
+            .unwrap_or(crate::policy::DEFAULT_ALPHA)
     }
 }
 
@@ -421,11 +421,18 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
     // Policy parameters against every channel list's size.
     for (i, p) in raw.policies.iter().enumerate() {
         for (where_, k) in &sizes {
-            if let Err((param, rule)) = p.policy.check(*k as usize) {
+            let errors = p.policy.check(*k as usize);
+            for e in &errors {
                 ck.fail(
-                    &root.field("policies").index(i).field("policy").field(param),
-                    format!("{rule}{where_}"),
+                    &root
+                        .field("policies")
+                        .index(i)
+                        .field("policy")
+                        .field(e.param),
+                    format!("{}{where_}", e.rule),
                 );
+            }
+            if !errors.is_empty() {
                 break;
             }
         }

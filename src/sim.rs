@@ -9,16 +9,16 @@
 use crate::channel::Environment;
 use crate::policy::Policy;
 use crate::recorder::{Metric, N_METRICS, RunRecord};
-use rand::Rng;
+use crate::rng::SimRng;
 
 /// Runs one episode of `horizon` slots, recording cumulative metrics at `checkpoints` (increasing,
 /// the last one equal to `horizon`) into `record`, which must be sized for them and reset.
-pub fn episode<P: Policy, R: Rng + ?Sized>(
+pub fn episode<P: Policy>(
     env: &Environment,
     policy: &mut P,
     horizon: u64,
     checkpoints: &[u64],
-    rng: &mut R,
+    rng: &mut SimRng,
     record: &mut RunRecord,
     list: &mut Vec<usize>,
 ) {

@@ -3,7 +3,7 @@
 
 use super::Identifier;
 use super::instance::Arms;
-use rand::Rng;
+use crate::rng::SimRng;
 
 /// What one identification run ended with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,11 +18,11 @@ pub struct IdentifyOutcome {
 
 /// Runs one identification: samples whatever the algorithm asks for until it stops or `cap`
 /// samples have been drawn; `answer` is a reusable buffer.
-pub fn identify<I: Identifier, R: Rng + ?Sized>(
+pub fn identify<I: Identifier>(
     arms: &Arms,
     algorithm: &mut I,
     cap: u64,
-    rng: &mut R,
+    rng: &mut SimRng,
     answer: &mut Vec<usize>,
 ) -> IdentifyOutcome {
     let mut samples = 0u64;

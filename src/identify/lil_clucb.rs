@@ -13,7 +13,7 @@ use super::Identifier;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
 use crate::ranking::Ranked;
-use rand::Rng;
+use crate::rng::SimRng;
 
 /// lil'CLUCB.
 #[derive(Clone, Debug)]
@@ -32,7 +32,7 @@ impl LilClucb {
 }
 
 impl Identifier for LilClucb {
-    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+    fn next(&mut self, _rng: &mut SimRng) -> Option<usize> {
         if let Some(arm) = self.core.initial() {
             return Some(arm);
         }

@@ -7,7 +7,7 @@
 use super::Identifier;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
-use rand::Rng;
+use crate::rng::SimRng;
 
 /// lil'LUCB.
 #[derive(Clone, Debug)]
@@ -26,7 +26,7 @@ impl LilLucb {
 }
 
 impl Identifier for LilLucb {
-    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+    fn next(&mut self, _rng: &mut SimRng) -> Option<usize> {
         self.core.next_both()
     }
 

@@ -8,7 +8,8 @@
 use super::Identifier;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
-use rand::{Rng, RngExt};
+use crate::rng::SimRng;
+use rand::RngExt;
 
 /// lil'RandLUCB.
 #[derive(Clone, Debug)]
@@ -26,7 +27,7 @@ impl LilRandLucb {
 }
 
 impl Identifier for LilRandLucb {
-    fn next<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<usize> {
+    fn next(&mut self, rng: &mut SimRng) -> Option<usize> {
         if let Some(arm) = self.core.initial() {
             return Some(arm);
         }

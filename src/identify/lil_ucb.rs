@@ -15,7 +15,7 @@ use super::Identifier;
 use super::Samples;
 use super::confidence::{Lil, Setting};
 use crate::ranking::{Ranked, RankedSet};
-use rand::Rng;
+use crate::rng::SimRng;
 
 /// lil'UCB.
 #[derive(Clone, Debug)]
@@ -58,7 +58,7 @@ impl LilUcb {
 }
 
 impl Identifier for LilUcb {
-    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+    fn next(&mut self, _rng: &mut SimRng) -> Option<usize> {
         if let Some(arm) = self.samples.initial() {
             return Some(arm);
         }

@@ -12,7 +12,7 @@ use super::Identifier;
 use super::Samples;
 use super::confidence::{lucb1_arm_factor, lucb1_log_term};
 use crate::ranking::{MeanSplit, Ranked};
-use rand::Rng;
+use crate::rng::SimRng;
 
 /// LUCB1.
 #[derive(Clone, Debug)]
@@ -44,7 +44,7 @@ impl Lucb1 {
 }
 
 impl Identifier for Lucb1 {
-    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+    fn next(&mut self, _rng: &mut SimRng) -> Option<usize> {
         if let Some(arm) = self.samples.initial().or_else(|| self.pending.take()) {
             return Some(arm);
         }

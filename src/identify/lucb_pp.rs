@@ -7,7 +7,7 @@
 use super::Identifier;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
-use rand::Rng;
+use crate::rng::SimRng;
 
 /// LUCB++.
 #[derive(Clone, Debug)]
@@ -25,7 +25,7 @@ impl LucbPlusPlus {
 }
 
 impl Identifier for LucbPlusPlus {
-    fn next<R: Rng + ?Sized>(&mut self, _rng: &mut R) -> Option<usize> {
+    fn next(&mut self, _rng: &mut SimRng) -> Option<usize> {
         self.core.next_both()
     }
 

@@ -14,11 +14,47 @@
 //! bound of the next channel is below the `L`-th exact index found. The list is the same as with
 //! every index computed.
 
-use super::{Estimates, Policy, initial_probe};
+use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
+use crate::channel::Environment;
 use crate::ranking::Ranked;
+use crate::rng::SimRng;
 use crate::theory::{kl_upper, kl_upper_bound};
-use rand::Rng;
+use serde::{Deserialize, Serialize};
 use std::collections::BinaryHeap;
+
+/// `CascadeKlUcb(list_len: L)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CascadeKlUcbSpec {
+    /// List length L (no default: the baseline is told it).
+    pub list_len: usize,
+}
+
+impl Builtin for CascadeKlUcbSpec {
+    const NAME: &'static str = "CascadeKlUcb";
+    const SUMMARY: &'static str =
+        "CascadeKL-UCB (Kveton et al. 2015): top-L channels by KL-UCB index of θ, cost-oblivious";
+    type Policy = CascadeKlUcb;
+
+    fn bare() -> Result<Self, &'static str> {
+        Err("list_len")
+    }
+    fn example() -> Self {
+        CascadeKlUcbSpec { list_len: 3 }
+    }
+    fn label(&self) -> &'static str {
+        "cascade-kl-ucb"
+    }
+    fn check(&self, k: usize) -> Vec<ParamError> {
+        ParamError::list_len("list_len", self.list_len, k)
+            .err()
+            .into_iter()
+            .collect()
+    }
+    fn build(&self, env: &Environment) -> CascadeKlUcb {
+        CascadeKlUcb::new(env.len(), self.list_len)
+    }
+}
 
 /// CascadeKL-UCB with list length `L`.
 #[derive(Clone, Debug)]
@@ -48,7 +84,7 @@ pub fn kl_budget(t: u64) -> f64 {
 }
 
 impl Policy for CascadeKlUcb {
-    fn plan<R: Rng + ?Sized>(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut R) {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
         let k = self.est.len();
         if let Some(i) = initial_probe(t, k) {
             list.push(i);

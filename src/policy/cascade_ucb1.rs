@@ -9,8 +9,44 @@
 //! initialisation (each channel probed alone once, counted in the horizon and the regret) is used
 //! instead so that every policy pays for what it learns, and `t` is the slot index.
 
-use super::{Estimates, Policy, initial_probe, top_by_key};
-use rand::Rng;
+use super::{Builtin, Estimates, ParamError, Policy, initial_probe, top_by_key};
+use crate::channel::Environment;
+use serde::{Deserialize, Serialize};
+
+/// `CascadeUcb1(list_len: L)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CascadeUcb1Spec {
+    /// List length L (no default: the baseline is told it).
+    pub list_len: usize,
+}
+
+impl Builtin for CascadeUcb1Spec {
+    const NAME: &'static str = "CascadeUcb1";
+    const SUMMARY: &'static str =
+        "CascadeUCB1 (Kveton et al. 2015): top-L channels by UCB1 index of θ, cost-oblivious";
+    type Policy = CascadeUcb1;
+
+    fn bare() -> Result<Self, &'static str> {
+        Err("list_len")
+    }
+    fn example() -> Self {
+        CascadeUcb1Spec { list_len: 3 }
+    }
+    fn label(&self) -> &'static str {
+        "cascade-ucb1"
+    }
+    fn check(&self, k: usize) -> Vec<ParamError> {
+        ParamError::list_len("list_len", self.list_len, k)
+            .err()
+            .into_iter()
+            .collect()
+    }
+    fn build(&self, env: &Environment) -> CascadeUcb1 {
+        CascadeUcb1::new(env.len(), self.list_len)
+    }
+}
+use crate::rng::SimRng;
 
 /// CascadeUCB1 with list length `L`.
 #[derive(Clone, Debug)]
@@ -32,7 +68,7 @@ impl CascadeUcb1 {
 }
 
 impl Policy for CascadeUcb1 {
-    fn plan<R: Rng + ?Sized>(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut R) {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
         let k = self.est.len();
         if let Some(i) = initial_probe(t, k) {
             list.push(i);

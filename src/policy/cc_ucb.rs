@@ -13,8 +13,113 @@
 //! - `N_i`, `θ̂_i`, `ĉ_i` change after each probe; since the list is fixed at the start of the
 //!   slot this is the same as the paper's update at the end of the slot.
 
-use super::{Estimates, Policy, initial_probe, resort_by_key_desc};
-use rand::Rng;
+use super::{Builtin, Estimates, ParamError, Policy, initial_probe, resort_by_key_desc};
+use crate::channel::Environment;
+use serde::{Deserialize, Serialize};
+
+/// The exploration parameter α the paper states (used wherever a scenario gives none).
+pub const DEFAULT_ALPHA: f64 = 1.5;
+/// The floor ε of the cost's lower confidence bound.
+pub const DEFAULT_EPSILON: f64 = 1e-5;
+
+fn default_alpha() -> f64 {
+    DEFAULT_ALPHA
+}
+fn default_epsilon() -> f64 {
+    DEFAULT_EPSILON
+}
+
+/// `CcUcb(alpha: 1.5, epsilon: 1e-5)`: Algorithm 1 with unknown costs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcUcbSpec {
+    /// Exploration parameter α of `u = sqrt(α·ln t / N)` (the paper states 1.5).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Floor ε of the cost's lower confidence bound.
+    #[serde(default = "default_epsilon")]
+    pub epsilon: f64,
+}
+
+impl Default for CcUcbSpec {
+    fn default() -> Self {
+        CcUcbSpec {
+            alpha: DEFAULT_ALPHA,
+            epsilon: DEFAULT_EPSILON,
+        }
+    }
+}
+
+impl Builtin for CcUcbSpec {
+    const NAME: &'static str = "CcUcb";
+    const SUMMARY: &'static str = "CC-UCB (Algorithm 1), unknown costs: rank U/L, keep U/L > 1";
+    type Policy = CcUcb;
+
+    fn bare() -> Result<Self, &'static str> {
+        Ok(CcUcbSpec::default())
+    }
+    fn example() -> Self {
+        CcUcbSpec::default()
+    }
+    fn label(&self) -> &'static str {
+        "cc-ucb"
+    }
+    fn check(&self, _k: usize) -> Vec<ParamError> {
+        [
+            ParamError::positive("alpha", self.alpha),
+            ParamError::positive("epsilon", self.epsilon),
+        ]
+        .into_iter()
+        .filter_map(Result::err)
+        .collect()
+    }
+    fn build(&self, env: &Environment) -> CcUcb {
+        CcUcb::unknown_cost(env.len(), self.alpha, self.epsilon)
+    }
+}
+
+/// `CcUcbKnownCost(alpha: 1.5)`: CC-UCB with the true mean costs, `L_i = c_i`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcUcbKnownCostSpec {
+    /// Exploration parameter α.
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+}
+
+impl Default for CcUcbKnownCostSpec {
+    fn default() -> Self {
+        CcUcbKnownCostSpec {
+            alpha: DEFAULT_ALPHA,
+        }
+    }
+}
+
+impl Builtin for CcUcbKnownCostSpec {
+    const NAME: &'static str = "CcUcbKnownCost";
+    const SUMMARY: &'static str = "CC-UCB with known mean costs (L_i = c_i)";
+    type Policy = CcUcb;
+
+    fn bare() -> Result<Self, &'static str> {
+        Ok(CcUcbKnownCostSpec::default())
+    }
+    fn example() -> Self {
+        CcUcbKnownCostSpec::default()
+    }
+    fn label(&self) -> &'static str {
+        "cc-ucb-known-cost"
+    }
+    fn check(&self, _k: usize) -> Vec<ParamError> {
+        ParamError::positive("alpha", self.alpha)
+            .err()
+            .into_iter()
+            .collect()
+    }
+    fn build(&self, env: &Environment) -> CcUcb {
+        CcUcb::known_cost(env.mean_cost().to_vec(), self.alpha)
+    }
+}
+use crate::rng::SimRng;
 
 /// CC-UCB with unknown or known mean costs.
 #[derive(Clone, Debug)]
@@ -61,7 +166,7 @@ impl CcUcb {
 }
 
 impl Policy for CcUcb {
-    fn plan<R: Rng + ?Sized>(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut R) {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
         let k = self.est.len();
         if let Some(i) = initial_probe(t, k) {
             list.push(i);

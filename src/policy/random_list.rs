@@ -1,9 +1,46 @@
 //! A uniformly random ordered list of `L` distinct channels each slot: the sanity baseline that
 //! learns nothing.
 
-use super::Policy;
-use rand::Rng;
+use super::{Builtin, ParamError, Policy};
+use crate::channel::Environment;
+use crate::rng::SimRng;
 use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+/// `RandomList(list_len: 2)`; all K channels when `list_len` is left out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomListSpec {
+    /// List length (default K).
+    #[serde(default)]
+    pub list_len: Option<usize>,
+}
+
+impl Builtin for RandomListSpec {
+    const NAME: &'static str = "RandomList";
+    const SUMMARY: &'static str =
+        "uniformly random ordered list of list_len channels (default all K): sanity baseline";
+    type Policy = RandomList;
+
+    fn bare() -> Result<Self, &'static str> {
+        Ok(RandomListSpec::default())
+    }
+    fn example() -> Self {
+        RandomListSpec::default()
+    }
+    fn label(&self) -> &'static str {
+        "random"
+    }
+    fn check(&self, k: usize) -> Vec<ParamError> {
+        self.list_len
+            .and_then(|len| ParamError::list_len("list_len", len, k).err())
+            .into_iter()
+            .collect()
+    }
+    fn build(&self, env: &Environment) -> RandomList {
+        RandomList::new(env.len(), self.list_len.unwrap_or(env.len()))
+    }
+}
 
 /// Uniformly random list of fixed length.
 #[derive(Clone, Debug)]
@@ -24,7 +61,7 @@ impl RandomList {
 
 impl Policy for RandomList {
     #[inline]
-    fn plan<R: Rng + ?Sized>(&mut self, _t: u64, list: &mut Vec<usize>, rng: &mut R) {
+    fn plan(&mut self, _t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
         // A partial Fisher–Yates pass from any permutation yields a uniform ordered sample.
         let (chosen, _) = self.perm.partial_shuffle(rng, self.list_len);
         list.extend_from_slice(chosen);

@@ -10,10 +10,49 @@
 //! It needs no initialisation: the uniform priors already make every channel's ratio exceed 1
 //! with positive probability.
 
-use super::{Policy, sort_by_key_desc};
+use super::{Builtin, ParamError, Policy, sort_by_key_desc};
+use crate::channel::Environment;
+use crate::rng::SimRng;
 use rand::Rng;
 use rand::distr::Distribution;
 use rand_distr::Beta;
+use serde::{Deserialize, Serialize};
+
+/// `ThompsonSampling(known_cost: false)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThompsonSpec {
+    /// Use the true mean costs instead of sampling them.
+    #[serde(default)]
+    pub known_cost: bool,
+}
+
+impl Builtin for ThompsonSpec {
+    const NAME: &'static str = "ThompsonSampling";
+    const SUMMARY: &'static str =
+        "cost-aware Thompson sampling (not in the paper): Beta posteriors, rank sampled θ/c > 1";
+    type Policy = ThompsonSampling;
+
+    fn bare() -> Result<Self, &'static str> {
+        Ok(ThompsonSpec::default())
+    }
+    fn example() -> Self {
+        ThompsonSpec::default()
+    }
+    fn label(&self) -> &'static str {
+        if self.known_cost {
+            "cost-aware-ts-known-cost"
+        } else {
+            "cost-aware-ts"
+        }
+    }
+    fn check(&self, _k: usize) -> Vec<ParamError> {
+        Vec::new()
+    }
+    fn build(&self, env: &Environment) -> ThompsonSampling {
+        ThompsonSampling::new(env.len(), self.known_cost.then(|| env.mean_cost().to_vec()))
+    }
+}
 
 /// Cost-aware Thompson sampling.
 #[derive(Clone, Debug)]
@@ -48,7 +87,7 @@ fn beta_sample<R: Rng + ?Sized>(a: f64, b: f64, rng: &mut R) -> f64 {
 }
 
 impl Policy for ThompsonSampling {
-    fn plan<R: Rng + ?Sized>(&mut self, _t: u64, list: &mut Vec<usize>, rng: &mut R) {
+    fn plan(&mut self, _t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
         for i in 0..self.key.len() {
             let theta = beta_sample(self.idle_a[i], self.idle_b[i], rng);
             let cost = match &self.known_cost {

@@ -6,8 +6,38 @@
 //! channel (a classic bandit has no "probe nothing" arm). Its regret is linear whenever the
 //! UCR-T1 list holds more than one channel, or none.
 
-use super::{Estimates, Policy, initial_probe};
-use rand::Rng;
+use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
+use crate::channel::Environment;
+use serde::{Deserialize, Serialize};
+
+/// `Ucb1`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ucb1Spec {}
+
+impl Builtin for Ucb1Spec {
+    const NAME: &'static str = "Ucb1";
+    const SUMMARY: &'static str =
+        "UCB1 on one channel per slot (net reward X − Y): sanity baseline";
+    type Policy = Ucb1;
+
+    fn bare() -> Result<Self, &'static str> {
+        Ok(Ucb1Spec {})
+    }
+    fn example() -> Self {
+        Ucb1Spec {}
+    }
+    fn label(&self) -> &'static str {
+        "ucb1"
+    }
+    fn check(&self, _k: usize) -> Vec<ParamError> {
+        Vec::new()
+    }
+    fn build(&self, env: &Environment) -> Ucb1 {
+        Ucb1::new(env.len())
+    }
+}
+use crate::rng::SimRng;
 
 /// Single-channel UCB1 on the net reward.
 #[derive(Clone, Debug)]
@@ -25,7 +55,7 @@ impl Ucb1 {
 }
 
 impl Policy for Ucb1 {
-    fn plan<R: Rng + ?Sized>(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut R) {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
         let k = self.est.len();
         if let Some(i) = initial_probe(t, k) {
             list.push(i);

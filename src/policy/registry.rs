@@ -1,0 +1,133 @@
+//! The registry of built-in policies: the one place a new built-in policy is listed.
+//!
+//! Each line names a policy as scenarios write it and the type of its scenario entry (a
+//! [`Builtin`]). From this list the macro below generates the [`PolicySpec`] a scenario names
+//! (with its RON/JSON parser), the catalogue `specprobe policies` prints, the default labels,
+//! the parameter checks, and [`AnyPolicy`], whose [`AnyPolicy::visit`] hands the concrete policy
+//! type to the slot loop once per run (static dispatch; a user's policy is the one boxed case).
+
+use super::{
+    Builtin, CascadeKlUcbSpec, CascadeUcb1Spec, CcUcbKnownCostSpec, CcUcbSpec, OracleSpec,
+    ParamError, Policy, RandomListSpec, ThompsonSpec, Ucb1Spec,
+};
+use crate::channel::Environment;
+
+builtin_policies! {
+    Oracle(OracleSpec),
+    CcUcb(CcUcbSpec),
+    CcUcbKnownCost(CcUcbKnownCostSpec),
+    CascadeUcb1(CascadeUcb1Spec),
+    CascadeKlUcb(CascadeKlUcbSpec),
+    ThompsonSampling(ThompsonSpec),
+    Ucb1(Ucb1Spec),
+    RandomList(RandomListSpec),
+}
+
+/// One entry of the policy catalogue printed by `specprobe policies`.
+#[derive(Clone, Debug)]
+pub struct CatalogueEntry {
+    /// The spec with every parameter at its default (required ones at an example value).
+    pub example: PolicySpec,
+    /// What the policy does, one line.
+    pub summary: &'static str,
+}
+
+/// Generic code that runs with a concrete policy type (monomorphised per policy).
+pub trait PolicyVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs with the concrete policy.
+    fn visit<P: Policy>(self, policy: P) -> Self::Output;
+}
+
+/// Formats a spec in scenario syntax: `Name(param: value, ...)`, or the bare name when it has
+/// no parameters.
+fn ron_of<T: Builtin>(spec: &T) -> String {
+    let params = crate::ron_text::to_ron_line(spec);
+    if params == "()" {
+        T::NAME.to_string()
+    } else {
+        format!("{}{params}", T::NAME)
+    }
+}
+
+/// Reads a variant's parameters, accepting the bare name (`CcUcb`) for the defaults.
+///
+/// Formats signal a bare variant by failing `newtype_variant_seed` before the seed runs (RON:
+/// no `(` after the name; JSON: a plain string); a failure inside the parameters is reported
+/// as it is, with its position.
+fn variant_params<'de, T: Builtin, A: serde::de::VariantAccess<'de>>(
+    variant: A,
+) -> Result<T, A::Error> {
+    struct Seed<'a, T> {
+        started: &'a std::cell::Cell<bool>,
+        _spec: std::marker::PhantomData<T>,
+    }
+    impl<'de, T: Builtin> serde::de::DeserializeSeed<'de> for Seed<'_, T> {
+        type Value = T;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
+            self.started.set(true);
+            T::deserialize(d)
+        }
+    }
+    let started = std::cell::Cell::new(false);
+    match variant.newtype_variant_seed(Seed::<T> {
+        started: &started,
+        _spec: std::marker::PhantomData,
+    }) {
+        Ok(spec) => Ok(spec),
+        Err(e) if started.get() => Err(e),
+        Err(_) => T::bare().map_err(|param| {
+            serde::de::Error::custom(format!(
+                "{} needs its `{param}` parameter, e.g. {}",
+                T::NAME,
+                ron_of(&T::example())
+            ))
+        }),
+    }
+}
+
+impl std::str::FromStr for PolicySpec {
+    type Err = String;
+
+    /// Parses a policy in scenario syntax, e.g. `"CcUcb(alpha: 1.0)"`.
+    fn from_str(s: &str) -> Result<PolicySpec, String> {
+        crate::scenario::ron_options()
+            .from_str(s)
+            .map_err(|e| format!("{s:?} is not a policy: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_policy_with_defaults_may_be_written_bare() {
+        for entry in PolicySpec::catalogue() {
+            let name = entry.example.name();
+            for text in [name.to_string(), format!("{name}()")] {
+                match text.parse::<PolicySpec>() {
+                    Ok(spec) => assert_eq!(spec.name(), name),
+                    Err(e) => assert!(e.contains("`list_len`"), "{text}: {e}"),
+                }
+            }
+        }
+        assert_eq!(
+            "RandomList".parse::<PolicySpec>().unwrap(),
+            PolicySpec::RandomList(RandomListSpec { list_len: None })
+        );
+    }
+
+    #[test]
+    fn json_uses_the_same_schema() {
+        let bare: PolicySpec = serde_json::from_str(r#""CcUcb""#).unwrap();
+        assert_eq!(bare, PolicySpec::CcUcb(CcUcbSpec::default()));
+        let spec: PolicySpec = serde_json::from_str(r#"{"CcUcb": {"alpha": 1.0}}"#).unwrap();
+        assert_eq!(spec.to_ron(), "CcUcb(alpha: 1.0, epsilon: 1e-5)");
+        let err = serde_json::from_str::<PolicySpec>(r#"{"CcUcb": {"alpha": "x"}}"#).unwrap_err();
+        assert!(err.to_string().contains("invalid type"), "{err}");
+        let err = serde_json::from_str::<PolicySpec>(r#""Nope""#).unwrap_err();
+        assert!(err.to_string().contains("Oracle"), "{err}");
+    }
+}

@@ -1,0 +1,160 @@
+//! The macro behind the registry of built-in policies (`registry.rs`): from one line per policy
+//! it generates `PolicySpec`, `AnyPolicy` and their match arms. It expands inside `registry.rs`,
+//! whose helpers (`ron_of`, `variant_params`) and imports it uses.
+
+macro_rules! builtin_policies {
+    ($($name:ident($spec:ty)),* $(,)?) => {
+        /// A built-in policy as a scenario names it, with its parameters: `Oracle`,
+        /// `CcUcb(alpha: 1.5)`, ... (`specprobe policies` lists them all). A policy whose
+        /// parameters all have defaults may be written bare.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum PolicySpec {
+            $(
+                #[doc = concat!("`", stringify!($name), "`: see [`", stringify!($spec), "`].")]
+                $name($spec),
+            )*
+        }
+
+        /// A built policy of any kind; [`AnyPolicy::visit`] hands the concrete type to generic
+        /// code.
+        pub enum AnyPolicy {
+            $(
+                #[doc = concat!("Built from `", stringify!($name), "`.")]
+                $name(<$spec as Builtin>::Policy),
+            )*
+            /// A policy written outside specprobe (one dynamic call per plan and observe).
+            Custom(Box<dyn Policy>),
+        }
+
+        impl std::fmt::Debug for AnyPolicy {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $(AnyPolicy::$name(_) => f.write_str(stringify!($name)),)*
+                    AnyPolicy::Custom(_) => f.write_str("Custom"),
+                }
+            }
+        }
+
+        impl AnyPolicy {
+            /// Dispatches once to the concrete policy type.
+            pub fn visit<V: PolicyVisitor>(self, visitor: V) -> V::Output {
+                match self {
+                    $(AnyPolicy::$name(p) => visitor.visit(p),)*
+                    AnyPolicy::Custom(p) => visitor.visit(p),
+                }
+            }
+        }
+
+        impl PolicySpec {
+            /// Every scenario name, in catalogue order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+
+            /// The name in scenario files.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(PolicySpec::$name(_) => <$spec as Builtin>::NAME,)*
+                }
+            }
+
+            /// The label used when a scenario gives none.
+            pub fn default_label(&self) -> &'static str {
+                match self {
+                    $(PolicySpec::$name(s) => s.label(),)*
+                }
+            }
+
+            /// Every broken parameter rule against an instance of `k` channels.
+            pub fn check(&self, k: usize) -> Vec<ParamError> {
+                match self {
+                    $(PolicySpec::$name(s) => s.check(k),)*
+                }
+            }
+
+            /// The spec in scenario syntax, e.g. `CcUcb(alpha: 1.5, epsilon: 1e-5)`.
+            pub fn to_ron(&self) -> String {
+                match self {
+                    $(PolicySpec::$name(s) => ron_of(s),)*
+                }
+            }
+
+            /// Builds the policy for an environment (parameters already checked).
+            pub fn build(&self, env: &Environment) -> AnyPolicy {
+                match self {
+                    $(PolicySpec::$name(s) => AnyPolicy::$name(s.build(env)),)*
+                }
+            }
+
+            /// Every built-in policy with its defaults, for `specprobe policies` and the README.
+            pub fn catalogue() -> Vec<CatalogueEntry> {
+                vec![$(CatalogueEntry {
+                    example: PolicySpec::$name(<$spec as Builtin>::example()),
+                    summary: <$spec as Builtin>::SUMMARY,
+                }),*]
+            }
+        }
+
+        impl serde::Serialize for PolicySpec {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut index = 0u32;
+                $(
+                    if let PolicySpec::$name(spec) = self {
+                        return s.serialize_newtype_variant(
+                            "PolicySpec", index, stringify!($name), spec,
+                        );
+                    }
+                    index += 1;
+                )*
+                let _ = index;
+                unreachable!("every variant is matched above")
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for PolicySpec {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Name(usize);
+                impl<'de> serde::Deserialize<'de> for Name {
+                    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                        struct V;
+                        impl serde::de::Visitor<'_> for V {
+                            type Value = Name;
+                            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                                f.write_str("a policy name")
+                            }
+                            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Name, E> {
+                                PolicySpec::NAMES
+                                    .iter()
+                                    .position(|n| *n == v)
+                                    .map(Name)
+                                    .ok_or_else(|| E::unknown_variant(v, PolicySpec::NAMES))
+                            }
+                        }
+                        d.deserialize_identifier(V)
+                    }
+                }
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = PolicySpec;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a policy such as `CcUcb(alpha: 1.5)`")
+                    }
+                    fn visit_enum<A: serde::de::EnumAccess<'de>>(
+                        self,
+                        data: A,
+                    ) -> Result<PolicySpec, A::Error> {
+                        let (Name(i), variant) = data.variant()?;
+                        let mut index = 0usize;
+                        $(
+                            if i == index {
+                                return variant_params::<$spec, _>(variant).map(PolicySpec::$name);
+                            }
+                            index += 1;
+                        )*
+                        let _ = index;
+                        unreachable!("Name only accepts registered names")
+                    }
+                }
+                d.deserialize_enum("PolicySpec", PolicySpec::NAMES, V)
+            }
+        }
+    };
+}

@@ -13,6 +13,7 @@
 //! parameter choices live in [`confidence`].
 
 pub mod confidence;
+mod custom;
 mod episode;
 pub mod instance;
 mod lil_clucb;
@@ -24,6 +25,7 @@ pub mod lucb_core;
 mod lucb_pp;
 mod stats;
 
+pub use custom::{Algorithm, CustomIdentifier, IdentifierFactory, Problem};
 pub use episode::{IdentifyOutcome, identify};
 pub use lil_clucb::LilClucb;
 pub use lil_lucb::LilLucb;

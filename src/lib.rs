@@ -41,6 +41,7 @@ mod ron_text;
 pub mod runner;
 pub mod scenario;
 pub mod sim;
+pub mod simulation;
 pub mod stats;
 pub mod theory;
 
@@ -52,3 +53,4 @@ pub use policy::Policy;
 pub use rand;
 pub use rng::SimRng;
 pub use scenario::{Scenario, load};
+pub use simulation::{Results, Simulation};

@@ -4,6 +4,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
 use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
 use specprobe::report::plots::{AxisMode, ChartOptions, Format, parse_formats, parse_size};
 use specprobe::runner::Shard;
+use specprobe::scenario::Overrides;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +27,7 @@ struct Cli {
 
 /// Overrides of a scenario's settings.
 #[derive(Debug, Args)]
-struct Overrides {
+struct OverrideArgs {
     /// Runs per policy (overrides the scenario's `runs`).
     #[arg(long, value_parser = value_parser!(u64).range(1..))]
     runs: Option<u64>,
@@ -86,7 +87,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]
-        overrides: Overrides,
+        overrides: OverrideArgs,
         /// Simulate only the runs r with r % N == I and write partial.json (combine with `merge`).
         #[arg(long, value_name = "I/N")]
         shard: Option<Shard>,
@@ -120,7 +121,7 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]
-        overrides: Overrides,
+        overrides: OverrideArgs,
         #[command(flatten)]
         charts: ChartArgs,
     },
@@ -168,13 +169,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_args(scenario: PathBuf, out: Option<PathBuf>, o: Overrides, charts: &ChartArgs) -> RunArgs {
+fn run_args(
+    scenario: PathBuf,
+    out: Option<PathBuf>,
+    o: OverrideArgs,
+    charts: &ChartArgs,
+) -> RunArgs {
     RunArgs {
         scenario,
         out,
-        runs: o.runs,
-        horizon: o.horizon,
-        seed: o.seed,
+        overrides: Overrides {
+            runs: o.runs,
+            horizon: o.horizon,
+            seed: o.seed,
+        },
         threads: o.threads.map(|t| t as usize),
         shard: None,
         charts: charts.options(),

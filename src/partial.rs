@@ -8,11 +8,13 @@
 //! `summary.json` and `curves.csv` as the unsharded run, byte for byte: all results are written
 //! by the same code from statistics whose merge does not depend on grouping.
 
-use crate::identify::AlgorithmSpec;
-use crate::identify::IdentifyStats;
 use crate::identify::confidence::{Params, Setting};
+use crate::identify::{Algorithm, CustomIdentifier, IdentifyStats};
+use crate::policy::CustomPolicy;
 use crate::recorder::{PartialStats, PolicyStats};
-use crate::runner::{IdentifyCell, RegretResults, Shard};
+use crate::runner::{IdentifyCell, RegretStats, Shard};
+use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, Scenario};
+use crate::simulation::{IdentificationResults, RegretResults, Results};
 use crate::stats::Moments;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -23,17 +25,6 @@ pub const FORMAT: &str = "specprobe-partial/1";
 /// File name of a partial result.
 pub const FILE: &str = "partial.json";
 
-/// Command-line overrides that were applied to the scenario (merge re-applies them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Overrides {
-    /// `--runs`.
-    pub runs: Option<u64>,
-    /// `--horizon`.
-    pub horizon: Option<u64>,
-    /// `--seed`.
-    pub seed: Option<u64>,
-}
-
 /// One shard's results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Partial {
@@ -41,7 +32,7 @@ pub struct Partial {
     pub format: String,
     /// Scenario name.
     pub scenario: String,
-    /// Hash of the checked scenario with its overrides (hex).
+    /// Hash of the checked scenario with its overrides and added policies (hex).
     pub fingerprint: String,
     /// The scenario file as given to `run`.
     pub source_path: PathBuf,
@@ -49,6 +40,10 @@ pub struct Partial {
     pub source_text: String,
     /// Overrides applied.
     pub overrides: Overrides,
+    /// Policies (regret) or algorithms (identification) a library user added, after the
+    /// scenario's own, as (label, description); `merge` rebuilds them by name.
+    #[serde(default)]
+    pub custom: Vec<(String, String)>,
     /// Which runs this shard holds.
     pub shard: Shard,
     /// The statistics.
@@ -81,8 +76,10 @@ pub struct PartialCell {
     pub point: usize,
     /// Setting.
     pub setting: Setting,
-    /// Algorithm.
-    pub algorithm: AlgorithmSpec,
+    /// Algorithm index in the scenario's list.
+    pub algorithm: usize,
+    /// Algorithm name.
+    pub name: String,
     /// ε and δ.
     pub params: Params,
     /// Runs.
@@ -105,6 +102,7 @@ impl PartialCell {
             point: c.point,
             setting: c.setting,
             algorithm: c.algorithm,
+            name: c.name.clone(),
             params: c.params,
             runs: c.stats.runs,
             samples: c.stats.samples.clone(),
@@ -137,14 +135,15 @@ impl PartialCell {
             point: self.point,
             setting: self.setting,
             algorithm: self.algorithm,
+            name: self.name.clone(),
             params: self.params,
             stats,
         })
     }
 }
 
-/// Regret results in serialisable form.
-pub fn regret_body(results: &RegretResults) -> PartialBody {
+/// Regret statistics in serialisable form.
+pub fn regret_body(results: &RegretStats) -> PartialBody {
     PartialBody::Regret {
         checkpoints: results.checkpoints.clone(),
         stats: results
@@ -152,6 +151,84 @@ pub fn regret_body(results: &RegretResults) -> PartialBody {
             .iter()
             .map(|e| e.iter().map(PolicyStats::to_parts).collect())
             .collect(),
+    }
+}
+
+impl Partial {
+    /// The partial result of a sharded simulation.
+    pub fn of(results: &Results) -> Partial {
+        let (scenario, custom, body) = match results {
+            Results::Regret(r) => (
+                Scenario::Regret(r.scenario.clone()),
+                r.scenario
+                    .policies
+                    .iter()
+                    .filter(|p| matches!(p.policy, PolicyKind::Custom(_)))
+                    .map(|p| (p.label.clone(), p.describe()))
+                    .collect(),
+                regret_body(&r.stats),
+            ),
+            Results::Identification(r) => (
+                Scenario::Identification(r.scenario.clone()),
+                r.scenario
+                    .algorithms
+                    .iter()
+                    .filter(|a| matches!(a, Algorithm::Custom(_)))
+                    .map(|a| (a.name().to_string(), String::new()))
+                    .collect(),
+                PartialBody::Identification {
+                    cells: r.cells.iter().map(PartialCell::from_cell).collect(),
+                },
+            ),
+        };
+        let source = scenario.source();
+        Partial {
+            format: FORMAT.into(),
+            scenario: scenario.name().to_string(),
+            fingerprint: scenario.fingerprint(),
+            source_path: source.path.clone(),
+            source_text: source.text.to_string(),
+            overrides: results.overrides(),
+            custom,
+            shard: results.shard().unwrap_or_default(),
+            body,
+        }
+    }
+
+    /// The checked scenario this partial was simulated from: its stored text re-parsed, the
+    /// overrides re-applied and the added policies rebuilt by name.
+    fn scenario(&self, path: &Path) -> Result<Scenario, MergeError> {
+        let unreadable = |message: String| MergeError::Unreadable {
+            path: path.to_path_buf(),
+            message,
+        };
+        let parsed = scenario::parse(&self.source_text, &self.source_path)
+            .map_err(|e| unreadable(format!("re-checking the stored scenario: {e}")))?
+            .with_overrides(&self.overrides)
+            .map_err(|e| unreadable(format!("re-applying the overrides: {e}")))?;
+        let scenario = match parsed {
+            Scenario::Regret(mut s) => {
+                s.policies
+                    .extend(self.custom.iter().map(|(label, description)| PolicyEntry {
+                        label: label.clone(),
+                        policy: PolicyKind::Custom(CustomPolicy::placeholder(description.clone())),
+                    }));
+                Scenario::Regret(s)
+            }
+            Scenario::Identification(mut s) => {
+                s.algorithms.extend(self.custom.iter().map(|(name, _)| {
+                    Algorithm::Custom(CustomIdentifier::placeholder(name.clone()))
+                }));
+                Scenario::Identification(s)
+            }
+        };
+        if scenario.fingerprint() != self.fingerprint {
+            return Err(unreadable(format!(
+                "the stored scenario no longer gives fingerprint {} (a file it refers to changed?); rerun the shards",
+                self.fingerprint
+            )));
+        }
+        Ok(scenario)
     }
 }
 
@@ -258,6 +335,104 @@ pub fn check_together(parts: &[(PathBuf, Partial)]) -> Result<(), MergeError> {
     Ok(())
 }
 
+/// Reads every shard's `partial.json`, checks that they belong together and merges their
+/// statistics exactly into the results of the unsharded run.
+pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
+    let mut parts = inputs
+        .iter()
+        .map(|d| read(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_together(&parts)?;
+    parts.sort_by_key(|(_, p)| p.shard.index);
+    let (first_path, first) = &parts[0];
+    let bad = |path: &Path, message: String| MergeError::Unreadable {
+        path: path.to_path_buf(),
+        message,
+    };
+    let overrides = first.overrides;
+    match first.scenario(first_path)? {
+        Scenario::Regret(s) => {
+            let checkpoints = s.checkpoints.slots(s.horizon);
+            let mut merged: Option<Vec<Vec<PolicyStats>>> = None;
+            for (path, p) in &parts {
+                let PartialBody::Regret {
+                    checkpoints: cp,
+                    stats,
+                } = &p.body
+                else {
+                    return Err(bad(path, "not a regret partial result".into()));
+                };
+                if *cp != checkpoints {
+                    return Err(bad(
+                        path,
+                        "its checkpoints differ from the scenario's".into(),
+                    ));
+                }
+                let mut these = Vec::new();
+                for (e, exp) in stats.iter().enumerate() {
+                    let k = s.experiments.get(e).map(|x| x.env.len()).ok_or_else(|| {
+                        bad(path, format!("experiment {e} is not in the scenario"))
+                    })?;
+                    let row = exp
+                        .iter()
+                        .map(|ps| PolicyStats::from_parts(ps.clone(), k))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|m| bad(path, m))?;
+                    these.push(row);
+                }
+                merged = Some(match merged {
+                    None => these,
+                    Some(mut acc) => {
+                        for (a, b) in acc.iter_mut().zip(&these) {
+                            for (x, y) in a.iter_mut().zip(b) {
+                                x.merge(y);
+                            }
+                        }
+                        acc
+                    }
+                });
+            }
+            Ok(Results::Regret(RegretResults {
+                scenario: s,
+                stats: RegretStats {
+                    checkpoints,
+                    stats: merged.unwrap_or_default(),
+                },
+                overrides,
+                shard: None,
+            }))
+        }
+        Scenario::Identification(s) => {
+            let mut merged: Option<Vec<IdentifyCell>> = None;
+            for (path, p) in &parts {
+                let PartialBody::Identification { cells } = &p.body else {
+                    return Err(bad(path, "not an identification partial result".into()));
+                };
+                let these = cells
+                    .iter()
+                    .map(|c| c.to_cell(s.sample_cap))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|m| bad(path, m))?;
+                merged = Some(match merged {
+                    None => these,
+                    Some(mut acc) => {
+                        for (a, b) in acc.iter_mut().zip(&these) {
+                            a.stats.merge(&b.stats);
+                        }
+                        acc
+                    }
+                });
+            }
+            Ok(Results::Identification(IdentificationResults {
+                scenario: s,
+                cells: merged.unwrap_or_default(),
+                overrides,
+                shard: None,
+            }))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,6 +447,7 @@ mod tests {
                 source_path: "s.ron".into(),
                 source_text: String::new(),
                 overrides: Overrides::default(),
+                custom: Vec::new(),
                 shard: Shard { index, count },
                 body: PartialBody::Identification { cells: Vec::new() },
             },

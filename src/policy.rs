@@ -14,6 +14,7 @@
 mod cascade_kl_ucb;
 mod cascade_ucb1;
 mod cc_ucb;
+mod custom;
 mod estimates;
 mod oracle;
 mod random_list;
@@ -26,6 +27,7 @@ mod ucb1;
 pub use cascade_kl_ucb::{CascadeKlUcb, CascadeKlUcbSpec};
 pub use cascade_ucb1::{CascadeUcb1, CascadeUcb1Spec};
 pub use cc_ucb::{CcUcb, CcUcbKnownCostSpec, CcUcbSpec, DEFAULT_ALPHA, DEFAULT_EPSILON};
+pub use custom::{CustomPolicy, PolicyFactory};
 pub use estimates::Estimates;
 pub use oracle::{Oracle, OracleSpec};
 pub use random_list::{RandomList, RandomListSpec};

@@ -5,13 +5,14 @@
 
 pub mod charts;
 pub mod curves;
+pub mod describe;
 pub mod identification;
 pub mod markdown;
 pub mod plots;
 pub mod summary;
 
 use crate::output::{OutputDir, OutputError};
-use crate::runner::RegretResults;
+use crate::runner::RegretStats;
 use crate::scenario::RegretScenario;
 use plots::{ChartOptions, Format};
 use std::path::PathBuf;
@@ -54,7 +55,7 @@ pub enum ReportError {
 pub fn write_regret(
     out: &OutputDir,
     s: &RegretScenario,
-    results: &RegretResults,
+    results: &RegretStats,
     charts: &ChartOptions,
 ) -> Result<Vec<PathBuf>, ReportError> {
     let summary = summary::regret_summary(s, results);

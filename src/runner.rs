@@ -10,9 +10,7 @@
 use crate::channel::Environment;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::instance::Arms;
-use crate::identify::{
-    AlgorithmSpec, Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats,
-};
+use crate::identify::{Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats, Problem};
 use crate::policy::{Policy, PolicyVisitor};
 use crate::recorder::{PolicyStats, RunRecord};
 use crate::rng::{SimRng, label_hash, stream};
@@ -93,7 +91,7 @@ pub struct RunOptions {
 
 /// Results of a regret scenario: per experiment, per policy (scenario order).
 #[derive(Clone, Debug)]
-pub struct RegretResults {
+pub struct RegretStats {
     /// Slots at which curves were recorded.
     pub checkpoints: Vec<u64>,
     /// `stats[e][p]`: experiment `e`, policy `p`.
@@ -103,6 +101,10 @@ pub struct RegretResults {
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// A user's policy or algorithm known by name only (rebuilt from partial results) cannot
+    /// be simulated.
+    #[error("{0:?} is a user's policy known here by its name only; it cannot be simulated")]
+    NotRunnable(String),
     /// Rayon could not start its workers.
     #[error("cannot start {threads} worker threads: {source}")]
     ThreadPool {
@@ -147,7 +149,7 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError
 }
 
 /// Runs every (experiment, policy) of a regret scenario over the shard's runs.
-pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretResults, RunError> {
+pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, RunError> {
     let checkpoints = s.checkpoints.slots(s.horizon);
     let runs: Vec<u64> = (0..s.runs).filter(|&r| opts.shard.contains(r)).collect();
     let jobs: Vec<(usize, usize)> = (0..s.experiments.len())
@@ -165,6 +167,13 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretResults
         total,
         s.horizon
     );
+    if let Some(e) = s.experiments.first() {
+        for p in &s.policies {
+            if p.build(&e.env).is_none() {
+                return Err(RunError::NotRunnable(p.label.clone()));
+            }
+        }
+    }
     let pool = thread_pool(opts.threads)?;
     let span = tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty);
     progress_bar(&span, total, &s.name);
@@ -189,7 +198,7 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretResults
         .iter()
         .map(|_| flat.by_ref().take(s.policies.len()).collect())
         .collect();
-    Ok(RegretResults { checkpoints, stats })
+    Ok(RegretStats { checkpoints, stats })
 }
 
 /// All runs of one policy on one experiment.
@@ -220,7 +229,10 @@ fn run_job(
             |(mut stats, mut record, mut list), &run| {
                 record.reset();
                 let mut rng = stream(s.seed, domain, run);
-                entry.spec.build(&exp.env).visit(Episode {
+                let policy = entry
+                    .build(&exp.env)
+                    .expect("every policy was checked runnable before the runs started");
+                policy.visit(Episode {
                     env: &exp.env,
                     horizon: s.horizon,
                     checkpoints,
@@ -306,8 +318,10 @@ pub struct IdentifyCell {
     pub point: usize,
     /// Parameter setting.
     pub setting: Setting,
-    /// Algorithm.
-    pub algorithm: AlgorithmSpec,
+    /// Index of the algorithm in the scenario's list.
+    pub algorithm: usize,
+    /// Its name in outputs.
+    pub name: String,
     /// ε and δ used.
     pub params: Params,
     /// Results over the runs.
@@ -325,13 +339,14 @@ pub fn run_identification(
     for (i, inst) in s.instances.iter().enumerate() {
         for (p, arms) in inst.points.iter().enumerate() {
             for &setting in &s.settings {
-                for &algorithm in &s.algorithms {
+                for (a, algorithm) in s.algorithms.iter().enumerate() {
                     if algorithm.runs_in(setting) {
                         cells.push(IdentifyCell {
                             instance: i,
                             point: p,
                             setting,
-                            algorithm,
+                            algorithm: a,
+                            name: algorithm.name().to_string(),
                             params: s.params(algorithm, setting, arms.len()),
                             stats: IdentifyStats::new(s.sample_cap),
                         });
@@ -339,6 +354,23 @@ pub fn run_identification(
                 }
             }
         }
+    }
+    let problem = |cell: &IdentifyCell| {
+        let arms = &s.instances[cell.instance].points[cell.point];
+        Problem {
+            arms: arms.len(),
+            k: arms.k(),
+            sigma: arms.rewards().sigma(),
+            confidence: s.confidence,
+            setting: cell.setting,
+            params: cell.params,
+        }
+    };
+    if let Some(cell) = cells
+        .iter()
+        .find(|c| s.algorithms[c.algorithm].build(&problem(c)).is_none())
+    {
+        return Err(RunError::NotRunnable(cell.name.clone()));
     }
     let runs: Vec<u64> = (0..s.runs).filter(|&r| opts.shard.contains(r)).collect();
     let total = (cells.len() * runs.len()) as u64;
@@ -355,25 +387,23 @@ pub fn run_identification(
                 let arms = &inst.points[cell.point];
                 let domain = label_hash(&[&inst.label, &arms.len().to_string()]);
                 let cap = s.sample_cap;
+                let problem = problem(cell);
+                let algorithm = &s.algorithms[cell.algorithm];
                 cell.stats = runs
                     .par_iter()
                     .fold(
                         || (IdentifyStats::new(cap), Vec::with_capacity(arms.k())),
                         |(mut stats, mut answer), &run| {
                             let mut rng = stream(s.seed, domain, run);
-                            let algorithm = cell.algorithm.build(
-                                arms.len(),
-                                arms.k(),
-                                arms.rewards().sigma(),
-                                cell.setting,
-                                cell.params,
-                            );
-                            let outcome = algorithm.visit(Identify {
-                                arms,
-                                cap,
-                                rng: &mut rng,
-                                answer: &mut answer,
-                            });
+                            let outcome = algorithm
+                                .build(&problem)
+                                .expect("every algorithm was checked runnable before the runs")
+                                .visit(Identify {
+                                    arms,
+                                    cap,
+                                    rng: &mut rng,
+                                    answer: &mut answer,
+                                });
                             stats.absorb(&outcome);
                             span.pb_inc(1);
                             (stats, answer)

@@ -15,7 +15,7 @@ use crate::channel::{Channel, Environment};
 use crate::cost::{CostModel, CostWeights};
 use crate::error::{Problem, ScenarioError};
 use crate::law::Law;
-use crate::policy::PolicySpec;
+use crate::policy::{AnyPolicy, CustomPolicy, PolicySpec};
 use crate::stats::CheckpointSpec;
 use locate::{FieldPath, locate};
 use raw::{RawChannel, RawRegret, RawScenario, RawUnits};
@@ -34,6 +34,107 @@ pub enum Scenario {
     Identification(IdentificationScenario),
 }
 
+impl Scenario {
+    /// The scenario's name (it names the default output folder).
+    pub fn name(&self) -> &str {
+        match self {
+            Scenario::Regret(s) => &s.name,
+            Scenario::Identification(s) => &s.name,
+        }
+    }
+
+    /// Where it came from: the file and its text (kept so that a shard's partial result can
+    /// carry the scenario and `merge` needs nothing else).
+    pub fn source(&self) -> &Source {
+        match self {
+            Scenario::Regret(s) => &s.source,
+            Scenario::Identification(s) => &s.source,
+        }
+    }
+
+    /// Applies overrides of the number of runs, the horizon and the seed; the one place that
+    /// checks them (a horizon means nothing to an identification scenario).
+    pub fn with_overrides(self, o: &Overrides) -> Result<Scenario, OverrideError> {
+        if o.runs == Some(0) {
+            return Err(OverrideError::ZeroRuns);
+        }
+        if o.horizon == Some(0) {
+            return Err(OverrideError::ZeroHorizon);
+        }
+        Ok(match self {
+            Scenario::Regret(mut s) => {
+                s.runs = o.runs.unwrap_or(s.runs);
+                s.horizon = o.horizon.unwrap_or(s.horizon);
+                s.seed = o.seed.unwrap_or(s.seed);
+                Scenario::Regret(s)
+            }
+            Scenario::Identification(mut s) => {
+                if o.horizon.is_some() {
+                    return Err(OverrideError::HorizonForIdentification);
+                }
+                s.runs = o.runs.unwrap_or(s.runs);
+                s.seed = o.seed.unwrap_or(s.seed);
+                Scenario::Identification(s)
+            }
+        })
+    }
+
+    /// A hash (hex) of everything that determines the results and outputs, used to check that
+    /// shards belong together.
+    pub fn fingerprint(&self) -> String {
+        match self {
+            Scenario::Regret(s) => s.fingerprint(),
+            Scenario::Identification(s) => s.fingerprint(),
+        }
+    }
+}
+
+/// The file a scenario came from and its text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Source {
+    /// The file as given (relative paths inside it are resolved against its folder).
+    pub path: PathBuf,
+    /// Its text.
+    pub text: std::sync::Arc<str>,
+}
+
+impl Source {
+    /// `path.display()`.
+    pub fn display(&self) -> std::path::Display<'_> {
+        self.path.display()
+    }
+}
+
+/// Overrides of a scenario's number of runs, horizon and seed: the command line's `--runs`,
+/// `--horizon`, `--seed`, the library's [`crate::Simulation`] setters, and what a shard's
+/// `partial.json` records so that `merge` re-applies them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overrides {
+    /// Runs per policy (or per identification cell).
+    pub runs: Option<u64>,
+    /// Slots per run (regret scenarios only).
+    pub horizon: Option<u64>,
+    /// Seed of every random stream.
+    pub seed: Option<u64>,
+}
+
+/// An override that cannot apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    /// `--horizon` for an identification scenario.
+    #[error(
+        "--horizon: identification scenarios have no horizon (runs stop when the algorithm does, or at `sample_cap`)"
+    )]
+    HorizonForIdentification,
+    /// `--runs 0`.
+    #[error("--runs: must be at least 1 run (got 0)")]
+    ZeroRuns,
+    /// `--horizon 0`.
+    #[error("--horizon: must be at least 1 slot (got 0)")]
+    ZeroHorizon,
+}
+
 /// A checked regret scenario.
 #[derive(Clone, Debug)]
 pub struct RegretScenario {
@@ -41,8 +142,8 @@ pub struct RegretScenario {
     pub name: String,
     /// Free text.
     pub description: String,
-    /// The file it came from.
-    pub source: PathBuf,
+    /// The file it came from, with its text.
+    pub source: Source,
     /// Seed of every random stream.
     pub seed: u64,
     /// Slots per run.
@@ -88,24 +189,39 @@ pub struct Experiment {
 pub struct PolicyEntry {
     /// Unique label.
     pub label: String,
-    /// The checked spec.
-    pub spec: PolicySpec,
+    /// A built-in policy with checked parameters, or a user's.
+    pub policy: PolicyKind,
+}
+
+/// Where a policy comes from.
+#[derive(Clone, Debug)]
+pub enum PolicyKind {
+    /// A built-in policy named in the scenario.
+    Builtin(PolicySpec),
+    /// A policy added through the library ([`crate::Simulation::policy`]).
+    Custom(CustomPolicy),
+}
+
+impl PolicyEntry {
+    /// The policy in outputs: scenario syntax for a built-in, the user's description otherwise.
+    pub fn describe(&self) -> String {
+        match &self.policy {
+            PolicyKind::Builtin(spec) => spec.to_ron(),
+            PolicyKind::Custom(c) => c.description().to_string(),
+        }
+    }
+
+    /// Builds the policy for one run (`None` for a user's policy known by name only, as in a
+    /// merge).
+    pub fn build(&self, env: &Environment) -> Option<AnyPolicy> {
+        match &self.policy {
+            PolicyKind::Builtin(spec) => Some(spec.build(env)),
+            PolicyKind::Custom(c) => c.build(env).map(AnyPolicy::Custom),
+        }
+    }
 }
 
 impl RegretScenario {
-    /// Applies command-line overrides (already checked to be at least 1 by the CLI).
-    pub fn with_overrides(
-        mut self,
-        runs: Option<u64>,
-        horizon: Option<u64>,
-        seed: Option<u64>,
-    ) -> RegretScenario {
-        self.runs = runs.unwrap_or(self.runs);
-        self.horizon = horizon.unwrap_or(self.horizon);
-        self.seed = seed.unwrap_or(self.seed);
-        self
-    }
-
     /// A hash (hex) of everything that determines this scenario's results and outputs, used to
     /// check that shards belong together.
     pub fn fingerprint(&self) -> String {
@@ -134,7 +250,7 @@ impl RegretScenario {
             }
         }
         for p in &self.policies {
-            let _ = write!(s, "|policy {}:{:?}", p.label, p.spec);
+            let _ = write!(s, "|policy {}:{}", p.label, p.describe());
         }
         format!("{:016x}", crate::rng::label_hash(&[&s]))
     }
@@ -144,8 +260,8 @@ impl RegretScenario {
     pub fn theorem2_alpha(&self) -> f64 {
         self.policies
             .iter()
-            .find_map(|p| match &p.spec {
-                PolicySpec::CcUcb(c) => Some(c.alpha),
+            .find_map(|p| match &p.policy {
+                PolicyKind::Builtin(PolicySpec::CcUcb(c)) => Some(c.alpha),
                 _ => None,
             })
             .unwrap_or(crate::policy::DEFAULT_ALPHA)
@@ -172,10 +288,14 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         src: text,
         problems: Vec::new(),
     };
+    let source = Source {
+        path: path.to_path_buf(),
+        text: text.into(),
+    };
     let scenario = match raw {
-        RawScenario::Regret(r) => check_regret(r, path, &mut checker).map(Scenario::Regret),
+        RawScenario::Regret(r) => check_regret(r, &source, &mut checker).map(Scenario::Regret),
         RawScenario::Identification(r) => {
-            identification::check_identification(r, path, &mut checker)
+            identification::check_identification(r, &source, &mut checker)
                 .map(Scenario::Identification)
         }
     };
@@ -292,8 +412,30 @@ pub(crate) fn is_safe_name(s: &str) -> bool {
         && !s.starts_with('.')
 }
 
-fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<RegretScenario> {
+fn check_regret(raw: RawRegret, source: &Source, ck: &mut Checker) -> Option<RegretScenario> {
     let root = FieldPath::default();
+    check_run_settings(&raw, &root, ck);
+    let policies = check_policy_labels(&raw, &root, ck);
+    let (experiments, sizes) = check_experiments(&raw, &policies, &root, ck);
+    check_policy_parameters(&raw, &sizes, &root, ck);
+    Some(RegretScenario {
+        name: raw.name,
+        description: raw.description,
+        source: source.clone(),
+        seed: raw.seed,
+        horizon: raw.horizon,
+        runs: raw.runs,
+        checkpoints: raw.checkpoints,
+        units: units(raw.units),
+        weights: raw.weights,
+        is_grid: !raw.grid.is_empty(),
+        experiments,
+        policies,
+    })
+}
+
+/// Name, horizon, runs, checkpoints and weights.
+fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
     ck.name(&raw.name, &root.field("name"));
     ck.require(
         raw.horizon >= 1,
@@ -326,36 +468,49 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
             format!("must be a finite number ≥ 0 (got {w})"),
         );
     }
+}
 
-    // Policies: labels unique and non-empty.
-    let mut policies = Vec::new();
+/// The policies with their labels (non-empty, unique; the policy's own label by default).
+fn check_policy_labels(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) -> Vec<PolicyEntry> {
     let mut seen = BTreeSet::new();
     if raw.policies.is_empty() {
         ck.fail(&root.field("policies"), "must list at least one policy");
     }
-    for (i, p) in raw.policies.iter().enumerate() {
-        let at = root.field("policies").index(i);
-        let label = p
-            .label
-            .clone()
-            .unwrap_or_else(|| p.spec_label().to_string());
-        // Without a `label`, the default label comes from the policy.
-        let label_path = if p.label.is_some() {
-            at.field("label")
-        } else {
-            at.field("policy")
-        };
-        ck.label(&mut seen, &label, &label_path, "policy");
-        policies.push(PolicyEntry {
-            label,
-            spec: p.policy.clone(),
-        });
-    }
+    raw.policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = root.field("policies").index(i);
+            let label = p
+                .label
+                .clone()
+                .unwrap_or_else(|| p.policy.default_label().to_string());
+            // Without a `label`, the default label comes from the policy.
+            let label_path = if p.label.is_some() {
+                at.field("label")
+            } else {
+                at.field("policy")
+            };
+            ck.label(&mut seen, &label, &label_path, "policy");
+            PolicyEntry {
+                label,
+                policy: PolicyKind::Builtin(p.policy.clone()),
+            }
+        })
+        .collect()
+}
 
-    // Experiments; both forms are checked even when both are (wrongly) given, so that every
-    // problem is reported at once. `sizes` holds each channel list's K for the policy checks.
+/// The experiments: one channel list or a grid of configurations. Both forms are checked even
+/// when both are (wrongly) given, so that every problem is reported at once. Also returns each
+/// channel list's K with a note naming its configuration, for the policy checks.
+fn check_experiments(
+    raw: &RawRegret,
+    policies: &[PolicyEntry],
+    root: &FieldPath,
+    ck: &mut Checker,
+) -> (Vec<Experiment>, Vec<(String, u64)>) {
     let mut experiments = Vec::new();
-    let mut sizes: Vec<(String, u64)> = Vec::new();
+    let mut sizes = Vec::new();
     let is_grid = !raw.grid.is_empty();
     if !raw.channels.is_empty() && is_grid {
         ck.fail(
@@ -380,31 +535,15 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
             });
         }
     }
-    let mut labels = BTreeSet::new();
+    let labels: BTreeSet<&str> = policies.iter().map(|p| p.label.as_str()).collect();
+    let mut seen = BTreeSet::new();
     for (g, conf) in raw.grid.iter().enumerate() {
         let at = root.field("grid").index(g);
-        ck.label(
-            &mut labels,
-            &conf.label,
-            &at.field("label"),
-            "configuration",
-        );
+        ck.label(&mut seen, &conf.label, &at.field("label"), "configuration");
         if conf.channels.is_empty() {
             ck.fail(&at.field("channels"), "the channel list is empty");
         }
-        for (policy, value) in &conf.reference {
-            let rp = at.field("reference");
-            ck.require(
-                seen.contains(policy),
-                &rp,
-                format!("names policy {policy:?}, which is not a policy label of this scenario"),
-            );
-            ck.require(
-                value.is_finite(),
-                &rp,
-                format!("value for {policy:?} must be finite (got {value})"),
-            );
-        }
+        check_reference(&conf.reference, &labels, &at.field("reference"), ck);
         sizes.push((
             format!(" (configuration {:?})", conf.label),
             channel_count(&conf.channels),
@@ -417,10 +556,40 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
             });
         }
     }
+    (experiments, sizes)
+}
 
-    // Policy parameters against every channel list's size.
+/// A configuration's published values name policies of the scenario and are finite.
+fn check_reference(
+    reference: &BTreeMap<String, f64>,
+    labels: &BTreeSet<&str>,
+    at: &FieldPath,
+    ck: &mut Checker,
+) {
+    for (policy, value) in reference {
+        ck.require(
+            labels.contains(policy.as_str()),
+            at,
+            format!("names policy {policy:?}, which is not a policy label of this scenario"),
+        );
+        ck.require(
+            value.is_finite(),
+            at,
+            format!("value for {policy:?} must be finite (got {value})"),
+        );
+    }
+}
+
+/// Policy parameters against every channel list's size: every broken rule of the first list
+/// that breaks any.
+fn check_policy_parameters(
+    raw: &RawRegret,
+    sizes: &[(String, u64)],
+    root: &FieldPath,
+    ck: &mut Checker,
+) {
     for (i, p) in raw.policies.iter().enumerate() {
-        for (where_, k) in &sizes {
+        for (where_, k) in sizes {
             let errors = p.policy.check(*k as usize);
             for e in &errors {
                 ck.fail(
@@ -437,33 +606,12 @@ fn check_regret(raw: RawRegret, source: &Path, ck: &mut Checker) -> Option<Regre
             }
         }
     }
-
-    Some(RegretScenario {
-        name: raw.name,
-        description: raw.description,
-        source: source.to_path_buf(),
-        seed: raw.seed,
-        horizon: raw.horizon,
-        runs: raw.runs,
-        checkpoints: raw.checkpoints,
-        units: units(raw.units),
-        weights: raw.weights,
-        experiments,
-        is_grid,
-        policies,
-    })
 }
 
 fn units(raw: RawUnits) -> Units {
     Units {
         energy: raw.energy,
         delay: raw.delay,
-    }
-}
-
-impl raw::RawPolicy {
-    fn spec_label(&self) -> &'static str {
-        self.policy.default_label()
     }
 }
 

@@ -6,7 +6,7 @@
 //! Rust's shortest round-trip form, so the file reads back bit-exactly.
 
 use crate::recorder::{Metric, N_METRICS};
-use crate::runner::RegretResults;
+use crate::runner::RegretStats;
 use crate::scenario::RegretScenario;
 use crate::stats::MeanStd;
 
@@ -42,7 +42,7 @@ pub fn header() -> Vec<String> {
 }
 
 /// The rows of a finished scenario, in scenario order.
-pub fn rows(s: &RegretScenario, results: &RegretResults) -> Vec<CurveRow> {
+pub fn rows(s: &RegretScenario, results: &RegretStats) -> Vec<CurveRow> {
     let mut out = Vec::new();
     for (exp, stats) in s.experiments.iter().zip(&results.stats) {
         for (p, st) in s.policies.iter().zip(stats) {

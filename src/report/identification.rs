@@ -97,7 +97,7 @@ pub fn summary(s: &IdentificationScenario, cells: &[IdentifyCell]) -> Identifica
                 instance: inst.label.clone(),
                 family: inst.family.clone(),
                 setting: c.setting.name().to_string(),
-                algorithm: c.algorithm.name().to_string(),
+                algorithm: c.name.clone(),
                 n: arms.len(),
                 k: arms.k(),
                 complexity: arms.complexity(),

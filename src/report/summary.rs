@@ -5,7 +5,7 @@
 //! results can be re-rendered (`specprobe plot`) and compared without simulating again.
 
 use crate::recorder::{Metric, PolicyStats};
-use crate::runner::RegretResults;
+use crate::runner::RegretStats;
 use crate::scenario::{RegretScenario, Units};
 use crate::theory::{Bounds, Optimum};
 use serde::{Deserialize, Serialize};
@@ -189,7 +189,7 @@ impl PolicySummary {
 }
 
 /// Builds the summary of a finished regret scenario.
-pub fn regret_summary(s: &RegretScenario, results: &RegretResults) -> RegretSummary {
+pub fn regret_summary(s: &RegretScenario, results: &RegretStats) -> RegretSummary {
     let experiments: Vec<ExperimentSummary> = s
         .experiments
         .iter()
@@ -202,7 +202,7 @@ pub fn regret_summary(s: &RegretScenario, results: &RegretResults) -> RegretSumm
                     .policies
                     .iter()
                     .zip(stats)
-                    .map(|(p, st)| PolicySummary::new(&p.label, p.spec.to_ron(), st, s.horizon))
+                    .map(|(p, st)| PolicySummary::new(&p.label, p.describe(), st, s.horizon))
                     .collect(),
                 optimum: env.optimum().clone(),
                 bounds: Bounds::of(env.theta(), env.mean_cost(), s.theorem2_alpha(), s.horizon),

@@ -2,12 +2,12 @@
 
 use super::locate::FieldPath;
 use super::raw::{RawIdentification, RawInstance};
-use super::{Checker, RegretScenario, Scenario};
-use crate::identify::AlgorithmSpec;
+use super::{Checker, RegretScenario, Scenario, Source};
 use crate::identify::confidence::{Params, Setting, lemma_delta_limit};
 use crate::identify::instance::{Arms, Family, Rewards};
+use crate::identify::{Algorithm, AlgorithmSpec};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Most arms one instance may have.
 pub const MAX_ARMS: u64 = 1 << 20;
@@ -19,8 +19,8 @@ pub struct IdentificationScenario {
     pub name: String,
     /// Free text.
     pub description: String,
-    /// The file it came from.
-    pub source: PathBuf,
+    /// The file it came from, with its text.
+    pub source: Source,
     /// Seed of every random stream.
     pub seed: u64,
     /// Runs per (instance, N, algorithm, setting).
@@ -35,8 +35,8 @@ pub struct IdentificationScenario {
     pub sample_cap: u64,
     /// The instances.
     pub instances: Vec<Instance>,
-    /// The algorithms.
-    pub algorithms: Vec<AlgorithmSpec>,
+    /// The algorithms: the scenario's, then any a library user added.
+    pub algorithms: Vec<Algorithm>,
 }
 
 /// One instance family with its checked points (one per number of arms).
@@ -51,22 +51,11 @@ pub struct Instance {
 }
 
 impl IdentificationScenario {
-    /// Applies command-line overrides (checked to be at least 1 by the CLI).
-    pub fn with_overrides(
-        mut self,
-        runs: Option<u64>,
-        seed: Option<u64>,
-    ) -> IdentificationScenario {
-        self.runs = runs.unwrap_or(self.runs);
-        self.seed = seed.unwrap_or(self.seed);
-        self
-    }
-
     /// A hash (hex) of everything that determines this scenario's results and outputs.
     pub fn fingerprint(&self) -> String {
         use std::fmt::Write;
         let mut s = format!(
-            "identification|{}|{}|{}|{}|{}|{:?}|{}|{}|{:?}",
+            "identification|{}|{}|{}|{}|{}|{:?}|{}|{}",
             self.name,
             self.description,
             self.seed,
@@ -75,8 +64,10 @@ impl IdentificationScenario {
             self.settings,
             self.faithful_epsilon,
             self.sample_cap,
-            self.algorithms
         );
+        for a in &self.algorithms {
+            let _ = write!(s, "|alg {}", a.name());
+        }
         for inst in &self.instances {
             let _ = write!(s, "|inst {}|{}", inst.label, inst.family);
             for p in &inst.points {
@@ -87,7 +78,7 @@ impl IdentificationScenario {
     }
 
     /// The ε and δ of `algorithm` in `setting` on `n` arms.
-    pub fn params(&self, algorithm: AlgorithmSpec, setting: Setting, n: usize) -> Params {
+    pub fn params(&self, algorithm: &Algorithm, setting: Setting, n: usize) -> Params {
         Params::choose(
             algorithm.guarantee(),
             setting,
@@ -100,7 +91,7 @@ impl IdentificationScenario {
 
 pub(super) fn check_identification(
     raw: RawIdentification,
-    source: &Path,
+    source: &Source,
     ck: &mut Checker,
 ) -> Option<IdentificationScenario> {
     let root = FieldPath::default();
@@ -169,7 +160,7 @@ pub(super) fn check_identification(
     for (i, inst) in raw.instances.iter().enumerate() {
         let at = root.field("instances").index(i);
         ck.label(&mut labels, &inst.label, &at.field("label"), "instance");
-        if let Some(instance) = check_instance(inst, &at, default_rewards, source, ck) {
+        if let Some(instance) = check_instance(inst, &at, default_rewards, &source.path, ck) {
             // lil'UCB identifies a single best arm.
             if let Some(j) = raw
                 .algorithms
@@ -228,7 +219,7 @@ pub(super) fn check_identification(
     Some(IdentificationScenario {
         name: raw.name,
         description: raw.description,
-        source: source.to_path_buf(),
+        source: source.clone(),
         seed: raw.seed,
         runs: raw.runs,
         confidence: raw.confidence,
@@ -236,7 +227,7 @@ pub(super) fn check_identification(
         faithful_epsilon: raw.faithful_epsilon,
         sample_cap: raw.sample_cap,
         instances,
-        algorithms: raw.algorithms,
+        algorithms: raw.algorithms.into_iter().map(Algorithm::Builtin).collect(),
     })
 }
 

@@ -19,7 +19,10 @@ fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
         out: Some(out.to_path_buf()),
         threads: Some(2),
         shard,
-        seed,
+        overrides: specprobe::scenario::Overrides {
+            seed,
+            ..Default::default()
+        },
         charts: no_charts(),
         ..RunArgs::default()
     })

@@ -1,0 +1,199 @@
+//! The text `specprobe validate` prints: the checked scenario, its UCR-T1 optimum and bounds, or
+//! an identification scenario's instances and parameters.
+
+use super::markdown::{list, runs, sig, span};
+use crate::cost::CostModel;
+use crate::law::LawSpec;
+use crate::policy::DEFAULT_ALPHA;
+use crate::ron_text::to_ron_line;
+use crate::scenario::{IdentificationScenario, RegretScenario, Scenario};
+use crate::theory::Bounds;
+use std::fmt::Write;
+
+/// What `specprobe validate` prints for a checked scenario.
+pub fn describe(scenario: &Scenario) -> String {
+    match scenario {
+        Scenario::Regret(s) => describe_regret(s),
+        Scenario::Identification(s) => describe_identification(s),
+    }
+}
+
+fn describe_identification(s: &IdentificationScenario) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} is valid: identification scenario {:?}, {} runs per cell, seed {}, confidence ν = {}, sample cap {}",
+        s.source.display(),
+        s.name,
+        s.runs,
+        s.seed,
+        s.confidence,
+        s.sample_cap
+    );
+    if !s.description.is_empty() {
+        let _ = writeln!(out, "  {}", s.description.trim());
+    }
+    let settings: Vec<&str> = s.settings.iter().map(|x| x.name()).collect();
+    let algorithms: Vec<&str> = s.algorithms.iter().map(|a| a.name()).collect();
+    let _ = writeln!(
+        out,
+        "settings: {}; algorithms: {}",
+        settings.join(", "),
+        algorithms.join(", ")
+    );
+    for inst in &s.instances {
+        let _ = writeln!(out, "\ninstance {:?} ({}):", inst.label, inst.family);
+        for arms in &inst.points {
+            let _ = writeln!(
+                out,
+                "  N = {:>6}, K = {:>5}, H = Σ Δ⁻² = {:>10}, rewards {:?}",
+                arms.len(),
+                arms.k(),
+                sig(arms.complexity(), 4),
+                arms.rewards()
+            );
+        }
+    }
+    if let Some(arms) = s.instances.first().and_then(|i| i.points.last()) {
+        let _ = writeln!(
+            out,
+            "\nparameters at N = {} (first instance, largest N):",
+            arms.len()
+        );
+        for &setting in &s.settings {
+            for a in &s.algorithms {
+                if a.runs_in(setting) {
+                    let p = s.params(a, setting, arms.len());
+                    let _ = writeln!(
+                        out,
+                        "  {:<9} {:<13} ε = {:<5} δ = {:.4e}",
+                        setting.name(),
+                        a.name(),
+                        p.epsilon,
+                        p.delta
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+fn describe_regret(s: &RegretScenario) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} is valid: regret scenario {:?}, horizon {} slots, {} runs, seed {}",
+        s.source.display(),
+        s.name,
+        s.horizon,
+        s.runs,
+        s.seed
+    );
+    if !s.description.is_empty() {
+        let _ = writeln!(out, "  {}", s.description.trim());
+    }
+    let _ = writeln!(
+        out,
+        "cost weights: {}·energy{} + {}·delay{}",
+        s.weights.energy,
+        unit(&s.units.energy),
+        s.weights.delay,
+        unit(&s.units.delay)
+    );
+    let _ = writeln!(out, "policies:");
+    for p in &s.policies {
+        let _ = writeln!(out, "  {:<24} {}", p.label, p.describe());
+    }
+    for e in &s.experiments {
+        let env = &e.env;
+        let _ = writeln!(out, "\nconfiguration {:?}: {} channels", e.label, env.len());
+        let _ = writeln!(
+            out,
+            "  {:>5} {:>9} {:>11} {:>9}  cost law",
+            "ch", "θ", "c", "θ/c"
+        );
+        // Identical consecutive channels (a `count` in the scenario) share one line.
+        let described: Vec<(f64, String)> = env
+            .channels()
+            .iter()
+            .map(|ch| (ch.theta(), format!("{:?}", cost_specs(ch.cost()))))
+            .collect();
+        for (first, last) in runs(&described) {
+            let ch = &env.channels()[first];
+            let i = span(first, last);
+            let c = ch.cost().mean();
+            let law = match ch.cost() {
+                CostModel::Plain(l) => format!("cost: {}", ron_law(l.spec())),
+                CostModel::Split { energy, delay, .. } => format!(
+                    "energy: {}, delay: {}",
+                    ron_law(energy.spec()),
+                    ron_law(delay.spec())
+                ),
+            };
+            let ratio = if c > 0.0 {
+                sig(ch.theta() / c, 4)
+            } else {
+                "inf".into()
+            };
+            let _ = writeln!(
+                out,
+                "  {i:>5} {:>9} {:>11} {ratio:>9}  {law}",
+                sig(ch.theta(), 4),
+                sig(c, 6)
+            );
+        }
+        let opt = env.optimum();
+        let _ = writeln!(
+            out,
+            "UCR-T1 optimum: probe {}; expected net reward {} per slot",
+            list(&opt.list),
+            sig(opt.expected_reward, 6)
+        );
+        let b = Bounds::of(env.theta(), env.mean_cost(), s.theorem2_alpha(), s.horizon);
+        match (&b.theorem2, &b.theorem3) {
+            (Some(t2), Some(t3)) => {
+                let _ = writeln!(
+                    out,
+                    "Theorem 2 (α = {}): R(T) ≤ {}·ln T + O(1) = {} at T; Theorem 3: R(T) ≳ {}·ln T = {} at T",
+                    t2.alpha.unwrap_or(DEFAULT_ALPHA),
+                    sig(t2.coefficient, 4),
+                    sig(t2.at_horizon, 4),
+                    sig(t3.coefficient, 4),
+                    sig(t3.at_horizon, 4)
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "Theorems 2 and 3 do not apply: {}",
+                    b.violations.join("; ")
+                );
+            }
+        }
+        if !e.reference.is_empty() {
+            let _ = writeln!(out, "paper's values: {:?}", e.reference);
+        }
+    }
+    out
+}
+
+/// The law specs of a cost model (for comparing channels).
+fn cost_specs(c: &CostModel) -> Vec<&LawSpec> {
+    match c {
+        CostModel::Plain(l) => vec![l.spec()],
+        CostModel::Split { energy, delay, .. } => vec![energy.spec(), delay.spec()],
+    }
+}
+
+fn ron_law(spec: &LawSpec) -> String {
+    to_ron_line(spec)
+}
+
+fn unit(u: &str) -> String {
+    if u.is_empty() {
+        String::new()
+    } else {
+        format!(" [{u}]")
+    }
+}

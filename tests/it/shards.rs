@@ -24,7 +24,6 @@ fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
             ..Default::default()
         },
         charts: no_charts(),
-        ..RunArgs::default()
     })
     .unwrap();
 }

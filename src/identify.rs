@@ -280,6 +280,36 @@ pub enum AnyIdentifier {
     Custom(Box<dyn Identifier>),
 }
 
+/// A built algorithm of any kind is an algorithm (a match per call; the engine itself uses
+/// [`AnyIdentifier::visit`] and dispatches once per run). Lets a user wrap a built-in one.
+impl Identifier for AnyIdentifier {
+    fn next(&mut self, rng: &mut SimRng) -> Option<usize> {
+        any_identifier!(self, a => a.next(rng))
+    }
+    fn observe(&mut self, arm: usize, reward: f64) {
+        any_identifier!(self, a => a.observe(arm, reward))
+    }
+    fn answer(&self, out: &mut Vec<usize>) {
+        any_identifier!(self, a => a.answer(out))
+    }
+}
+
+/// Runs `$body` with `$a` bound to the concrete algorithm inside an [`AnyIdentifier`].
+macro_rules! any_identifier {
+    ($value:expr, $a:ident => $body:expr) => {
+        match $value {
+            AnyIdentifier::Lucb1($a) => $body,
+            AnyIdentifier::LilUcb($a) => $body,
+            AnyIdentifier::LilLucb($a) => $body,
+            AnyIdentifier::LucbPlusPlus($a) => $body,
+            AnyIdentifier::LilRandLucb($a) => $body,
+            AnyIdentifier::LilClucb($a) => $body,
+            AnyIdentifier::Custom($a) => $body,
+        }
+    };
+}
+use any_identifier;
+
 impl std::fmt::Debug for AnyIdentifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let name = match self {
@@ -306,14 +336,6 @@ pub trait IdentifierVisitor {
 impl AnyIdentifier {
     /// Dispatches once to the concrete type.
     pub fn visit<V: IdentifierVisitor>(self, v: V) -> V::Output {
-        match self {
-            AnyIdentifier::Lucb1(a) => v.visit(a),
-            AnyIdentifier::LilUcb(a) => v.visit(a),
-            AnyIdentifier::LilLucb(a) => v.visit(a),
-            AnyIdentifier::LucbPlusPlus(a) => v.visit(a),
-            AnyIdentifier::LilRandLucb(a) => v.visit(a),
-            AnyIdentifier::LilClucb(a) => v.visit(a),
-            AnyIdentifier::Custom(a) => v.visit(a),
-        }
+        any_identifier!(self, a => v.visit(a))
     }
 }

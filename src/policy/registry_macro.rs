@@ -35,6 +35,23 @@ macro_rules! builtin_policies {
             }
         }
 
+        /// A built policy of any kind is a policy (a match per call; the engine itself uses
+        /// [`AnyPolicy::visit`] and dispatches once per run). Lets a user wrap a built-in one.
+        impl Policy for AnyPolicy {
+            fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut crate::rng::SimRng) {
+                match self {
+                    $(AnyPolicy::$name(p) => p.plan(t, list, rng),)*
+                    AnyPolicy::Custom(p) => p.plan(t, list, rng),
+                }
+            }
+            fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+                match self {
+                    $(AnyPolicy::$name(p) => p.observe(channel, idle, cost),)*
+                    AnyPolicy::Custom(p) => p.observe(channel, idle, cost),
+                }
+            }
+        }
+
         impl AnyPolicy {
             /// Dispatches once to the concrete policy type.
             pub fn visit<V: PolicyVisitor>(self, visitor: V) -> V::Output {

@@ -35,6 +35,13 @@ pub struct RegretSummary {
     pub body: RegretBody,
 }
 
+impl RegretSummary {
+    /// The experiments: one for a single channel list, one per configuration of a grid.
+    pub fn experiments(&self) -> &[ExperimentSummary] {
+        self.body.experiments()
+    }
+}
+
 /// One experiment (fields at the top level) or several.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]

@@ -3,6 +3,7 @@
 mod charts;
 mod cli;
 mod common;
+mod custom;
 mod determinism;
 mod engine;
 mod floor;

@@ -6,7 +6,7 @@
 use rand::distr::{Bernoulli, Distribution};
 
 /// Cumulative pseudo-regret and net reward of one CC-UCB run.
-pub fn cc_ucb(
+pub(crate) fn cc_ucb(
     theta: &[f64],
     cost: &[f64],
     alpha: f64,

@@ -22,8 +22,6 @@
 //! The simulator never reads files and the report never simulates. [`commands`] holds what
 //! each CLI command does; the binary only parses arguments.
 
-#![warn(missing_docs)]
-
 pub mod channel;
 pub mod commands;
 pub mod cost;
@@ -33,6 +31,7 @@ pub mod law;
 pub mod output;
 pub mod partial;
 pub mod policy;
+mod progress;
 pub mod ranking;
 pub mod recorder;
 pub mod report;

@@ -2,7 +2,7 @@
 
 use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
 use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
-use specprobe::report::plots::{AxisMode, ChartOptions, Format, parse_formats, parse_size};
+use specprobe::report::{AxisMode, ChartOptions, Format, parse_formats, parse_size};
 use specprobe::runner::Shard;
 use specprobe::scenario::Overrides;
 use std::io::IsTerminal;

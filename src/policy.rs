@@ -8,7 +8,7 @@
 //!
 //! Every learning policy except Thompson sampling starts with the paper's initialisation:
 //! "pull all arms once". Under the cascade model a probe list of one channel always reveals that
-//! channel, so slot `t ≤ K` probes channel `t − 1` alone ([`initial_probe`]). These K slots
+//! channel, so slot `t ≤ K` probes channel `t − 1` alone (`initial_probe`). These K slots
 //! count towards the horizon and the regret.
 
 mod cascade_kl_ucb;

@@ -3,18 +3,19 @@
 //! The report never simulates: everything here is computed from the checked scenario and the
 //! finished statistics, or read back from saved files.
 
-pub mod charts;
+pub(crate) mod charts;
 pub mod curves;
-pub mod describe;
+pub(crate) mod describe;
 pub mod identification;
-pub mod markdown;
-pub mod plots;
+pub(crate) mod markdown;
+pub(crate) mod plots;
 pub mod summary;
+
+pub use plots::{AxisMode, ChartError, ChartOptions, Format, parse_formats, parse_size};
 
 use crate::output::{OutputDir, OutputError};
 use crate::runner::RegretStats;
 use crate::scenario::RegretScenario;
-use plots::{ChartOptions, Format};
 use std::path::PathBuf;
 use summary::RegretSummary;
 

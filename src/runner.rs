@@ -12,6 +12,7 @@ use crate::identify::confidence::{Params, Setting};
 use crate::identify::instance::Arms;
 use crate::identify::{Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats, Problem};
 use crate::policy::{Policy, PolicyVisitor};
+use crate::progress::Progress;
 use crate::recorder::{PolicyStats, RunRecord};
 use crate::rng::{SimRng, label_hash, stream};
 use crate::scenario::IdentificationScenario;
@@ -19,7 +20,6 @@ use crate::scenario::RegretScenario;
 use rayon::prelude::*;
 use std::time::Instant;
 use tracing::info;
-use tracing_indicatif::span_ext::IndicatifSpanExt;
 
 /// Which of the run indices `0..runs` this process simulates: those with
 /// `run % count == index`. The whole job is shard `0/1`.
@@ -115,18 +115,6 @@ pub enum RunError {
     },
 }
 
-/// Gives `span` a progress bar over `total` runs (drawn only when the binary installed the
-/// indicatif layer and stderr is a terminal).
-fn progress_bar(span: &tracing::Span, total: u64, name: &str) {
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{msg} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, about {eta} left",
-    ) {
-        span.pb_set_style(&style.progress_chars("=> "));
-    }
-    span.pb_set_length(total);
-    span.pb_set_message(name);
-}
-
 /// The random-stream domain of experiment `label` (see the module docs).
 pub fn experiment_domain(scenario: &RegretScenario, label: &str) -> u64 {
     if scenario.is_grid {
@@ -175,14 +163,18 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, 
         }
     }
     let pool = thread_pool(opts.threads)?;
-    let span = tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty);
-    progress_bar(&span, total, &s.name);
+    let progress = Progress::new(
+        tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty),
+        &s.name,
+        total,
+        "runs",
+    );
     let started = Instant::now();
     let flat: Vec<PolicyStats> = {
-        let _entered = span.enter();
+        let _entered = progress.span().enter();
         pool.install(|| {
             jobs.par_iter()
-                .map(|&(e, p)| run_job(s, e, p, &runs, &checkpoints, &span))
+                .map(|&(e, p)| run_job(s, e, p, &runs, &checkpoints, &progress))
                 .collect()
         })
     };
@@ -208,7 +200,7 @@ fn run_job(
     p: usize,
     runs: &[u64],
     checkpoints: &[u64],
-    span: &tracing::Span,
+    progress: &Progress,
 ) -> PolicyStats {
     let exp = &s.experiments[e];
     let entry = &s.policies[p];
@@ -241,7 +233,7 @@ fn run_job(
                     list: &mut list,
                 });
                 stats.absorb(&record);
-                span.pb_inc(1);
+                progress.inc();
                 (stats, record, list)
             },
         )
@@ -376,11 +368,15 @@ pub fn run_identification(
     let total = (cells.len() * runs.len()) as u64;
     info!(scenario = %s.name, cells = cells.len(), runs = runs.len(), "identifying: {total} runs");
     let pool = thread_pool(opts.threads)?;
-    let span = tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty);
-    progress_bar(&span, total, &s.name);
+    let progress = Progress::new(
+        tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty),
+        &s.name,
+        total,
+        "runs",
+    );
     let started = Instant::now();
     {
-        let _entered = span.enter();
+        let _entered = progress.span().enter();
         pool.install(|| {
             cells.par_iter_mut().for_each(|cell| {
                 let inst = &s.instances[cell.instance];
@@ -405,7 +401,7 @@ pub fn run_identification(
                                     answer: &mut answer,
                                 });
                             stats.absorb(&outcome);
-                            span.pb_inc(1);
+                            progress.inc();
                             (stats, answer)
                         },
                     )

@@ -6,7 +6,7 @@
 //! only ever sees the checked [`RegretScenario`].
 
 pub mod identification;
-pub mod locate;
+pub(crate) mod locate;
 pub mod raw;
 
 pub use identification::IdentificationScenario;

@@ -78,7 +78,7 @@ impl CascadeKlUcb {
 }
 
 /// The exploration budget `ln t + 3 ln ln t`, with `ln ln t` clamped at zero.
-pub fn kl_budget(t: u64) -> f64 {
+pub(super) fn kl_budget(t: u64) -> f64 {
     let ln_t = (t as f64).ln();
     ln_t + 3.0 * ln_t.max(1.0).ln()
 }

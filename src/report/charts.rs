@@ -25,7 +25,7 @@ pub struct Rendered {
 
 /// One set of results to draw: a label (empty for a plain report), its summary and curves.
 #[derive(Clone, Debug)]
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     /// Prefix of series labels (`"" ` in a single report, the scenario name in a comparison).
     pub label: String,
     /// The summary.
@@ -43,7 +43,7 @@ fn unit(u: &str) -> String {
 }
 
 /// File-name fragment for a label: lowercase ASCII letters, digits and '.', other runs → '-'.
-pub fn slug(label: &str) -> String {
+pub(crate) fn slug(label: &str) -> String {
     let mut s = String::new();
     for c in label.chars() {
         if c.is_ascii_alphanumeric() || c == '.' {
@@ -515,7 +515,7 @@ fn grid_chart(
 }
 
 /// Every chart of a regret report.
-pub fn regret_charts(
+pub(crate) fn regret_charts(
     out: &OutputDir,
     summary: &RegretSummary,
     rows: &[CurveRow],
@@ -570,7 +570,7 @@ pub fn regret_charts(
 }
 
 /// The charts of a comparison: every source's policies on shared axes.
-pub fn compare_charts(
+pub(crate) fn compare_charts(
     out: &OutputDir,
     sources: &[Source],
     opts: &ChartOptions,

@@ -11,7 +11,7 @@ use crate::theory::Bounds;
 use std::fmt::Write;
 
 /// What `specprobe validate` prints for a checked scenario.
-pub fn describe(scenario: &Scenario) -> String {
+pub(crate) fn describe(scenario: &Scenario) -> String {
     match scenario {
         Scenario::Regret(s) => describe_regret(s),
         Scenario::Identification(s) => describe_identification(s),

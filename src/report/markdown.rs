@@ -5,7 +5,7 @@ use super::summary::{ExperimentSummary, PolicySummary, RegretSummary};
 use std::fmt::Write;
 
 /// Formats `x` with about `digits` significant digits, without exponent for ordinary magnitudes.
-pub fn sig(x: f64, digits: usize) -> String {
+pub(crate) fn sig(x: f64, digits: usize) -> String {
     if !x.is_finite() {
         return x.to_string();
     }
@@ -21,7 +21,7 @@ pub fn sig(x: f64, digits: usize) -> String {
 }
 
 /// Runs of consecutive equal items, as `(first, last)` index pairs (inclusive).
-pub fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
+pub(crate) fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match out.last_mut() {
@@ -33,7 +33,7 @@ pub fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
 }
 
 /// The "Charts" section of a report: each chart under its caption (nothing when there are none).
-pub fn charts_section(out: &mut String, charts: &[(String, String)]) {
+pub(crate) fn charts_section(out: &mut String, charts: &[(String, String)]) {
     if !charts.is_empty() {
         let _ = writeln!(out, "## Charts\n");
         for (caption, file) in charts {
@@ -43,7 +43,7 @@ pub fn charts_section(out: &mut String, charts: &[(String, String)]) {
 }
 
 /// `a` or `a–b`.
-pub fn span(first: usize, last: usize) -> String {
+pub(crate) fn span(first: usize, last: usize) -> String {
     if first == last {
         first.to_string()
     } else {
@@ -52,7 +52,7 @@ pub fn span(first: usize, last: usize) -> String {
 }
 
 /// A channel list, abbreviated past 24 entries: `[3, 1, 4, …, 9] (320 channels)`.
-pub fn list(items: &[usize]) -> String {
+pub(crate) fn list(items: &[usize]) -> String {
     const SHOWN: usize = 24;
     if items.len() <= SHOWN {
         return format!("{items:?}");
@@ -75,7 +75,7 @@ fn unit(u: &str) -> String {
 }
 
 /// The markdown report; `charts` lists (caption, file name) pairs to embed.
-pub fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> String {
+pub(crate) fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", s.scenario);
     if !s.description.is_empty() {
@@ -237,7 +237,10 @@ fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary
 }
 
 /// The report of `specprobe compare`: one combined table and the shared-axis charts.
-pub fn compare_report(sources: &[(String, &RegretSummary)], charts: &[(String, String)]) -> String {
+pub(crate) fn compare_report(
+    sources: &[(String, &RegretSummary)],
+    charts: &[(String, String)],
+) -> String {
     let mut out = String::from("# Comparison\n\n");
     for (label, s) in sources {
         let _ = writeln!(

@@ -6,8 +6,8 @@
 //! `assets/` (registered with plotters' `ab_glyph` feature), so rendering needs no system fonts
 //! and never loads fontconfig.
 
-pub mod bars;
-pub mod lines;
+pub(crate) mod bars;
+pub(crate) mod lines;
 
 use crate::output::{OutputDir, OutputError};
 use plotters::coord::Shift;
@@ -17,15 +17,15 @@ use std::path::PathBuf;
 use std::sync::Once;
 
 /// The bundled font (DejaVu Sans 2.37, Bitstream Vera licence: `assets/LICENSE-DejaVu`).
-pub const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+pub(crate) const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
 /// The font family every text style names (registered once with the bundled font).
-pub const FAMILY: &str = "sans-serif";
+pub(crate) const FAMILY: &str = "sans-serif";
 
 static REGISTER: Once = Once::new();
 
 /// Registers the bundled font with plotters (idempotent).
-pub fn register_font() {
+pub(crate) fn register_font() {
     REGISTER.call_once(|| {
         // The bytes are a valid TrueType font embedded at compile time; failure would be a
         // packaging bug caught by every chart test.
@@ -161,16 +161,17 @@ pub enum ChartError {
 }
 
 /// The result of a drawing function.
-pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+pub(crate) type DrawResult<DB> =
+    Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
 /// A chart: one drawing function for every backend.
-pub trait Chart {
+pub(crate) trait Chart {
     /// Draws the whole chart on `root` (already filled white).
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB>;
 }
 
 /// Renders `chart` as `<stem>.<ext>` in every requested format; returns the files written.
-pub fn render<C: Chart>(
+pub(crate) fn render<C: Chart>(
     chart: &C,
     out: &OutputDir,
     stem: &str,
@@ -215,7 +216,7 @@ fn draw_on<C: Chart, DB: DrawingBackend>(
 
 /// The Okabe–Ito palette (colour-blind safe), yellow darkened to stay visible on white. Series
 /// also differ by dash pattern and marker, so they stay apart in greyscale.
-pub const PALETTE: [RGBColor; 8] = [
+pub(crate) const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 114, 178),   // blue
     RGBColor(213, 94, 0),    // vermillion
     RGBColor(0, 158, 115),   // bluish green
@@ -227,11 +228,12 @@ pub const PALETTE: [RGBColor; 8] = [
 ];
 
 /// Dash patterns (dash, gap) in pixels; `None` is solid.
-pub const DASHES: [Option<(u32, u32)>; 4] = [None, Some((12, 6)), Some((3, 4)), Some((18, 5))];
+pub(crate) const DASHES: [Option<(u32, u32)>; 4] =
+    [None, Some((12, 6)), Some((3, 4)), Some((18, 5))];
 
 /// Marker shapes cycled through series.
 #[derive(Clone, Copy, Debug)]
-pub enum Marker {
+pub(crate) enum Marker {
     /// Filled circle.
     Circle,
     /// Filled triangle.
@@ -254,7 +256,7 @@ const MARKERS: [Marker; 5] = [
 
 /// The look of series `i`.
 #[derive(Clone, Copy, Debug)]
-pub struct SeriesStyle {
+pub(crate) struct SeriesStyle {
     /// Line and fill colour.
     pub color: RGBColor,
     /// Dash pattern (`None`: solid).
@@ -265,7 +267,7 @@ pub struct SeriesStyle {
 
 /// Style of the `i`-th series: colour, dash and marker each cycle with a different period, so
 /// any two of the first 8 series differ in colour and in dash or marker.
-pub fn series_style(i: usize) -> SeriesStyle {
+pub(crate) fn series_style(i: usize) -> SeriesStyle {
     SeriesStyle {
         color: PALETTE[i % PALETTE.len()],
         dash: DASHES[i % DASHES.len()],
@@ -274,7 +276,7 @@ pub fn series_style(i: usize) -> SeriesStyle {
 }
 
 /// Draws a marker centred on `at` (backend pixels).
-pub fn draw_marker<DB: DrawingBackend>(
+pub(crate) fn draw_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     at: (i32, i32),
     marker: Marker,
@@ -307,7 +309,7 @@ pub fn draw_marker<DB: DrawingBackend>(
 }
 
 /// Draws a polyline (backend pixels) solid or dashed.
-pub fn draw_polyline<DB: DrawingBackend>(
+pub(crate) fn draw_polyline<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     points: &[(i32, i32)],
     color: RGBColor,
@@ -375,7 +377,7 @@ fn dash_segments(points: &[(i32, i32)], on: f64, off: f64) -> Vec<Vec<(i32, i32)
 
 /// What a legend entry shows before its label.
 #[derive(Clone, Copy, Debug)]
-pub enum LegendKey {
+pub(crate) enum LegendKey {
     /// A line sample, solid or dashed, with an optional marker.
     Line {
         /// Dash pattern.
@@ -393,7 +395,7 @@ pub enum LegendKey {
 
 /// A legend entry.
 #[derive(Clone, Debug)]
-pub struct LegendEntry {
+pub(crate) struct LegendEntry {
     /// Label.
     pub label: String,
     /// Colour.
@@ -403,7 +405,7 @@ pub struct LegendEntry {
 }
 
 /// Width of the legend panel for these labels at the given font size.
-pub fn legend_width(entries: &[LegendEntry], font: u32) -> u32 {
+pub(crate) fn legend_width(entries: &[LegendEntry], font: u32) -> u32 {
     let longest = entries
         .iter()
         .map(|e| e.label.chars().count())
@@ -414,7 +416,7 @@ pub fn legend_width(entries: &[LegendEntry], font: u32) -> u32 {
 }
 
 /// Draws a legend in its own panel (beside the plot, never over the data).
-pub fn draw_legend<DB: DrawingBackend>(
+pub(crate) fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     entries: &[LegendEntry],
     font: u32,
@@ -452,7 +454,7 @@ pub fn draw_legend<DB: DrawingBackend>(
 }
 
 /// Number of decimals that tell apart ticks spaced about a tenth of `lo..hi` apart.
-pub fn tick_decimals(lo: f64, hi: f64) -> usize {
+pub(crate) fn tick_decimals(lo: f64, hi: f64) -> usize {
     let step = ((hi - lo) / 10.0).abs();
     if step.is_nan() || step <= 0.0 || step.is_infinite() {
         return 0;
@@ -461,7 +463,7 @@ pub fn tick_decimals(lo: f64, hi: f64) -> usize {
 }
 
 /// A tick label with `decimals` decimals below 1000, compact SI form above.
-pub fn tick(v: f64, decimals: usize) -> String {
+pub(crate) fn tick(v: f64, decimals: usize) -> String {
     if v.abs() >= 1000.0 {
         si(v)
     } else {
@@ -470,7 +472,7 @@ pub fn tick(v: f64, decimals: usize) -> String {
 }
 
 /// Compact tick labels: 1, 10, 100, 1k, 10k, 100k, 1M, 2.5M …
-pub fn si(x: f64) -> String {
+pub(crate) fn si(x: f64) -> String {
     let a = x.abs();
     let (v, suffix) = if a >= 1e9 {
         (x / 1e9, "G")

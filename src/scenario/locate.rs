@@ -7,7 +7,7 @@
 
 /// One step of a field path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Seg {
+pub(crate) enum Seg {
     /// A named field of a struct.
     Field(String),
     /// An element of a list.
@@ -16,18 +16,18 @@ pub enum Seg {
 
 /// A field path, printed `a.b[3].c`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FieldPath(pub Vec<Seg>);
+pub(crate) struct FieldPath(pub Vec<Seg>);
 
 impl FieldPath {
     /// The path extended by a field.
-    pub fn field(&self, name: &str) -> FieldPath {
+    pub(crate) fn field(&self, name: &str) -> FieldPath {
         let mut p = self.clone();
         p.0.push(Seg::Field(name.to_string()));
         p
     }
 
     /// The path extended by an index.
-    pub fn index(&self, i: usize) -> FieldPath {
+    pub(crate) fn index(&self, i: usize) -> FieldPath {
         let mut p = self.clone();
         p.0.push(Seg::Index(i));
         p
@@ -58,7 +58,7 @@ impl std::fmt::Display for FieldPath {
 
 /// The 1-based (line, column) where the value at `path` starts, inside the top-level value
 /// (for `Regret( ... )`, `path` starts with one of its fields).
-pub fn locate(src: &str, path: &FieldPath) -> Option<(usize, usize)> {
+pub(crate) fn locate(src: &str, path: &FieldPath) -> Option<(usize, usize)> {
     let mut c = Cursor {
         s: src.as_bytes(),
         i: 0,

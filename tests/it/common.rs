@@ -1,19 +1,19 @@
 //! Helpers shared by the integration tests.
 
 use specprobe::commands::{self, RunArgs};
-use specprobe::report::plots::ChartOptions;
+use specprobe::report::ChartOptions;
 use specprobe::report::summary::RegretSummary;
 use std::path::{Path, PathBuf};
 
 /// Writes `text` as a scenario file in `dir` and returns its path.
-pub fn scenario_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+pub(crate) fn scenario_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
 }
 
 /// Runs a scenario through the library into `out` (no charts) and returns the parsed summary.
-pub fn run(scenario: &Path, out: &Path, threads: usize) -> RegretSummary {
+pub(crate) fn run(scenario: &Path, out: &Path, threads: usize) -> RegretSummary {
     commands::run(&RunArgs {
         scenario: scenario.to_path_buf(),
         out: Some(out.to_path_buf()),
@@ -29,7 +29,7 @@ pub fn run(scenario: &Path, out: &Path, threads: usize) -> RegretSummary {
 }
 
 /// The paper's Figure 1(a) instance with the given horizon, runs and policies.
-pub fn fig1a(horizon: u64, runs: u64, policies: &str) -> String {
+pub(crate) fn fig1a(horizon: u64, runs: u64, policies: &str) -> String {
     format!(
         r#"Regret(
     name: "fig1a-small",

@@ -5,7 +5,7 @@ use crate::common::{fig1a, scenario_file};
 use specprobe::identify::{AlgorithmSpec, Problem};
 use specprobe::partial;
 use specprobe::recorder::PartialStats;
-use specprobe::report::plots::ChartOptions;
+use specprobe::report::ChartOptions;
 use specprobe::runner::Shard;
 use specprobe::{Policy, SimRng, Simulation};
 use std::path::{Path, PathBuf};

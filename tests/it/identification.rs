@@ -3,8 +3,8 @@
 
 use crate::common::scenario_file;
 use specprobe::commands::{self, RunArgs};
+use specprobe::report::ChartOptions;
 use specprobe::report::identification::IdentificationSummary;
-use specprobe::report::plots::ChartOptions;
 use std::path::Path;
 
 fn run(path: &Path, out: &Path, threads: usize, charts: bool) -> IdentificationSummary {

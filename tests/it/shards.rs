@@ -2,7 +2,7 @@
 
 use crate::common::{fig1a, scenario_file};
 use specprobe::commands::{self, MergeArgs, RunArgs};
-use specprobe::report::plots::ChartOptions;
+use specprobe::report::ChartOptions;
 use specprobe::runner::Shard;
 use std::path::{Path, PathBuf};
 

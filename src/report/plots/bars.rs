@@ -14,7 +14,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One series of bars: per group, a value and an error half-width (0 for none).
 #[derive(Clone, Debug)]
-pub struct BarSeries {
+pub(crate) struct BarSeries {
     /// Legend label.
     pub label: String,
     /// Per group (`None`: no bar).
@@ -23,7 +23,7 @@ pub struct BarSeries {
 
 /// Reference values drawn as markers.
 #[derive(Clone, Debug)]
-pub struct PointSeries {
+pub(crate) struct PointSeries {
     /// Legend label.
     pub label: String,
     /// Per group.
@@ -38,7 +38,7 @@ pub struct PointSeries {
 
 /// A grouped bar chart.
 #[derive(Clone, Debug)]
-pub struct GroupedBars {
+pub(crate) struct GroupedBars {
     /// Title.
     pub title: String,
     /// Category axis label.

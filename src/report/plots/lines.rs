@@ -13,7 +13,7 @@ use plotters::style::RGBColor;
 
 /// One series: `(x, mean, std)` per point.
 #[derive(Clone, Debug)]
-pub struct Curve {
+pub(crate) struct Curve {
     /// Legend label.
     pub label: String,
     /// Points, increasing in `t`.
@@ -22,7 +22,7 @@ pub struct Curve {
 
 /// A reference curve (a bound, an optimum), drawn dashed without a band.
 #[derive(Clone, Debug)]
-pub struct Reference {
+pub(crate) struct Reference {
     /// Legend label.
     pub label: String,
     /// Points, increasing in `t`.
@@ -35,7 +35,7 @@ pub struct Reference {
 
 /// A chart of curves.
 #[derive(Clone, Debug)]
-pub struct LineChart {
+pub(crate) struct LineChart {
     /// Title.
     pub title: String,
     /// Slot axis label.

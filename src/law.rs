@@ -130,119 +130,26 @@ impl Law {
     /// assert!(err.to_string().contains("[0, 1]"));
     /// ```
     pub fn new(spec: &LawSpec) -> Result<Law, LawError> {
-        let law = spec.name();
-        let finite = |param: &'static str, value: f64| {
-            if value.is_finite() {
-                Ok(value)
-            } else {
-                Err(LawError {
-                    law,
-                    param,
-                    rule: "must be a finite number",
-                    value,
-                })
-            }
-        };
-        let ordered = |lo: f64, hi: f64| {
-            if lo < hi {
-                Ok(())
-            } else {
-                Err(LawError {
-                    law,
-                    param: "hi",
-                    rule: "must be greater than `lo`",
-                    value: hi,
-                })
-            }
-        };
+        let check = Checks { law: spec.name() };
         let (kind, mean, lo, hi) = match *spec {
             LawSpec::Constant(v) => {
-                let v = finite("value", v)?;
+                let v = check.finite("value", v)?;
                 (Kind::Constant(v), v, v, v)
             }
-            LawSpec::Bernoulli(p) => {
-                if !(0.0..=1.0).contains(&p) {
-                    return Err(LawError {
-                        law,
-                        param: "p",
-                        rule: "must lie in [0, 1]",
-                        value: p,
-                    });
-                }
-                let dist = Bernoulli::new(p).expect("p checked to lie in [0, 1]");
-                // Support of the values actually taken, so that Bernoulli(0) counts as 0.
-                let lo = if p < 1.0 { 0.0 } else { 1.0 };
-                let hi = if p > 0.0 { 1.0 } else { 0.0 };
-                (Kind::Bernoulli(dist), p, lo, hi)
-            }
-            LawSpec::Uniform { lo, hi } => {
-                finite("lo", lo)?;
-                finite("hi", hi)?;
-                ordered(lo, hi)?;
-                let dist = Uniform::new(lo, hi).map_err(|_| LawError {
-                    law,
-                    param: "hi",
-                    rule: "must be greater than `lo` and the range finite",
-                    value: hi,
-                })?;
-                (Kind::Uniform(dist), lo + 0.5 * (hi - lo), lo, hi)
-            }
+            LawSpec::Bernoulli(p) => check.bernoulli(p)?,
+            LawSpec::Uniform { lo, hi } => check.uniform(lo, hi)?,
             LawSpec::Beta {
                 alpha,
                 beta,
                 lo,
                 hi,
-            } => {
-                for (param, v) in [("alpha", alpha), ("beta", beta)] {
-                    if !(v.is_finite() && v > 0.0) {
-                        return Err(LawError {
-                            law,
-                            param,
-                            rule: "must be a positive finite number",
-                            value: v,
-                        });
-                    }
-                }
-                finite("lo", lo)?;
-                finite("hi", hi)?;
-                ordered(lo, hi)?;
-                let dist = Beta::new(alpha, beta).map_err(|_| LawError {
-                    law,
-                    param: "alpha",
-                    rule: "and `beta` must be positive",
-                    value: alpha,
-                })?;
-                let width = hi - lo;
-                let mean = lo + width * (alpha / (alpha + beta));
-                (Kind::Beta { dist, lo, width }, mean, lo, hi)
-            }
+            } => check.beta(alpha, beta, lo, hi)?,
             LawSpec::TruncatedNormal {
                 mean,
                 std_dev,
                 lo,
                 hi,
-            } => {
-                finite("mean", mean)?;
-                if !(std_dev.is_finite() && std_dev > 0.0) {
-                    return Err(LawError {
-                        law,
-                        param: "std_dev",
-                        rule: "must be a positive finite number",
-                        value: std_dev,
-                    });
-                }
-                finite("lo", lo)?;
-                finite("hi", hi)?;
-                ordered(lo, hi)?;
-                let tn = TruncatedNormal::new(mean, std_dev, lo, hi).ok_or(LawError {
-                    law,
-                    param: "lo",
-                    rule: "and `hi` enclose no probability mass of the normal law (too far in its tail)",
-                    value: lo,
-                })?;
-                let m = tn.mean();
-                (Kind::TruncatedNormal(tn), m, lo, hi)
-            }
+            } => check.truncated_normal(mean, std_dev, lo, hi)?,
         };
         Ok(Law {
             spec: spec.clone(),
@@ -294,6 +201,102 @@ impl Law {
             Kind::TruncatedNormal(tn) => tn.sample(rng),
             Kind::Constant(_) | Kind::Bernoulli(_) => unreachable!("handled inline by sample"),
         }
+    }
+}
+
+/// A checked law's sampler, exact mean and support.
+type Built = (Kind, f64, f64, f64);
+
+/// The rules of one law's parameters, each failure naming the law and the parameter.
+struct Checks {
+    law: &'static str,
+}
+
+impl Checks {
+    fn fail(&self, param: &'static str, rule: &'static str, value: f64) -> LawError {
+        LawError {
+            law: self.law,
+            param,
+            rule,
+            value,
+        }
+    }
+
+    fn finite(&self, param: &'static str, value: f64) -> Result<f64, LawError> {
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(self.fail(param, "must be a finite number", value))
+        }
+    }
+
+    fn positive(&self, param: &'static str, value: f64) -> Result<f64, LawError> {
+        if value.is_finite() && value > 0.0 {
+            Ok(value)
+        } else {
+            Err(self.fail(param, "must be a positive finite number", value))
+        }
+    }
+
+    /// Finite bounds with `lo < hi`.
+    fn interval(&self, lo: f64, hi: f64) -> Result<(), LawError> {
+        self.finite("lo", lo)?;
+        self.finite("hi", hi)?;
+        if lo < hi {
+            Ok(())
+        } else {
+            Err(self.fail("hi", "must be greater than `lo`", hi))
+        }
+    }
+
+    fn bernoulli(&self, p: f64) -> Result<Built, LawError> {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(self.fail("p", "must lie in [0, 1]", p));
+        }
+        let dist = Bernoulli::new(p).expect("p checked to lie in [0, 1]");
+        // Support of the values actually taken, so that Bernoulli(0) counts as 0.
+        let lo = if p < 1.0 { 0.0 } else { 1.0 };
+        let hi = if p > 0.0 { 1.0 } else { 0.0 };
+        Ok((Kind::Bernoulli(dist), p, lo, hi))
+    }
+
+    fn uniform(&self, lo: f64, hi: f64) -> Result<Built, LawError> {
+        self.interval(lo, hi)?;
+        let dist = Uniform::new(lo, hi)
+            .map_err(|_| self.fail("hi", "must be greater than `lo` and the range finite", hi))?;
+        Ok((Kind::Uniform(dist), lo + 0.5 * (hi - lo), lo, hi))
+    }
+
+    fn beta(&self, alpha: f64, beta: f64, lo: f64, hi: f64) -> Result<Built, LawError> {
+        self.positive("alpha", alpha)?;
+        self.positive("beta", beta)?;
+        self.interval(lo, hi)?;
+        let dist = Beta::new(alpha, beta)
+            .map_err(|_| self.fail("alpha", "and `beta` must be positive", alpha))?;
+        let width = hi - lo;
+        let mean = lo + width * (alpha / (alpha + beta));
+        Ok((Kind::Beta { dist, lo, width }, mean, lo, hi))
+    }
+
+    fn truncated_normal(
+        &self,
+        mean: f64,
+        std_dev: f64,
+        lo: f64,
+        hi: f64,
+    ) -> Result<Built, LawError> {
+        self.finite("mean", mean)?;
+        self.positive("std_dev", std_dev)?;
+        self.interval(lo, hi)?;
+        let tn = TruncatedNormal::new(mean, std_dev, lo, hi).ok_or_else(|| {
+            self.fail(
+                "lo",
+                "and `hi` enclose no probability mass of the normal law (too far in its tail)",
+                lo,
+            )
+        })?;
+        let m = tn.mean();
+        Ok((Kind::TruncatedNormal(tn), m, lo, hi))
     }
 }
 

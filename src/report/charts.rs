@@ -184,6 +184,152 @@ fn stem_for(base: &str, log: bool) -> String {
     }
 }
 
+/// What the time charts of one report or comparison share.
+struct TimeCharts<'a> {
+    out: &'a OutputDir,
+    sources: &'a [Source<'a>],
+    experiment: Option<(&'a ExperimentSummary, &'a str)>,
+    prefix: &'a str,
+    opts: &'a ChartOptions,
+    horizon: u64,
+    /// ` — <configuration>` for a grid's configuration, else empty.
+    what: String,
+}
+
+impl TimeCharts<'_> {
+    fn experiment_label(&self) -> Option<&str> {
+        self.experiment.map(|(_, l)| l)
+    }
+
+    /// Cumulative pseudo-regret with the bounds.
+    fn regret(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        let what = &self.what;
+        let regret = curves(
+            self.sources,
+            Metric::PseudoRegret,
+            false,
+            self.experiment_label(),
+        );
+        let curve_max = regret
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.1 + p.2))
+            .fold(0.0, f64::max);
+        let (references, notes) = match self.experiment {
+            Some((e, _)) => bound_references(e, self.horizon, curve_max),
+            None => (Vec::new(), Vec::new()),
+        };
+        for log in axis_modes(self.opts.axis, true) {
+            let chart = LineChart {
+                title: format!("Cumulative pseudo-regret{what}"),
+                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
+                y_label: "cumulative pseudo-regret".into(),
+                log_x: log,
+                log_y: false,
+                error_bars: false,
+                curves: regret.clone(),
+                bands: true,
+                references: references.clone(),
+                notes: notes.clone(),
+                y_range_from: 0.0,
+                y_from_zero: true,
+            };
+            let stem = stem_for(&format!("{}regret", self.prefix), log);
+            let files = render(&chart, self.out, &stem, self.opts)?;
+            rendered.push(Rendered {
+                caption: format!(
+                    "Cumulative pseudo-regret{what}, {} slot axis (mean ± 1 sd across runs)",
+                    if log { "logarithmic" } else { "linear" }
+                ),
+                stem,
+                files,
+            });
+        }
+        Ok(())
+    }
+
+    /// Average net reward per slot, against the optimum.
+    fn reward(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        let what = &self.what;
+        let reward = curves(self.sources, Metric::Reward, true, self.experiment_label());
+        let mut optimum_refs = Vec::new();
+        if let Some((e, _)) = self.experiment {
+            optimum_refs.push(Reference {
+                label: format!("UCR-T1 E[r*] = {:.4}", e.optimum.expected_reward),
+                points: vec![
+                    (1.0, e.optimum.expected_reward),
+                    (self.horizon as f64, e.optimum.expected_reward),
+                ],
+                color: RGBColor(0, 0, 0),
+                dash: (8, 5),
+            });
+        }
+        for log in axis_modes(self.opts.axis, false) {
+            let chart = LineChart {
+                title: format!("Average net reward per slot{what}"),
+                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
+                y_label: "net reward per slot (1{idle} − cost)".into(),
+                log_x: log,
+                log_y: false,
+                error_bars: false,
+                curves: reward.clone(),
+                bands: false,
+                references: optimum_refs.clone(),
+                notes: Vec::new(),
+                y_range_from: (self.horizon as f64 / 100.0).max(1.0),
+                y_from_zero: false,
+            };
+            let stem = stem_for(&format!("{}reward", self.prefix), log);
+            let files = render(&chart, self.out, &stem, self.opts)?;
+            rendered.push(Rendered {
+                caption: format!("Average net reward per slot{what} (cumulative reward / t)"),
+                stem,
+                files,
+            });
+        }
+        Ok(())
+    }
+
+    /// Cumulative energy and delay, when the scenario has them.
+    fn costs(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        let what = &self.what;
+        let units = &self.sources[0].summary.units;
+        for (metric, name, unit_name) in [
+            (Metric::Energy, "energy", &units.energy),
+            (Metric::Delay, "delay", &units.delay),
+        ] {
+            let series = curves(self.sources, metric, false, self.experiment_label());
+            let any = series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0));
+            if !any {
+                continue;
+            }
+            for log in axis_modes(self.opts.axis, false) {
+                let chart = LineChart {
+                    title: format!("Cumulative {name}{what}"),
+                    x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
+                    y_label: format!("cumulative {name}{}", unit(unit_name)),
+                    log_x: log,
+                    log_y: false,
+                    error_bars: false,
+                    curves: series.clone(),
+                    bands: true,
+                    references: Vec::new(),
+                    notes: Vec::new(),
+                    y_range_from: 0.0,
+                    y_from_zero: true,
+                };
+                let stem = stem_for(&format!("{}{name}", self.prefix), log);
+                let files = render(&chart, self.out, &stem, self.opts)?;
+                rendered.push(Rendered {
+                    caption: format!("Cumulative {name}{}{what}", unit(unit_name)),
+                    stem,
+                    files,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Time charts shared by a report and a comparison: regret, reward per slot, energy, delay.
 fn time_charts(
     out: &OutputDir,
@@ -194,123 +340,23 @@ fn time_charts(
     regret_only: bool,
     rendered: &mut Vec<Rendered>,
 ) -> Result<(), ChartError> {
-    let first = sources[0].summary;
-    let horizon = sources.iter().map(|s| s.summary.horizon).max().unwrap_or(1);
-    let exp_label = experiment.map(|(_, l)| l);
-    let what = experiment.map_or(String::new(), |(e, _)| {
-        e.label
-            .as_ref()
-            .map_or(String::new(), |l| format!(" — {l}"))
-    });
-    // Cumulative pseudo-regret.
-    let regret = curves(sources, Metric::PseudoRegret, false, exp_label);
-    let curve_max = regret
-        .iter()
-        .flat_map(|c| c.points.iter().map(|p| p.1 + p.2))
-        .fold(0.0, f64::max);
-    let (references, notes) = match experiment {
-        Some((e, _)) => bound_references(e, horizon, curve_max),
-        None => (Vec::new(), Vec::new()),
+    let charts = TimeCharts {
+        out,
+        sources,
+        experiment,
+        prefix,
+        opts,
+        horizon: sources.iter().map(|s| s.summary.horizon).max().unwrap_or(1),
+        what: experiment.map_or(String::new(), |(e, _)| {
+            e.label
+                .as_ref()
+                .map_or(String::new(), |l| format!(" — {l}"))
+        }),
     };
-    for log in axis_modes(opts.axis, true) {
-        let chart = LineChart {
-            title: format!("Cumulative pseudo-regret{what}"),
-            x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
-            y_label: "cumulative pseudo-regret".into(),
-            log_x: log,
-            log_y: false,
-            error_bars: false,
-            curves: regret.clone(),
-            bands: true,
-            references: references.clone(),
-            notes: notes.clone(),
-            y_range_from: 0.0,
-            y_from_zero: true,
-        };
-        let stem = stem_for(&format!("{prefix}regret"), log);
-        let files = render(&chart, out, &stem, opts)?;
-        rendered.push(Rendered {
-            caption: format!(
-                "Cumulative pseudo-regret{what}, {} slot axis (mean ± 1 sd across runs)",
-                if log { "logarithmic" } else { "linear" }
-            ),
-            stem,
-            files,
-        });
-    }
-    if regret_only {
-        return Ok(());
-    }
-    // Average net reward per slot, against the optimum.
-    let reward = curves(sources, Metric::Reward, true, exp_label);
-    let mut optimum_refs = Vec::new();
-    if let Some((e, _)) = experiment {
-        optimum_refs.push(Reference {
-            label: format!("UCR-T1 E[r*] = {:.4}", e.optimum.expected_reward),
-            points: vec![
-                (1.0, e.optimum.expected_reward),
-                (horizon as f64, e.optimum.expected_reward),
-            ],
-            color: RGBColor(0, 0, 0),
-            dash: (8, 5),
-        });
-    }
-    for log in axis_modes(opts.axis, false) {
-        let chart = LineChart {
-            title: format!("Average net reward per slot{what}"),
-            x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
-            y_label: "net reward per slot (1{idle} − cost)".into(),
-            log_x: log,
-            log_y: false,
-            error_bars: false,
-            curves: reward.clone(),
-            bands: false,
-            references: optimum_refs.clone(),
-            notes: Vec::new(),
-            y_range_from: (horizon as f64 / 100.0).max(1.0),
-            y_from_zero: false,
-        };
-        let stem = stem_for(&format!("{prefix}reward"), log);
-        let files = render(&chart, out, &stem, opts)?;
-        rendered.push(Rendered {
-            caption: format!("Average net reward per slot{what} (cumulative reward / t)"),
-            stem,
-            files,
-        });
-    }
-    // Cumulative energy and delay, when the scenario has them.
-    for (metric, name, unit_name) in [
-        (Metric::Energy, "energy", &first.units.energy),
-        (Metric::Delay, "delay", &first.units.delay),
-    ] {
-        let series = curves(sources, metric, false, exp_label);
-        let any = series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0));
-        if !any {
-            continue;
-        }
-        for log in axis_modes(opts.axis, false) {
-            let chart = LineChart {
-                title: format!("Cumulative {name}{what}"),
-                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
-                y_label: format!("cumulative {name}{}", unit(unit_name)),
-                log_x: log,
-                log_y: false,
-                error_bars: false,
-                curves: series.clone(),
-                bands: true,
-                references: Vec::new(),
-                notes: Vec::new(),
-                y_range_from: 0.0,
-                y_from_zero: true,
-            };
-            let stem = stem_for(&format!("{prefix}{name}"), log);
-            let files = render(&chart, out, &stem, opts)?;
-            rendered.push(Rendered {
-                caption: format!("Cumulative {name}{}{what}", unit(unit_name)),
-                stem,
-                files,
-            });
-        }
+    charts.regret(rendered)?;
+    if !regret_only {
+        charts.reward(rendered)?;
+        charts.costs(rendered)?;
     }
     Ok(())
 }
@@ -324,7 +370,18 @@ fn probe_charts(
     opts: &ChartOptions,
     rendered: &mut Vec<Rendered>,
 ) -> Result<(), ChartError> {
-    // Distribution of probes per slot; counts above LAST_SINGLE share one bar.
+    probes_per_slot_chart(out, e, prefix, opts, rendered)?;
+    channel_rate_chart(out, e, horizon, prefix, opts, rendered)
+}
+
+/// Distribution of probes per slot; counts above `LAST_SINGLE` share one bar.
+fn probes_per_slot_chart(
+    out: &OutputDir,
+    e: &ExperimentSummary,
+    prefix: &str,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
     const LAST_SINGLE: u64 = 20;
     let max = e
         .policies
@@ -372,9 +429,19 @@ fn probe_charts(
         stem,
         files,
     });
+    Ok(())
+}
 
-    // Per-channel probe rate beside UCR-T1's. With many channels, identical consecutive channels
-    // (a `count` in the scenario) share a bar: the mean rate of their channels.
+/// Per-channel probe rate beside UCR-T1's. With many channels, identical consecutive channels
+/// (a `count` in the scenario) share a bar: the mean rate of their channels.
+fn channel_rate_chart(
+    out: &OutputDir,
+    e: &ExperimentSummary,
+    horizon: u64,
+    prefix: &str,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
     let k = e.channels.len();
     let mut expected = vec![0.0; k];
     let mut position = vec![None; k];

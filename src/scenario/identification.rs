@@ -95,6 +95,29 @@ pub(super) fn check_identification(
     ck: &mut Checker,
 ) -> Option<IdentificationScenario> {
     let root = FieldPath::default();
+    check_run_settings(&raw, &root, ck);
+    let default_rewards = raw.rewards.unwrap_or(Rewards::Gaussian { variance: 0.25 });
+    check_rewards(&default_rewards, &root.field("rewards"), ck);
+    check_algorithm_list(&raw, &root, ck);
+    let instances = check_instances(&raw, default_rewards, &source.path, &root, ck);
+    check_faithful_delta(&raw, &instances, &root, ck);
+    Some(IdentificationScenario {
+        name: raw.name,
+        description: raw.description,
+        source: source.clone(),
+        seed: raw.seed,
+        runs: raw.runs,
+        confidence: raw.confidence,
+        settings: raw.settings,
+        faithful_epsilon: raw.faithful_epsilon,
+        sample_cap: raw.sample_cap,
+        instances,
+        algorithms: raw.algorithms.into_iter().map(Algorithm::Builtin).collect(),
+    })
+}
+
+/// Name, runs, confidence, ε, sample cap and settings.
+fn check_run_settings(raw: &RawIdentification, root: &FieldPath, ck: &mut Checker) {
     ck.name(&raw.name, &root.field("name"));
     ck.require(
         raw.runs >= 1,
@@ -133,9 +156,10 @@ pub(super) fn check_identification(
         &root.field("settings"),
         "lists a setting twice",
     );
-    let default_rewards = raw.rewards.unwrap_or(Rewards::Gaussian { variance: 0.25 });
-    check_rewards(&default_rewards, &root.field("rewards"), ck);
+}
 
+/// At least one algorithm, none twice.
+fn check_algorithm_list(raw: &RawIdentification, root: &FieldPath, ck: &mut Checker) {
     if raw.algorithms.is_empty() {
         ck.fail(
             &root.field("algorithms"),
@@ -151,84 +175,88 @@ pub(super) fn check_identification(
             );
         }
     }
+}
 
+/// Every instance (labels unique), and lil'UCB's K = 1 on each.
+fn check_instances(
+    raw: &RawIdentification,
+    default_rewards: Rewards,
+    source: &Path,
+    root: &FieldPath,
+    ck: &mut Checker,
+) -> Vec<Instance> {
     let mut instances = Vec::new();
     let mut labels = BTreeSet::new();
     if raw.instances.is_empty() {
         ck.fail(&root.field("instances"), "must list at least one instance");
     }
+    let lil_ucb = raw
+        .algorithms
+        .iter()
+        .position(|a| *a == AlgorithmSpec::LilUcb);
     for (i, inst) in raw.instances.iter().enumerate() {
         let at = root.field("instances").index(i);
         ck.label(&mut labels, &inst.label, &at.field("label"), "instance");
-        if let Some(instance) = check_instance(inst, &at, default_rewards, &source.path, ck) {
+        if let Some(instance) = check_instance(inst, &at, default_rewards, source, ck) {
             // lil'UCB identifies a single best arm.
-            if let Some(j) = raw
-                .algorithms
-                .iter()
-                .position(|a| *a == AlgorithmSpec::LilUcb)
-            {
-                if let Some(p) = instance.points.iter().find(|p| p.k() != 1) {
-                    ck.fail(
-                        &root.field("algorithms").index(j),
-                        format!(
-                            "LilUcb identifies the single best arm (K = 1), but instance {:?} has K = {} at N = {}",
-                            instance.label,
-                            p.k(),
-                            p.len()
-                        ),
-                    );
-                }
+            if let (Some(j), Some(p)) = (lil_ucb, instance.points.iter().find(|p| p.k() != 1)) {
+                ck.fail(
+                    &root.field("algorithms").index(j),
+                    format!(
+                        "LilUcb identifies the single best arm (K = 1), but instance {:?} has K = {} at N = {}",
+                        instance.label,
+                        p.k(),
+                        p.len()
+                    ),
+                );
             }
             instances.push(instance);
         }
     }
+    instances
+}
 
-    // Faithful δ must stay in the range where Lemma 2.1 holds.
-    if raw.settings.contains(&Setting::Faithful)
+/// Faithful δ must stay in the range where Lemma 2.1 holds (the first violation is reported).
+fn check_faithful_delta(
+    raw: &RawIdentification,
+    instances: &[Instance],
+    root: &FieldPath,
+    ck: &mut Checker,
+) {
+    if !(raw.settings.contains(&Setting::Faithful)
         && raw.faithful_epsilon > 0.0
-        && raw.faithful_epsilon < 1.0
+        && raw.faithful_epsilon < 1.0)
     {
-        let limit = lemma_delta_limit(raw.faithful_epsilon);
-        for a in &raw.algorithms {
-            for inst in &instances {
-                for p in &inst.points {
-                    let params = Params::choose(
-                        a.guarantee(),
-                        Setting::Faithful,
-                        raw.confidence,
-                        p.len(),
-                        raw.faithful_epsilon,
-                    );
-                    if *a != AlgorithmSpec::Lucb1 && params.delta >= limit {
-                        ck.fail(
-                            &root.field("confidence"),
-                            format!(
-                                "gives {} a faithful δ = {} at N = {}, outside Lemma 2.1's range δ < ln(1+ε)/e = {limit}: lower the confidence level or ε",
-                                a.name(),
-                                params.delta,
-                                p.len()
-                            ),
-                        );
-                        return None;
-                    }
-                }
+        return;
+    }
+    let limit = lemma_delta_limit(raw.faithful_epsilon);
+    for a in raw
+        .algorithms
+        .iter()
+        .filter(|a| **a != AlgorithmSpec::Lucb1)
+    {
+        for p in instances.iter().flat_map(|inst| &inst.points) {
+            let params = Params::choose(
+                a.guarantee(),
+                Setting::Faithful,
+                raw.confidence,
+                p.len(),
+                raw.faithful_epsilon,
+            );
+            if params.delta >= limit {
+                ck.fail(
+                    &root.field("confidence"),
+                    format!(
+                        "gives {} a faithful δ = {} at N = {}, outside Lemma 2.1's range δ < ln(1+ε)/e = {limit}: lower the confidence level or ε",
+                        a.name(),
+                        params.delta,
+                        p.len()
+                    ),
+                );
+                return;
             }
         }
     }
-
-    Some(IdentificationScenario {
-        name: raw.name,
-        description: raw.description,
-        source: source.clone(),
-        seed: raw.seed,
-        runs: raw.runs,
-        confidence: raw.confidence,
-        settings: raw.settings,
-        faithful_epsilon: raw.faithful_epsilon,
-        sample_cap: raw.sample_cap,
-        instances,
-        algorithms: raw.algorithms.into_iter().map(Algorithm::Builtin).collect(),
-    })
 }
 
 fn check_rewards(r: &Rewards, at: &FieldPath, ck: &mut Checker) -> bool {

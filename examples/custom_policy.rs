@@ -13,10 +13,22 @@ use specprobe::{Policy, SimRng, Simulation};
 /// ε-greedy for the cost-aware cascade: with probability ε_t = min(1, 5K/t) probe every channel
 /// in a random order (the cascade stops at the first idle one), otherwise every channel whose
 /// empirical idle rate beats its empirical cost, best ratio first.
-struct EpsGreedy {
+#[derive(Debug)]
+pub(crate) struct EpsGreedy {
     idle: Vec<f64>,
     cost: Vec<f64>,
     order: Vec<usize>,
+}
+
+impl EpsGreedy {
+    /// No observations of `k` channels.
+    pub(crate) fn new(k: usize) -> EpsGreedy {
+        EpsGreedy {
+            idle: vec![0.0; k],
+            cost: vec![0.0; k],
+            order: (0..k).collect(),
+        }
+    }
 }
 
 impl Policy for EpsGreedy {
@@ -41,14 +53,8 @@ impl Policy for EpsGreedy {
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let out = args.first().map_or("results/custom-policy", String::as_str);
-    let mut sim = Simulation::from_file("scenarios/paper-fig1a.ron")?.policy("eps-greedy", |env| {
-        let k = env.len();
-        EpsGreedy {
-            idle: vec![0.0; k],
-            cost: vec![0.0; k],
-            order: (0..k).collect(),
-        }
-    });
+    let mut sim = Simulation::from_file("scenarios/paper-fig1a.ron")?
+        .policy("eps-greedy", |env| EpsGreedy::new(env.len()));
     if let Some(runs) = args.get(1) {
         sim = sim.runs(runs.parse()?);
     }

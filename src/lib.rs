@@ -53,3 +53,8 @@ pub use rand;
 pub use rng::SimRng;
 pub use scenario::{Scenario, load};
 pub use simulation::{Results, Simulation};
+
+/// The README's Rust snippets compile (they are doctests, not run).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

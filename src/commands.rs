@@ -2,10 +2,15 @@
 //! `run` goes through [`Simulation`], the same path a library user takes.
 
 use crate::output::OutputDir;
+use crate::partial;
 use crate::policy::PolicySpec;
-use crate::report::charts::Source;
+use crate::report::charts::{Source, compare_charts};
+use crate::report::markdown::compare_report;
 use crate::report::plots::ChartOptions;
 use crate::report::summary::RegretSummary;
+use crate::report::{
+    describe, embedded, identification, load_identification, load_saved, render_report, saved_kind,
+};
 use crate::runner::Shard;
 use crate::scenario::{self, Overrides, Scenario};
 use crate::simulation::Simulation;
@@ -84,7 +89,7 @@ pub struct MergeArgs {
 /// `specprobe merge`: combines every shard's partial result into the outputs of the unsharded
 /// run (byte-identical `summary.json` and `curves.csv`).
 pub fn merge(args: &MergeArgs) -> Result<RunOutcome> {
-    let results = crate::partial::merge(&args.inputs)?;
+    let results = partial::merge(&args.inputs)?;
     let out = prepare_dir(
         &args
             .out
@@ -112,15 +117,15 @@ fn prepare_dir(path: &Path) -> Result<OutputDir> {
 
 /// `specprobe plot`: re-renders the charts and `report.md` of saved results, without simulating.
 pub fn plot(dir: &Path, charts: &ChartOptions) -> Result<RunOutcome> {
-    let kind = crate::report::saved_kind(dir)?;
+    let kind = saved_kind(dir)?;
     let out = OutputDir::prepare(dir)
         .with_context(|| format!("the results folder {} must be writable", dir.display()))?;
     let files = if kind == "identification" {
-        let summary = crate::report::load_identification(dir)?;
-        crate::report::identification::render_report(&out, &summary, charts)
+        let summary = load_identification(dir)?;
+        identification::render_report(&out, &summary, charts)
     } else {
-        let (summary, rows) = crate::report::load_saved(dir)?;
-        crate::report::render_report(&out, &summary, &rows, charts)
+        let (summary, rows) = load_saved(dir)?;
+        render_report(&out, &summary, &rows, charts)
     }
     .with_context(|| format!("rendering into {}", dir.display()))?;
     Ok(RunOutcome {
@@ -151,7 +156,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
     let mut names = Vec::new();
     for input in &args.inputs {
         names.push(if input.is_dir() {
-            let (s, _) = crate::report::load_saved(input)?;
+            let (s, _) = load_saved(input)?;
             s.scenario
         } else {
             match scenario::load(input)? {
@@ -183,7 +188,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
             })?;
             sub
         };
-        loaded.push(crate::report::load_saved(&dir)?);
+        loaded.push(load_saved(&dir)?);
     }
     // Labels: the scenario names, made unique with the input's position when they repeat.
     let labels: Vec<String> = names
@@ -206,7 +211,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
             rows,
         })
         .collect();
-    let rendered = crate::report::charts::compare_charts(&out, &sources, &args.run.charts)?;
+    let rendered = compare_charts(&out, &sources, &args.run.charts)?;
     let mut files: Vec<PathBuf> = rendered
         .iter()
         .flat_map(|r| r.files.iter().cloned())
@@ -216,10 +221,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
         .cloned()
         .zip(loaded.iter().map(|(s, _)| s))
         .collect();
-    let md = crate::report::markdown::compare_report(
-        &table,
-        &crate::report::embedded(&rendered, &args.run.charts),
-    );
+    let md = compare_report(&table, &embedded(&rendered, &args.run.charts));
     files.push(out.write("report.md", md.as_bytes())?);
     Ok(RunOutcome {
         out: out.path().to_path_buf(),
@@ -229,7 +231,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
 
 /// `specprobe validate`: the checked scenario, its UCR-T1 optimum and bounds, as text.
 pub fn validate(path: &Path) -> Result<String> {
-    Ok(crate::report::describe::describe(&scenario::load(path)?))
+    Ok(describe::describe(&scenario::load(path)?))
 }
 
 /// `specprobe policies`: every policy, its parameters with defaults, and what it does.

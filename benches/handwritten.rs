@@ -1,9 +1,10 @@
 //! The floor: CC-UCB (unknown costs, Bernoulli costs) written as one plain loop over plain
-//! vectors, no traits, no enums, no recorder. It draws the same random numbers in the same order
-//! as specprobe's engine, so both compute the same pseudo-regret bit for bit (checked by the
-//! integration test `floor_matches_engine`), and the benchmark compares like with like.
+//! vectors, no traits, no enums, no recorder. It draws the same random numbers as specprobe's
+//! engine (each channel's state and cost at slot t from its counter streams), so both compute
+//! the same pseudo-regret bit for bit (checked by the integration test `floor_matches_engine`),
+//! and the benchmark compares like with like.
 
-use rand::distr::{Bernoulli, Distribution};
+use specprobe::crn::{self, Purpose, RunKey};
 
 /// Cumulative pseudo-regret and net reward of one CC-UCB run.
 pub(crate) fn cc_ucb(
@@ -15,9 +16,11 @@ pub(crate) fn cc_ucb(
     seed: u64,
 ) -> (f64, f64) {
     let k = theta.len();
-    let mut rng = specprobe::rng::stream(seed, 0, 0);
-    let idle: Vec<Bernoulli> = theta.iter().map(|&p| Bernoulli::new(p).unwrap()).collect();
-    let pay: Vec<Bernoulli> = cost.iter().map(|&p| Bernoulli::new(p).unwrap()).collect();
+    let key = RunKey::new(seed, 0, 0);
+    let idle_key: Vec<u64> = (0..k).map(|i| key.channel(i, Purpose::Occupancy)).collect();
+    let cost_key: Vec<u64> = (0..k).map(|i| key.channel(i, Purpose::Cost)).collect();
+    let idle: Vec<u64> = theta.iter().map(|&p| crn::threshold(p)).collect();
+    let pay: Vec<u64> = cost.iter().map(|&p| crn::threshold(p)).collect();
     // UCR-T1 and its expected reward.
     let mut opt: Vec<usize> = (0..k).filter(|&i| theta[i] > cost[i]).collect();
     opt.sort_by(|&a, &b| {
@@ -60,8 +63,12 @@ pub(crate) fn cc_ucb(
         }
         let mut net = 0.0;
         for &i in &list {
-            let x = idle[i].sample(&mut rng);
-            let y = if pay[i].sample(&mut rng) { 1.0 } else { 0.0 };
+            let x = crn::bernoulli(crn::bits(idle_key[i], t), idle[i]);
+            let y = if crn::bernoulli(crn::bits(cost_key[i], t), pay[i]) {
+                1.0
+            } else {
+                0.0
+            };
             n[i] += 1;
             idles[i] += u64::from(x);
             paid[i] += y;

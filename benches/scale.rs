@@ -51,12 +51,15 @@ impl PolicyVisitor for Episode<'_> {
         let mut record = RunRecord::new(self.env.len(), checkpoints.len());
         let mut list = Vec::with_capacity(self.env.len());
         let mut rng = specprobe::rng::stream(1, 0, 0);
+        let mut paths =
+            specprobe::channel::Paths::new(self.env, specprobe::crn::RunKey::new(1, 0, 0));
         specprobe::sim::episode(
             self.env,
             &mut policy,
             self.horizon,
             &checkpoints,
             &mut rng,
+            &mut paths,
             &mut record,
             &mut list,
         );

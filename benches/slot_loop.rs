@@ -6,8 +6,9 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use specprobe::Policy;
-use specprobe::channel::{Channel, Environment};
+use specprobe::channel::{Channel, Environment, Paths};
 use specprobe::cost::CostModel;
+use specprobe::crn::RunKey;
 use specprobe::law::{Law, LawSpec};
 use specprobe::policy::CcUcb;
 use specprobe::recorder::{Metric, RunRecord};
@@ -61,12 +62,14 @@ fn run_policy<P: Policy>(env: &Environment, policy: &mut P, horizon: u64, seed: 
     let mut record = RunRecord::new(env.len(), checkpoints.len());
     let mut list = Vec::with_capacity(env.len());
     let mut rng = specprobe::rng::stream(seed, 0, 0);
+    let mut paths = Paths::new(env, RunKey::new(seed, 0, 0));
     specprobe::sim::episode(
         env,
         policy,
         horizon,
         &checkpoints,
         &mut rng,
+        &mut paths,
         &mut record,
         &mut list,
     );

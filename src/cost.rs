@@ -109,6 +109,35 @@ impl CostModel {
         }
     }
 
+    /// The cost of a probe in slot `t`, from the channel's counter streams (`key` for the
+    /// energy or plain cost, `delay_key` for the delay): the same for every player.
+    #[inline]
+    pub fn sample_at(&self, key: u64, delay_key: u64, t: u64) -> ProbeCost {
+        match self {
+            CostModel::Plain(law) => {
+                let y = law.sample_at(key, t);
+                ProbeCost {
+                    energy: y,
+                    delay: 0.0,
+                    cost: y,
+                }
+            }
+            CostModel::Split {
+                energy,
+                delay,
+                weights,
+            } => {
+                let e = energy.sample_at(key, t);
+                let d = delay.sample_at(delay_key, t);
+                ProbeCost {
+                    energy: e,
+                    delay: d,
+                    cost: weights.energy * e + weights.delay * d,
+                }
+            }
+        }
+    }
+
     /// Draws the cost of one probe.
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> ProbeCost {

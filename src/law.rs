@@ -5,6 +5,7 @@
 //! style of `rand_distr`: immutable distributions, validated constructors, errors that name the
 //! parameter and the rule.
 
+use crate::crn;
 use rand::Rng;
 use rand::distr::{Bernoulli, Distribution, Uniform};
 use rand_distr::{Beta, Normal};
@@ -89,6 +90,8 @@ pub struct Law {
     mean: f64,
     lo: f64,
     hi: f64,
+    /// Bernoulli laws: the counter-stream threshold of a 1.
+    threshold: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -151,12 +154,14 @@ impl Law {
                 hi,
             } => check.truncated_normal(mean, std_dev, lo, hi)?,
         };
+        let threshold = crn::threshold(mean);
         Ok(Law {
             spec: spec.clone(),
             kind,
             mean,
             lo,
             hi,
+            threshold,
         })
     }
 
@@ -173,6 +178,24 @@ impl Law {
     /// The smallest interval `(lo, hi)` that holds every value the law can take.
     pub fn support(&self) -> (f64, f64) {
         (self.lo, self.hi)
+    }
+
+    /// The value drawn at position `t` of the counter stream `key` (see [`crate::crn`]): the
+    /// same for every player that probes this channel in slot `t`. Constant and Bernoulli laws
+    /// take one mix; the others draw from a generator started there.
+    #[inline]
+    pub fn sample_at(&self, key: u64, t: u64) -> f64 {
+        match &self.kind {
+            Kind::Constant(v) => *v,
+            Kind::Bernoulli(_) => {
+                if crn::bernoulli(crn::bits(key, t), self.threshold) {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            _ => self.sample_other(&mut crn::Counter::at(key, t)),
+        }
     }
 
     /// Draws one value.

@@ -11,7 +11,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 /// Number of recorded metrics.
-pub const N_METRICS: usize = 8;
+pub const N_METRICS: usize = 10;
 
 /// A cumulative metric recorded at every checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +19,7 @@ pub const N_METRICS: usize = 8;
 pub enum Metric {
     /// Σ (E[r(I*)] − E[r(I_t)]).
     PseudoRegret = 0,
-    /// Σ (E[r(I*)] − r_t).
+    /// Σ (r_t(benchmark) − r_t): the benchmark policy run on the same sample paths.
     RealizedRegret = 1,
     /// Σ r_t, the net reward.
     Reward = 2,
@@ -31,8 +31,13 @@ pub enum Metric {
     Delay = 5,
     /// Σ probes.
     Probes = 6,
-    /// Number of slots in which an idle channel was found.
+    /// Slots in which the user transmitted on a truly idle channel.
     IdleFound = 7,
+    /// Slots in which the user transmitted on a channel sensed idle but busy: a collision
+    /// with the primary user, no reward.
+    PuCollisions = 8,
+    /// Probes that sensed an idle channel busy (missed opportunities).
+    MissedOpportunities = 9,
 }
 
 impl Metric {
@@ -46,6 +51,8 @@ impl Metric {
         Metric::Delay,
         Metric::Probes,
         Metric::IdleFound,
+        Metric::PuCollisions,
+        Metric::MissedOpportunities,
     ];
 
     /// Column stem in `curves.csv`.
@@ -59,6 +66,8 @@ impl Metric {
             Metric::Delay => "delay",
             Metric::Probes => "probes",
             Metric::IdleFound => "idle_found",
+            Metric::PuCollisions => "pu_collisions",
+            Metric::MissedOpportunities => "missed_opportunities",
         }
     }
 }
@@ -87,6 +96,22 @@ impl RunRecord {
         }
     }
 
+    /// Fills the realised regret from the benchmark's run on the same sample paths: at each
+    /// checkpoint, the benchmark's cumulative reward minus this run's.
+    pub fn set_realized(&mut self, benchmark: &RunRecord) {
+        for (row, b) in self.rows.iter_mut().zip(&benchmark.rows) {
+            row[Metric::RealizedRegret as usize] =
+                b[Metric::Reward as usize] - row[Metric::Reward as usize];
+        }
+    }
+
+    /// The values at the horizon.
+    pub fn last(&self) -> &Row {
+        self.rows
+            .last()
+            .expect("a record has at least one checkpoint")
+    }
+
     /// Clears the counts for the next run.
     pub fn reset(&mut self) {
         self.rows.iter_mut().for_each(|r| *r = [0.0; N_METRICS]);
@@ -106,6 +131,8 @@ pub struct PolicyStats {
     pub probes: Histogram<u64>,
     /// Probes of each channel summed over runs.
     pub channel_probes: Vec<u64>,
+    /// Every run's values at the horizon, by run index (for runs.csv and paired differences).
+    pub finals: Vec<(u64, Row)>,
 }
 
 /// Significant figures of the probe histogram: values up to 2048 are exact.
@@ -124,12 +151,14 @@ impl PolicyStats {
             curves: vec![Default::default(); checkpoints],
             probes: new_histogram(k),
             channel_probes: vec![0; k],
+            finals: Vec::new(),
         }
     }
 
-    /// Folds one run in.
-    pub fn absorb(&mut self, record: &RunRecord) {
+    /// Folds run `run` in.
+    pub fn absorb(&mut self, run: u64, record: &RunRecord) {
         self.runs += 1;
+        self.finals.push((run, *record.last()));
         for (acc, row) in self.curves.iter_mut().zip(&record.rows) {
             for (m, &x) in acc.iter_mut().zip(row) {
                 m.add(x);
@@ -161,6 +190,9 @@ impl PolicyStats {
         for (a, &b) in self.channel_probes.iter_mut().zip(&other.channel_probes) {
             *a += b;
         }
+        // Kept in run order, whatever order the runs finished in.
+        self.finals.extend_from_slice(&other.finals);
+        self.finals.sort_unstable_by_key(|(run, _)| *run);
     }
 
     /// Mean and standard deviation of `metric` at checkpoint `i`.
@@ -200,6 +232,7 @@ impl PolicyStats {
             curves: parts.curves,
             probes,
             channel_probes: parts.channel_probes,
+            finals: parts.finals,
         })
     }
 
@@ -210,6 +243,7 @@ impl PolicyStats {
             curves: self.curves.clone(),
             probes: self.probe_counts(),
             channel_probes: self.channel_probes.clone(),
+            finals: self.finals.clone(),
         }
     }
 }
@@ -225,6 +259,8 @@ pub struct PartialStats {
     pub probes: Vec<(u64, u64)>,
     /// Probes of each channel.
     pub channel_probes: Vec<u64>,
+    /// Every run's values at the horizon, by run index.
+    pub finals: Vec<(u64, Row)>,
 }
 
 #[cfg(test)]
@@ -244,11 +280,11 @@ mod tests {
             rec.probes_per_slot[run % 4] += 7;
             rec.channel_probes[run % 3] += 2;
             if run < 2 {
-                a.absorb(&rec)
+                a.absorb(run as u64, &rec)
             } else {
-                b.absorb(&rec)
+                b.absorb(run as u64, &rec)
             }
-            whole.absorb(&rec);
+            whole.absorb(run as u64, &rec);
         }
         b.merge(&a);
         assert_eq!(b.runs, 5);
@@ -258,6 +294,7 @@ mod tests {
         );
         assert_eq!(b.probe_counts(), whole.probe_counts());
         assert_eq!(b.channel_probes, whole.channel_probes);
+        assert_eq!(b.finals, whole.finals);
         let back = PolicyStats::from_parts(whole.to_parts(), 3).unwrap();
         assert_eq!(back.probe_counts(), whole.probe_counts());
     }

@@ -16,7 +16,7 @@ pub type SimRng = Pcg64Mcg;
 
 /// SplitMix64's finaliser: a bijection on `u64` that spreads every input bit over every output
 /// bit, so that neighbouring keys (run 7 and run 8) give unrelated states.
-const fn splitmix64(mut z: u64) -> u64 {
+pub(crate) const fn splitmix64(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);

@@ -7,11 +7,12 @@
 //! on which thread or shard ran it. Runs fold into [`PolicyStats`] whose merge is exact, so rayon
 //! may split and join the work any way it likes and the output bytes never change.
 
-use crate::channel::Environment;
+use crate::channel::{Environment, Paths};
+use crate::crn::RunKey;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::instance::Arms;
 use crate::identify::{Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats, Problem};
-use crate::policy::{Policy, PolicyVisitor};
+use crate::policy::{Oracle, Policy, PolicyVisitor};
 use crate::progress::Progress;
 use crate::recorder::{PolicyStats, RunRecord};
 use crate::rng::{SimRng, label_hash, stream};
@@ -137,24 +138,13 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError
 }
 
 /// Runs every (experiment, policy) of a regret scenario over the shard's runs.
+///
+/// Each run is one task: it first runs the benchmark (the oracle) on the run's sample paths,
+/// then every policy on the same paths (common random numbers), so that realised regret is the
+/// benchmark's reward minus the policy's on identical spectrum. Runs fold into exact
+/// statistics, so the split into tasks never changes a byte.
 pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, RunError> {
     let checkpoints = s.checkpoints.slots(s.horizon);
-    let runs: Vec<u64> = (0..s.runs).filter(|&r| opts.shard.contains(r)).collect();
-    let jobs: Vec<(usize, usize)> = (0..s.experiments.len())
-        .flat_map(|e| (0..s.policies.len()).map(move |p| (e, p)))
-        .collect();
-    let total = (jobs.len() * runs.len()) as u64;
-    info!(
-        scenario = %s.name,
-        experiments = s.experiments.len(),
-        policies = s.policies.len(),
-        runs = runs.len(),
-        horizon = s.horizon,
-        shard = %opts.shard,
-        "simulating {} runs of {} slots",
-        total,
-        s.horizon
-    );
     if let Some(e) = s.experiments.first() {
         for p in &s.policies {
             if p.build(&e.env).is_none() {
@@ -162,6 +152,21 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, 
             }
         }
     }
+    let shard = opts.shard;
+    let shard_runs = s.runs / shard.count + u64::from(shard.index < s.runs % shard.count);
+    let total = s.experiments.len() as u64 * shard_runs;
+    info!(
+        scenario = %s.name,
+        experiments = s.experiments.len(),
+        policies = s.policies.len(),
+        runs = shard_runs,
+        horizon = s.horizon,
+        shard = %shard,
+        "simulating {} runs of {} policies, {} slots each",
+        total,
+        s.policies.len(),
+        s.horizon
+    );
     let pool = thread_pool(opts.threads)?;
     let progress = Progress::new(
         tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty),
@@ -170,89 +175,113 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, 
         "runs",
     );
     let started = Instant::now();
-    let flat: Vec<PolicyStats> = {
+    let stats = {
         let _entered = progress.span().enter();
         pool.install(|| {
-            jobs.par_iter()
-                .map(|&(e, p)| run_job(s, e, p, &runs, &checkpoints, &progress))
+            s.experiments
+                .iter()
+                .map(|exp| {
+                    let worker = || Worker::new(s, exp, &checkpoints);
+                    (0..s.runs)
+                        .into_par_iter()
+                        .filter(|&r| shard.contains(r))
+                        .fold(worker, |mut w, run| {
+                            w.run(run);
+                            progress.inc();
+                            w
+                        })
+                        .map(|w| w.stats)
+                        .reduce(
+                            || worker().stats,
+                            |mut a, b| {
+                                for (x, y) in a.iter_mut().zip(&b) {
+                                    x.merge(y);
+                                }
+                                a
+                            },
+                        )
+                })
                 .collect()
         })
     };
     let elapsed = started.elapsed();
     info!(
         seconds = elapsed.as_secs_f64(),
-        slots_per_second = (total as f64 * s.horizon as f64) / elapsed.as_secs_f64().max(1e-9),
+        slots_per_second = (total as f64 * (s.policies.len() + 1) as f64 * s.horizon as f64)
+            / elapsed.as_secs_f64().max(1e-9),
         "simulation finished"
     );
-    let mut flat = flat.into_iter();
-    let stats = s
-        .experiments
-        .iter()
-        .map(|_| flat.by_ref().take(s.policies.len()).collect())
-        .collect();
     Ok(RegretStats { checkpoints, stats })
 }
 
-/// All runs of one policy on one experiment.
-fn run_job(
-    s: &RegretScenario,
-    e: usize,
-    p: usize,
-    runs: &[u64],
-    checkpoints: &[u64],
-    progress: &Progress,
-) -> PolicyStats {
-    let exp = &s.experiments[e];
-    let entry = &s.policies[p];
-    let k = exp.env.len();
-    let ncp = checkpoints.len();
-    let domain = experiment_domain(s, &exp.label);
-    let started = Instant::now();
-    let stats = runs
-        .par_iter()
-        .fold(
-            || {
-                (
-                    PolicyStats::new(k, ncp),
-                    RunRecord::new(k, ncp),
-                    Vec::with_capacity(k),
-                )
-            },
-            |(mut stats, mut record, mut list), &run| {
-                record.reset();
-                let mut rng = stream(s.seed, domain, run);
-                let policy = entry
-                    .build(&exp.env)
-                    .expect("every policy was checked runnable before the runs started");
-                policy.visit(Episode {
-                    env: &exp.env,
-                    horizon: s.horizon,
-                    checkpoints,
-                    rng: &mut rng,
-                    record: &mut record,
-                    list: &mut list,
-                });
-                stats.absorb(&record);
-                progress.inc();
-                (stats, record, list)
-            },
-        )
-        .map(|(stats, _, _)| stats)
-        .reduce(
-            || PolicyStats::new(k, ncp),
-            |mut a, b| {
-                a.merge(&b);
-                a
-            },
-        );
-    tracing::debug!(
-        experiment = %exp.label,
-        policy = %entry.label,
-        runs = runs.len(),
-        seconds = started.elapsed().as_secs_f64(),
-        "policy done"
-    );
-    stats
+/// One worker's buffers for the runs of one experiment, reused from run to run.
+struct Worker<'a> {
+    s: &'a RegretScenario,
+    exp: &'a crate::scenario::Experiment,
+    checkpoints: &'a [u64],
+    domain: u64,
+    stats: Vec<PolicyStats>,
+    benchmark: RunRecord,
+    record: RunRecord,
+    paths: Paths,
+    list: Vec<usize>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        s: &'a RegretScenario,
+        exp: &'a crate::scenario::Experiment,
+        checkpoints: &'a [u64],
+    ) -> Worker<'a> {
+        let k = exp.env.len();
+        let n = checkpoints.len();
+        Worker {
+            s,
+            exp,
+            checkpoints,
+            domain: experiment_domain(s, &exp.label),
+            stats: s.policies.iter().map(|_| PolicyStats::new(k, n)).collect(),
+            benchmark: RunRecord::new(k, n),
+            record: RunRecord::new(k, n),
+            paths: Paths::default(),
+            list: Vec::with_capacity(k),
+        }
+    }
+
+    /// Run `run`: the benchmark, then every policy, on the run's sample paths.
+    fn run(&mut self, run: u64) {
+        let env = &self.exp.env;
+        let key = RunKey::new(self.s.seed, self.domain, run);
+        self.benchmark.reset();
+        self.paths.reset(env, key);
+        Oracle::new(env).visit_episode(Episode {
+            env,
+            horizon: self.s.horizon,
+            checkpoints: self.checkpoints,
+            rng: &mut stream(self.s.seed, self.domain, run),
+            paths: &mut self.paths,
+            record: &mut self.benchmark,
+            list: &mut self.list,
+        });
+        for (entry, stats) in self.s.policies.iter().zip(&mut self.stats) {
+            self.record.reset();
+            self.paths.reset(env, key);
+            let policy = entry
+                .build(env)
+                .expect("every policy was checked runnable before the runs started");
+            policy.visit(Episode {
+                env,
+                horizon: self.s.horizon,
+                checkpoints: self.checkpoints,
+                rng: &mut stream(self.s.seed, self.domain, run),
+                paths: &mut self.paths,
+                record: &mut self.record,
+                list: &mut self.list,
+            });
+            self.record.set_realized(&self.benchmark);
+            stats.absorb(run, &self.record);
+        }
+    }
 }
 
 /// Runs one episode with the concrete policy type.
@@ -261,6 +290,7 @@ struct Episode<'a> {
     horizon: u64,
     checkpoints: &'a [u64],
     rng: &'a mut SimRng,
+    paths: &'a mut Paths,
     record: &'a mut RunRecord,
     list: &'a mut Vec<usize>,
 }
@@ -275,9 +305,21 @@ impl PolicyVisitor for Episode<'_> {
             self.horizon,
             self.checkpoints,
             self.rng,
+            self.paths,
             self.record,
             self.list,
         );
+    }
+}
+
+/// The benchmark policy runs through the same visitor.
+trait VisitEpisode {
+    fn visit_episode(self, e: Episode<'_>);
+}
+
+impl VisitEpisode for Oracle {
+    fn visit_episode(self, e: Episode<'_>) {
+        e.visit(self);
     }
 }
 

@@ -5,20 +5,21 @@
 //! (each broken rule is reported with its position, field and rule, all at once). The simulator
 //! only ever sees the checked [`RegretScenario`].
 
+mod channels;
 pub mod identification;
 pub(crate) mod locate;
 pub mod raw;
 
 pub use identification::IdentificationScenario;
 
-use crate::channel::{Channel, Environment};
+use crate::channel::Environment;
 use crate::cost::{CostModel, CostWeights};
 use crate::error::{Problem, ScenarioError};
-use crate::law::Law;
 use crate::policy::{AnyPolicy, CustomPolicy, PolicySpec};
 use crate::stats::CheckpointSpec;
+use channels::{channel_count, check_channels};
 use locate::{FieldPath, locate};
-use raw::{RawChannel, RawRegret, RawScenario, RawUnits};
+use raw::{RawRegret, RawScenario, RawUnits};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -64,8 +65,24 @@ impl Scenario {
         Ok(match self {
             Scenario::Regret(mut s) => {
                 s.runs = o.runs.unwrap_or(s.runs);
-                s.horizon = o.horizon.unwrap_or(s.horizon);
                 s.seed = o.seed.unwrap_or(s.seed);
+                if let Some(h) = o.horizon {
+                    s.horizon = h;
+                    for e in &mut s.experiments {
+                        for (i, ch) in e.env.channels().iter().enumerate() {
+                            if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy() {
+                                if !t.wraps() && t.len() < h {
+                                    return Err(OverrideError::TraceTooShort {
+                                        channel: i,
+                                        slots: t.len(),
+                                        horizon: h,
+                                    });
+                                }
+                            }
+                        }
+                        e.env.set_horizon(h);
+                    }
+                }
                 Scenario::Regret(s)
             }
             Scenario::Identification(mut s) => {
@@ -133,6 +150,18 @@ pub enum OverrideError {
     /// `--horizon 0`.
     #[error("--horizon: must be at least 1 slot (got 0)")]
     ZeroHorizon,
+    /// `--horizon` longer than a trace that does not wrap.
+    #[error(
+        "--horizon: {horizon} slots, but channel {channel}'s trace holds {slots} (set `wrap: true` in the scenario or shorten the horizon)"
+    )]
+    TraceTooShort {
+        /// The channel.
+        channel: usize,
+        /// Its trace's length.
+        slots: u64,
+        /// The horizon asked for.
+        horizon: u64,
+    },
 }
 
 /// A checked regret scenario.
@@ -162,6 +191,8 @@ pub struct RegretScenario {
     pub is_grid: bool,
     /// The policies.
     pub policies: Vec<PolicyEntry>,
+    /// The label paired differences are measured against (default: the first policy).
+    pub reference: Option<String>,
 }
 
 /// Units of energy and delay (empty when the scenario gives none).
@@ -240,11 +271,21 @@ impl RegretScenario {
         );
         for e in &self.experiments {
             let _ = write!(s, "|exp {}|{:?}", e.label, e.reference);
+            let _ = write!(s, "|slot {:?}", e.env.slot_duration());
             for ch in e.env.channels() {
+                let _ = write!(
+                    s,
+                    "|{}:{}",
+                    ch.occupancy().describe(),
+                    ch.sensing().describe()
+                );
+                if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy() {
+                    let _ = write!(s, ":trace {:016x}", t.content_hash());
+                }
                 let _ = match ch.cost() {
-                    CostModel::Plain(l) => write!(s, "|{}:{:?}", ch.theta(), l.spec()),
+                    CostModel::Plain(l) => write!(s, ":{:?}", l.spec()),
                     CostModel::Split { energy, delay, .. } => {
-                        write!(s, "|{}:{:?}:{:?}", ch.theta(), energy.spec(), delay.spec())
+                        write!(s, ":{:?}:{:?}", energy.spec(), delay.spec())
                     }
                 };
             }
@@ -252,7 +293,17 @@ impl RegretScenario {
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.describe());
         }
+        let _ = write!(s, "|reference {:?}", self.reference);
         format!("{:016x}", crate::rng::label_hash(&[&s]))
+    }
+
+    /// The index of the policy paired differences are measured against: `reference`, else
+    /// the first policy.
+    pub fn reference_index(&self) -> Option<usize> {
+        match &self.reference {
+            Some(label) => self.policies.iter().position(|p| &p.label == label),
+            None => (!self.policies.is_empty()).then_some(0),
+        }
     }
 
     /// The α Theorem 2 is evaluated with: that of the first unknown-cost CC-UCB policy, else the
@@ -287,6 +338,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let mut checker = Checker {
         src: text,
         problems: Vec::new(),
+        traces: Default::default(),
     };
     let source = Source {
         path: path.to_path_buf(),
@@ -354,6 +406,8 @@ fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
 struct Checker<'a> {
     src: &'a str,
     problems: Vec<Problem>,
+    /// Trace files read so far.
+    traces: channels::TraceCache,
 }
 
 impl Checker<'_> {
@@ -416,7 +470,8 @@ fn check_regret(raw: RawRegret, source: &Source, ck: &mut Checker) -> Option<Reg
     let root = FieldPath::default();
     check_run_settings(&raw, &root, ck);
     let policies = check_policy_labels(&raw, &root, ck);
-    let (experiments, sizes) = check_experiments(&raw, &policies, &root, ck);
+    let (experiments, sizes) = check_experiments(&raw, source, &policies, &root, ck);
+    check_reference_policy(&raw, &policies, &root, ck);
     check_policy_parameters(&raw, &sizes, &root, ck);
     Some(RegretScenario {
         name: raw.name,
@@ -431,7 +486,35 @@ fn check_regret(raw: RawRegret, source: &Source, ck: &mut Checker) -> Option<Reg
         is_grid: !raw.grid.is_empty(),
         experiments,
         policies,
+        reference: raw.reference,
     })
+}
+
+/// `reference` names a policy, and `slot.duration` is positive.
+fn check_reference_policy(
+    raw: &RawRegret,
+    policies: &[PolicyEntry],
+    root: &FieldPath,
+    ck: &mut Checker,
+) {
+    if let Some(r) = &raw.reference {
+        let labels: Vec<&str> = policies.iter().map(|p| p.label.as_str()).collect();
+        ck.require(
+            labels.contains(&r.as_str()),
+            &root.field("reference"),
+            format!("names policy {r:?}, which is not a policy label of this scenario (labels: {labels:?})"),
+        );
+    }
+    if let Some(slot) = raw.slot {
+        ck.require(
+            slot.duration.is_finite() && slot.duration > 0.0,
+            &root.field("slot").field("duration"),
+            format!(
+                "is the slot's length in delay units and must be a positive finite number (got {})",
+                slot.duration
+            ),
+        );
+    }
 }
 
 /// Name, horizon, runs, checkpoints and weights.
@@ -505,6 +588,7 @@ fn check_policy_labels(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) -> V
 /// channel list's K with a note naming its configuration, for the policy checks.
 fn check_experiments(
     raw: &RawRegret,
+    source: &Source,
     policies: &[PolicyEntry],
     root: &FieldPath,
     ck: &mut Checker,
@@ -512,6 +596,13 @@ fn check_experiments(
     let mut experiments = Vec::new();
     let mut sizes = Vec::new();
     let is_grid = !raw.grid.is_empty();
+    let base = source.path.parent().unwrap_or(Path::new("."));
+    let cx = channels::Context {
+        weights: &raw.weights,
+        horizon: raw.horizon.max(1),
+        slot_duration: raw.slot.map(|s| s.duration),
+        base,
+    };
     if !raw.channels.is_empty() && is_grid {
         ck.fail(
             &root.field("grid"),
@@ -526,8 +617,7 @@ fn check_experiments(
     }
     if !raw.channels.is_empty() {
         sizes.push((String::new(), channel_count(&raw.channels)));
-        if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &raw.weights, ck)
-        {
+        if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &cx, ck) {
             experiments.push(Experiment {
                 label: raw.name.clone(),
                 env,
@@ -548,7 +638,7 @@ fn check_experiments(
             format!(" (configuration {:?})", conf.label),
             channel_count(&conf.channels),
         ));
-        if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &raw.weights, ck) {
+        if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &cx, ck) {
             experiments.push(Experiment {
                 label: conf.label.clone(),
                 env,
@@ -613,116 +703,4 @@ fn units(raw: RawUnits) -> Units {
         energy: raw.energy,
         delay: raw.delay,
     }
-}
-
-/// Number of channels a list stands for (its entries' counts, zero counts ignored).
-fn channel_count(raw: &[RawChannel]) -> u64 {
-    raw.iter().map(|c| c.count).fold(0, u64::saturating_add)
-}
-
-/// Checks a channel list and builds its environment (`None` when any entry is invalid).
-fn check_channels(
-    raw: &[RawChannel],
-    at: &FieldPath,
-    weights: &CostWeights,
-    ck: &mut Checker,
-) -> Option<Environment> {
-    let before = ck.problems.len();
-    let mut channels = Vec::new();
-    let mut total: u64 = 0;
-    for (i, ch) in raw.iter().enumerate() {
-        let here = at.index(i);
-        ck.require(
-            ch.count >= 1,
-            &here.field("count"),
-            "must be at least 1 (got 0)",
-        );
-        total = total.saturating_add(ch.count);
-        let theta_ok = ck.require(
-            ch.theta.is_finite() && (0.0..=1.0).contains(&ch.theta),
-            &here.field("theta"),
-            format!(
-                "is the probability of being idle and must lie in [0, 1] (got {})",
-                ch.theta
-            ),
-        );
-        let cost = check_cost(ch, &here, weights, ck);
-        if let (true, Some(cost)) = (theta_ok, cost) {
-            for _ in 0..ch.count.min(MAX_CHANNELS) {
-                channels.push(Channel::new(ch.theta, cost.clone()));
-            }
-        }
-    }
-    ck.require(
-        total <= MAX_CHANNELS,
-        at,
-        format!("holds {total} channels; at most {MAX_CHANNELS} are supported"),
-    );
-    (ck.problems.len() == before && !channels.is_empty()).then(|| Environment::new(channels))
-}
-
-fn check_law(spec: &crate::law::LawSpec, at: &FieldPath, ck: &mut Checker) -> Option<Law> {
-    match Law::new(spec) {
-        Ok(law) => Some(law),
-        Err(e) => {
-            ck.fail(&at.field(e.param), e.to_string());
-            None
-        }
-    }
-}
-
-fn check_cost(
-    ch: &RawChannel,
-    here: &FieldPath,
-    weights: &CostWeights,
-    ck: &mut Checker,
-) -> Option<CostModel> {
-    let model = match (&ch.cost, &ch.energy, &ch.delay) {
-        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            ck.fail(
-                &here.field("cost"),
-                "give either `cost` (the bandit cost itself) or `energy`/`delay` (weighted by `weights`), not both",
-            );
-            return None;
-        }
-        (None, None, None) => {
-            ck.fail(
-                here,
-                "has no cost: give `cost: <law>` or `energy: <law>` and/or `delay: <law>`",
-            );
-            return None;
-        }
-        (Some(cost), None, None) => CostModel::Plain(check_law(cost, &here.field("cost"), ck)?),
-        (None, energy, delay) => {
-            let zero = crate::law::LawSpec::Constant(0.0);
-            let e = check_law(energy.as_ref().unwrap_or(&zero), &here.field("energy"), ck);
-            let d = check_law(delay.as_ref().unwrap_or(&zero), &here.field("delay"), ck);
-            CostModel::Split {
-                energy: e?,
-                delay: d?,
-                weights: *weights,
-            }
-        }
-    };
-    let (lo, hi) = model.support();
-    let field = if ch.cost.is_some() {
-        here.field("cost")
-    } else if ch.energy.is_some() {
-        here.field("energy")
-    } else {
-        here.field("delay")
-    };
-    let what = match model {
-        CostModel::Plain(_) => "the bandit cost".to_string(),
-        CostModel::Split { .. } => format!(
-            "the bandit cost {}·energy + {}·delay",
-            weights.energy, weights.delay
-        ),
-    };
-    ck.require(
-        lo >= 0.0 && hi <= 1.0,
-        &field,
-        format!("{what} ranges over [{lo}, {hi}], but its support must lie in [0, 1]"),
-    )
-    .then_some(model)
 }

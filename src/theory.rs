@@ -50,6 +50,52 @@ pub fn ucr_t1(theta: &[f64], cost: &[f64]) -> Vec<usize> {
     list
 }
 
+/// Expected net reward of a list when the probes may err: `s_i` is the probability that
+/// channel `i` is idle *and* sensed idle (the transmission succeeds), `q_i` the probability that
+/// it is sensed idle (the cascade stops there, collision or not):
+/// `Σ_k (s_{I(k)} − c_{I(k)}) · Π_{j<k} (1 − q_{I(j)})`. With perfect sensing `s = q = θ` and this
+/// is [`expected_reward`].
+pub fn expected_reward_sensed(list: &[usize], success: &[f64], stop: &[f64], cost: &[f64]) -> f64 {
+    let mut reach = 1.0;
+    let mut total = 0.0;
+    for &i in list {
+        total += (success[i] - cost[i]) * reach;
+        reach *= 1.0 - stop[i];
+        if reach < f64::MIN_POSITIVE {
+            break;
+        }
+    }
+    total
+}
+
+/// The optimal list when probes may err (see [`expected_reward_sensed`]).
+///
+/// **Exchange argument.** Two adjacent channels i then j contribute, from the probability R of
+/// reaching them, `R·[(s_i − c_i) + (1 − q_i)(s_j − c_j)]`; swapped,
+/// `R·[(s_j − c_j) + (1 − q_j)(s_i − c_i)]`. The difference is `R·[q_j(s_i − c_i) − q_i(s_j − c_j)]`,
+/// so i may go first iff `(s_i − c_i)/q_i ≥ (s_j − c_j)/q_j`, and sorting any list in decreasing
+/// `g = (s − c)/q` never lowers its value. In a sorted list, once a channel has `s ≤ c` (g ≤ 0)
+/// every later one does too, so dropping it and everything after it removes only non-positive
+/// terms. Appending a missing channel with `s > c` adds `R·(s − c) ≥ 0`. Hence the optimum is
+/// every channel with `s_i > c_i` in decreasing `(s_i − c_i)/q_i` (cross-multiplied, ties by
+/// index; such channels have `q ≥ s > 0`). With perfect sensing this is UCR-T1
+/// (`(θ − c)/θ = 1 − c/θ`), and [`ucr_t1`] is used then so that the paper's setting keeps its
+/// exact arithmetic.
+pub fn optimal_list(success: &[f64], stop: &[f64], cost: &[f64]) -> Vec<usize> {
+    if success == stop {
+        return ucr_t1(success, cost);
+    }
+    let mut list: Vec<usize> = (0..success.len())
+        .filter(|&i| success[i] > cost[i])
+        .collect();
+    list.sort_by(|&a, &b| {
+        ((success[b] - cost[b]) * stop[a])
+            .total_cmp(&((success[a] - cost[a]) * stop[b]))
+            .then(a.cmp(&b))
+    });
+    list
+}
+
 /// The offline optimum of an instance.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Optimum {
@@ -64,6 +110,16 @@ impl Optimum {
     pub fn of(theta: &[f64], cost: &[f64]) -> Optimum {
         let list = ucr_t1(theta, cost);
         let expected_reward = expected_reward(&list, theta, cost);
+        Optimum {
+            list,
+            expected_reward,
+        }
+    }
+
+    /// The optimum when probes may err (success and stop probabilities per channel).
+    pub fn sensed(success: &[f64], stop: &[f64], cost: &[f64]) -> Optimum {
+        let list = optimal_list(success, stop, cost);
+        let expected_reward = expected_reward_sensed(&list, success, stop, cost);
         Optimum {
             list,
             expected_reward,
@@ -191,6 +247,16 @@ impl LogBound {
 }
 
 impl Bounds {
+    /// No bounds, for the stated reason.
+    pub fn not_applicable(reason: String) -> Bounds {
+        Bounds {
+            assumptions_hold: false,
+            violations: vec![reason],
+            theorem2: None,
+            theorem3: None,
+        }
+    }
+
     /// The bounds of an instance, with Theorem 2's exploration parameter `alpha`.
     pub fn of(theta: &[f64], cost: &[f64], alpha: f64, horizon: u64) -> Bounds {
         let mut violations = Vec::new();

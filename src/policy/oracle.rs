@@ -1,21 +1,30 @@
-//! The offline optimum UCR-T1 (Theorem 1), given the true θ and c.
+//! The offline optimum UCR-T1 (Theorem 1), given the true θ and c: the benchmark policy. With
+//! imperfect sensing it probes the sensing-aware optimal list, and when some channel is
+//! piecewise-stationary it switches lists at the segment boundaries (the dynamic oracle).
 
 use super::{Builtin, ParamError, Policy};
 use crate::channel::Environment;
 use crate::rng::SimRng;
 use serde::{Deserialize, Serialize};
 
-/// Probes the UCR-T1 list every slot; learns nothing.
+/// Probes the benchmark's optimal list every slot; learns nothing.
 #[derive(Clone, Debug)]
 pub struct Oracle {
-    list: Vec<usize>,
+    /// (last slot, list) per benchmark epoch.
+    epochs: Vec<(u64, Vec<usize>)>,
+    current: usize,
 }
 
 impl Oracle {
     /// The oracle for an environment.
     pub fn new(env: &Environment) -> Oracle {
         Oracle {
-            list: env.optimum().list.clone(),
+            epochs: env
+                .epochs()
+                .iter()
+                .map(|e| (e.last, e.optimum.list.clone()))
+                .collect(),
+            current: 0,
         }
     }
 }
@@ -27,7 +36,7 @@ pub struct OracleSpec {}
 
 impl Builtin for OracleSpec {
     const NAME: &'static str = "Oracle";
-    const SUMMARY: &'static str = "UCR-T1 (Theorem 1) with the true θ and c; zero pseudo-regret";
+    const SUMMARY: &'static str = "UCR-T1 (Theorem 1) with the true θ and c (sensing-aware; per segment when piecewise): the benchmark";
     type Policy = Oracle;
 
     fn bare() -> Result<Self, &'static str> {
@@ -49,8 +58,11 @@ impl Builtin for OracleSpec {
 
 impl Policy for Oracle {
     #[inline]
-    fn plan(&mut self, _t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
-        list.extend_from_slice(&self.list);
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
+        while t > self.epochs[self.current].0 {
+            self.current += 1;
+        }
+        list.extend_from_slice(&self.epochs[self.current].1);
     }
 
     #[inline]

@@ -2,12 +2,14 @@
 //! an identification scenario's instances and parameters.
 
 use super::markdown::{list, runs, sig, span};
+use super::summary::bounds;
+use crate::channel::Environment;
 use crate::cost::CostModel;
 use crate::law::LawSpec;
+use crate::occupancy::Occupancy;
 use crate::policy::DEFAULT_ALPHA;
 use crate::ron_text::to_ron_line;
 use crate::scenario::{IdentificationScenario, RegretScenario, Scenario};
-use crate::theory::Bounds;
 use std::fmt::Write;
 
 /// What `specprobe validate` prints for a checked scenario.
@@ -105,52 +107,41 @@ fn describe_regret(s: &RegretScenario) -> String {
     for p in &s.policies {
         let _ = writeln!(out, "  {:<24} {}", p.label, p.describe());
     }
+    if let Some(r) = s.reference_index() {
+        let _ = writeln!(out, "paired differences against: {}", s.policies[r].label);
+    }
     for e in &s.experiments {
         let env = &e.env;
         let _ = writeln!(out, "\nconfiguration {:?}: {} channels", e.label, env.len());
-        let _ = writeln!(
-            out,
-            "  {:>5} {:>9} {:>11} {:>9}  cost law",
-            "ch", "θ", "c", "θ/c"
-        );
-        // Identical consecutive channels (a `count` in the scenario) share one line.
-        let described: Vec<(f64, String)> = env
-            .channels()
-            .iter()
-            .map(|ch| (ch.theta(), format!("{:?}", cost_specs(ch.cost()))))
-            .collect();
-        for (first, last) in runs(&described) {
-            let ch = &env.channels()[first];
-            let i = span(first, last);
-            let c = ch.cost().mean();
-            let law = match ch.cost() {
-                CostModel::Plain(l) => format!("cost: {}", ron_law(l.spec())),
-                CostModel::Split { energy, delay, .. } => format!(
-                    "energy: {}, delay: {}",
-                    ron_law(energy.spec()),
-                    ron_law(delay.spec())
-                ),
-            };
-            let ratio = if c > 0.0 {
-                sig(ch.theta() / c, 4)
+        if let Some(d) = env.slot_duration() {
+            let _ = writeln!(
+                out,
+                "slot duration {d}{}: probes start after the delays before them; none starts after the slot ends",
+                unit(&s.units.delay)
+            );
+        }
+        channel_table(&mut out, env, s.horizon);
+        let _ = writeln!(out, "benchmark: {}", env.benchmark().describe());
+        for epoch in env.epochs().iter().filter(|ep| ep.first <= s.horizon) {
+            let opt = &epoch.optimum;
+            let when = if env.epochs().len() > 1 {
+                format!(" in slots {}–{}", epoch.first, epoch.last.min(s.horizon))
             } else {
-                "inf".into()
+                String::new()
             };
             let _ = writeln!(
                 out,
-                "  {i:>5} {:>9} {:>11} {ratio:>9}  {law}",
-                sig(ch.theta(), 4),
-                sig(c, 6)
+                "{}{when}: probe {}; expected net reward {} per slot",
+                if env.senses_imperfectly() {
+                    "sensing-aware optimum"
+                } else {
+                    "UCR-T1 optimum"
+                },
+                list(&opt.list),
+                sig(opt.expected_reward, 6)
             );
         }
-        let opt = env.optimum();
-        let _ = writeln!(
-            out,
-            "UCR-T1 optimum: probe {}; expected net reward {} per slot",
-            list(&opt.list),
-            sig(opt.expected_reward, 6)
-        );
-        let b = Bounds::of(env.theta(), env.mean_cost(), s.theorem2_alpha(), s.horizon);
+        let b = bounds(env, s.theorem2_alpha(), s.horizon);
         match (&b.theorem2, &b.theorem3) {
             (Some(t2), Some(t3)) => {
                 let _ = writeln!(
@@ -176,6 +167,85 @@ fn describe_regret(s: &RegretScenario) -> String {
         }
     }
     out
+}
+
+/// One line per run of identical channels: θ, c, θ/c and the cost law; then, where the
+/// channel is not the papers' i.i.d. one, its process with mean idle and busy periods and
+/// autocorrelation, and its sensing error rates.
+fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
+    let _ = writeln!(
+        out,
+        "  {:>5} {:>9} {:>11} {:>9}  cost law",
+        "ch", "θ", "c", "θ/c"
+    );
+    // Identical consecutive channels (a `count` in the scenario) share one line.
+    let described: Vec<String> = env
+        .channels()
+        .iter()
+        .map(|ch| {
+            format!(
+                "{}|{}|{:?}",
+                ch.occupancy().describe(),
+                ch.sensing().describe(),
+                cost_specs(ch.cost())
+            )
+        })
+        .collect();
+    for (first, last) in runs(&described) {
+        let ch = &env.channels()[first];
+        let theta = env.theta()[first];
+        let i = span(first, last);
+        let c = ch.cost().mean();
+        let law = match ch.cost() {
+            CostModel::Plain(l) => format!("cost: {}", ron_law(l.spec())),
+            CostModel::Split { energy, delay, .. } => format!(
+                "energy: {}, delay: {}",
+                ron_law(energy.spec()),
+                ron_law(delay.spec())
+            ),
+        };
+        let ratio = if c > 0.0 {
+            sig(theta / c, 4)
+        } else {
+            "inf".into()
+        };
+        let _ = writeln!(
+            out,
+            "  {i:>5} {:>9} {:>11} {ratio:>9}  {law}",
+            sig(theta, 4),
+            sig(c, 6)
+        );
+        if !matches!(ch.occupancy(), Occupancy::Iid(_)) {
+            let st = ch.occupancy().stats(horizon);
+            let mut facts = vec![format!("stationary θ = {}", sig(st.theta, 4))];
+            if let Some(m) = st.mean_idle {
+                facts.push(format!("mean idle period {} slots", sig(m, 4)));
+            }
+            if let Some(m) = st.mean_busy {
+                facts.push(format!("mean busy period {} slots", sig(m, 4)));
+            }
+            if let Some(r) = st.autocorrelation {
+                facts.push(format!("lag-1 autocorrelation {}", sig(r, 4)));
+            }
+            let _ = writeln!(
+                out,
+                "  {:>5} {}: {}",
+                "",
+                ch.occupancy().describe(),
+                facts.join(", ")
+            );
+        }
+        if !ch.sensing().is_perfect() {
+            let _ = writeln!(
+                out,
+                "  {:>5} sensing {}: P(sensed idle) = {}, P(success) = {}",
+                "",
+                ch.sensing().describe(),
+                sig(ch.sensing().stop_probability(theta), 4),
+                sig(ch.sensing().success_probability(theta), 4)
+            );
+        }
+    }
 }
 
 /// The law specs of a cost model (for comparing channels).

@@ -4,9 +4,12 @@
 //! grid lists them per configuration under `experiments`. The same types deserialise, so saved
 //! results can be re-rendered (`specprobe plot`) and compared without simulating again.
 
+use crate::channel::{BenchmarkKind, Environment};
 use crate::recorder::{Metric, PolicyStats};
 use crate::runner::RegretStats;
 use crate::scenario::{RegretScenario, Units};
+use crate::sensing::SensingSpec;
+use crate::stats::Moments;
 use crate::theory::{Bounds, Optimum};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -52,7 +55,7 @@ pub enum RegretBody {
         experiments: Vec<ExperimentSummary>,
     },
     /// A single channel list.
-    Single(ExperimentSummary),
+    Single(Box<ExperimentSummary>),
 }
 
 impl RegretBody {
@@ -60,7 +63,7 @@ impl RegretBody {
     pub fn experiments(&self) -> &[ExperimentSummary] {
         match self {
             RegretBody::Grid { experiments } => experiments,
-            RegretBody::Single(e) => std::slice::from_ref(e),
+            RegretBody::Single(e) => std::slice::from_ref(e.as_ref()),
         }
     }
 }
@@ -73,8 +76,18 @@ pub struct ExperimentSummary {
     pub label: Option<String>,
     /// One entry per policy, in scenario order.
     pub policies: Vec<PolicySummary>,
-    /// The UCR-T1 list and its expected reward.
+    /// What regret is measured against.
+    #[serde(default = "stationary")]
+    pub benchmark: BenchmarkKind,
+    /// The benchmark's optimal list and its expected reward (at the first slot, for the
+    /// dynamic oracle: see `segments`).
     pub optimum: Optimum,
+    /// The dynamic oracle's lists, one per segment of slots (empty for the stationary oracle).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<SegmentSummary>,
+    /// The slot length in delay units, when the scenario sets one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot_duration: Option<f64>,
     /// Theorems 2 and 3 for this instance.
     pub bounds: Bounds,
     /// The channels' exact parameters.
@@ -84,11 +97,41 @@ pub struct ExperimentSummary {
     pub reference: BTreeMap<String, f64>,
 }
 
+fn stationary() -> BenchmarkKind {
+    BenchmarkKind::StationaryOracle
+}
+
+/// The dynamic oracle over one segment of slots.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SegmentSummary {
+    /// First slot.
+    pub first: u64,
+    /// Last slot (the horizon for the last segment).
+    pub last: u64,
+    /// The optimal list and its expected reward per slot.
+    pub optimum: Optimum,
+}
+
 /// Exact parameters of one channel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChannelSummary {
-    /// Idle probability θ.
+    /// Long-run idle probability θ (over the horizon for traces and piecewise channels).
     pub theta: f64,
+    /// The occupancy process in scenario syntax (`i.i.d. θ = 0.8`, `Markov(...)`, ...).
+    #[serde(default)]
+    pub occupancy: String,
+    /// Mean idle period in slots, where defined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_idle: Option<f64>,
+    /// Mean busy period in slots, where defined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_busy: Option<f64>,
+    /// Lag-1 autocorrelation of the slot-sampled state, where known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autocorrelation: Option<f64>,
+    /// Sensing error rates (absent when perfect).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensing: Option<SensingSpec>,
     /// Mean bandit cost c.
     pub mean_cost: f64,
     /// Mean energy per probe.
@@ -106,6 +149,47 @@ pub struct Stat {
     pub std: f64,
     /// Standard error of the mean, `std/√runs`.
     pub stderr: f64,
+}
+
+/// A policy's final regret minus the reference policy's, run by run on the same sample paths.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Paired {
+    /// The reference policy's label.
+    pub reference: String,
+    /// Pseudo-regret difference: mean over runs and its standard error.
+    pub pseudo_regret: Difference,
+    /// Realised-regret difference (the reference's reward minus this policy's).
+    pub realized_regret: Difference,
+}
+
+/// A paired difference and what the unpaired comparison would give.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Difference {
+    /// Mean of the per-run differences.
+    pub mean: f64,
+    /// Standard error of that mean, from the per-run differences.
+    pub stderr: f64,
+    /// The standard error of the difference of the two means were the runs independent,
+    /// `sqrt(se₁² + se₂²)`: `(unpaired_stderr/stderr)²` is how many times more runs an unpaired
+    /// comparison needs for the same precision.
+    pub unpaired_stderr: f64,
+}
+
+impl Difference {
+    /// The difference of `metric` between `stats` and `reference`, run by run.
+    fn of(stats: &PolicyStats, reference: &PolicyStats, metric: Metric) -> Difference {
+        let mut d = Moments::default();
+        for ((ra, a), (rb, b)) in stats.finals.iter().zip(&reference.finals) {
+            debug_assert_eq!(ra, rb, "finals are kept in run order");
+            d.add(a[metric as usize] - b[metric as usize]);
+        }
+        let se = |s: &PolicyStats| s.final_value(metric).std / (s.runs.max(1) as f64).sqrt();
+        Difference {
+            mean: d.mean(),
+            stderr: d.std() / (d.count().max(1) as f64).sqrt(),
+            unpaired_stderr: se(stats).hypot(se(reference)),
+        }
+    }
 }
 
 /// Probes per slot over all slots of all runs.
@@ -140,8 +224,18 @@ pub struct PolicySummary {
     pub delay_per_slot: f64,
     /// Mean bandit cost per slot.
     pub cost_per_slot: f64,
-    /// Fraction of slots in which an idle channel was found.
+    /// Fraction of slots in which the user transmitted on a truly idle channel.
     pub idle_found_per_slot: f64,
+    /// Fraction of slots in which the user collided with the primary user (transmitted on a
+    /// channel sensed idle but busy).
+    #[serde(default)]
+    pub pu_collisions_per_slot: f64,
+    /// Idle channels sensed busy (missed opportunities) per slot.
+    #[serde(default)]
+    pub missed_opportunities_per_slot: f64,
+    /// This policy's paired difference to the reference policy (absent for the reference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paired: Option<Paired>,
     /// Probes per slot.
     pub probes_per_slot: ProbeStats,
     /// Mean number of probes of each channel per run.
@@ -153,7 +247,13 @@ pub struct PolicySummary {
 
 impl PolicySummary {
     /// Summarises one policy's statistics.
-    pub fn new(name: &str, policy: String, stats: &PolicyStats, horizon: u64) -> PolicySummary {
+    pub fn new(
+        name: &str,
+        policy: String,
+        stats: &PolicyStats,
+        horizon: u64,
+        reference: Option<(&str, &PolicyStats)>,
+    ) -> PolicySummary {
         let runs = stats.runs.max(1) as f64;
         let stat = |m: Metric| {
             let v = stats.final_value(m);
@@ -175,6 +275,15 @@ impl PolicySummary {
             delay_per_slot: per_slot(Metric::Delay),
             cost_per_slot: per_slot(Metric::Cost),
             idle_found_per_slot: per_slot(Metric::IdleFound),
+            pu_collisions_per_slot: per_slot(Metric::PuCollisions),
+            missed_opportunities_per_slot: per_slot(Metric::MissedOpportunities),
+            paired: reference
+                .filter(|(label, _)| *label != name)
+                .map(|(label, r)| Paired {
+                    reference: label.to_string(),
+                    pseudo_regret: Difference::of(stats, r, Metric::PseudoRegret),
+                    realized_regret: Difference::of(stats, r, Metric::RealizedRegret),
+                }),
             probes_per_slot: ProbeStats {
                 mean: per_slot(Metric::Probes),
                 p50: h.value_at_quantile(0.5) as f64,
@@ -195,6 +304,33 @@ impl PolicySummary {
     }
 }
 
+/// The dynamic oracle's segments up to the horizon (none for the stationary oracle).
+fn segments(env: &Environment, horizon: u64) -> Vec<SegmentSummary> {
+    if env.benchmark() == BenchmarkKind::StationaryOracle {
+        return Vec::new();
+    }
+    env.epochs()
+        .iter()
+        .filter(|e| e.first <= horizon)
+        .map(|e| SegmentSummary {
+            first: e.first,
+            last: e.last.min(horizon),
+            optimum: e.optimum.clone(),
+        })
+        .collect()
+}
+
+/// Theorems 2 and 3, which hold in the papers' setting only.
+pub(crate) fn bounds(env: &Environment, alpha: f64, horizon: u64) -> Bounds {
+    if env.is_papers_setting() {
+        Bounds::of(env.theta(), env.mean_cost(), alpha, horizon)
+    } else {
+        Bounds::not_applicable(
+            "the theorems assume i.i.d. channels sensed perfectly with no slot duration".into(),
+        )
+    }
+}
+
 /// Builds the summary of a finished regret scenario.
 pub fn regret_summary(s: &RegretScenario, results: &RegretStats) -> RegretSummary {
     let experiments: Vec<ExperimentSummary> = s
@@ -203,24 +339,41 @@ pub fn regret_summary(s: &RegretScenario, results: &RegretStats) -> RegretSummar
         .zip(&results.stats)
         .map(|(exp, stats)| {
             let env = &exp.env;
+            let reference = s
+                .reference_index()
+                .map(|r| (s.policies[r].label.as_str(), &stats[r]));
             ExperimentSummary {
                 label: s.is_grid.then(|| exp.label.clone()),
                 policies: s
                     .policies
                     .iter()
                     .zip(stats)
-                    .map(|(p, st)| PolicySummary::new(&p.label, p.describe(), st, s.horizon))
+                    .map(|(p, st)| {
+                        PolicySummary::new(&p.label, p.describe(), st, s.horizon, reference)
+                    })
                     .collect(),
+                benchmark: env.benchmark(),
                 optimum: env.optimum().clone(),
-                bounds: Bounds::of(env.theta(), env.mean_cost(), s.theorem2_alpha(), s.horizon),
+                segments: segments(env, s.horizon),
+                slot_duration: env.slot_duration(),
+                bounds: bounds(env, s.theorem2_alpha(), s.horizon),
                 channels: env
                     .channels()
                     .iter()
-                    .map(|c| ChannelSummary {
-                        theta: c.theta(),
-                        mean_cost: c.cost().mean(),
-                        mean_energy: c.cost().mean_energy(),
-                        mean_delay: c.cost().mean_delay(),
+                    .zip(env.theta())
+                    .map(|(c, &theta)| {
+                        let stats = c.occupancy().stats(s.horizon);
+                        ChannelSummary {
+                            theta,
+                            occupancy: c.occupancy().describe(),
+                            mean_idle: stats.mean_idle,
+                            mean_busy: stats.mean_busy,
+                            autocorrelation: stats.autocorrelation,
+                            sensing: (!c.sensing().is_perfect()).then(|| c.sensing().spec()),
+                            mean_cost: c.cost().mean(),
+                            mean_energy: c.cost().mean_energy(),
+                            mean_delay: c.cost().mean_delay(),
+                        }
                     })
                     .collect(),
                 reference: exp.reference.clone(),
@@ -230,7 +383,9 @@ pub fn regret_summary(s: &RegretScenario, results: &RegretStats) -> RegretSummar
     let body = if s.is_grid {
         RegretBody::Grid { experiments }
     } else {
-        RegretBody::Single(experiments.into_iter().next().expect("one experiment"))
+        RegretBody::Single(Box::new(
+            experiments.into_iter().next().expect("one experiment"),
+        ))
     };
     RegretSummary {
         scenario: s.name.clone(),

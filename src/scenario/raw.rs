@@ -2,11 +2,13 @@
 //! turns these into the checked types of the parent module.
 
 use crate::cost::CostWeights;
+use crate::holding::HoldingSpec;
 use crate::identify::AlgorithmSpec;
 use crate::identify::confidence::Setting;
 use crate::identify::instance::{Family, Rewards};
 use crate::law::LawSpec;
 use crate::policy::PolicySpec;
+use crate::sensing::SensingSpec;
 use crate::stats::CheckpointSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -134,6 +136,12 @@ pub struct RawRegret {
     /// Weights of energy and delay in the bandit cost.
     #[serde(default)]
     pub weights: CostWeights,
+    /// Probe timing inside a slot (default: every probe at the slot's start, no limit).
+    #[serde(default)]
+    pub slot: Option<SlotSpec>,
+    /// The policy label paired differences are measured against (default: the first policy).
+    #[serde(default)]
+    pub reference: Option<String>,
     /// The channels (one experiment); exclusive with `grid`.
     #[serde(default)]
     pub channels: Vec<RawChannel>,
@@ -142,6 +150,72 @@ pub struct RawRegret {
     pub grid: Vec<RawConfiguration>,
     /// The policies, each with a label unique in the scenario.
     pub policies: Vec<RawPolicy>,
+}
+
+/// `slot: (duration: 10.0)`: the slot's length in the delay's units. Probe k of a slot happens
+/// after the delays of the probes before it; a probe that would start after the slot ends is
+/// not made.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlotSpec {
+    /// Slot length in delay units (> 0).
+    pub duration: f64,
+}
+
+/// A channel's occupancy process as a scenario writes it.
+///
+/// ```ron
+/// Iid(theta: 0.8)                                   // the same as `theta: 0.8`
+/// Markov(idle_to_busy: 0.05, busy_to_idle: 0.15)
+/// OnOff(idle: Exponential(mean: 20.0), busy: LogNormal(mu: 1.2, sigma: 0.8))
+/// Trace(file: "traces/example.csv", column: 2, wrap: false)
+/// Piecewise([(until: 50000, theta: 0.8), (theta: 0.3)])
+/// ```
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub enum OccupancySpec {
+    /// Idle with probability θ each slot, independently.
+    Iid {
+        /// Idle probability.
+        theta: f64,
+    },
+    /// Two-state Markov chain per slot.
+    Markov {
+        /// P(busy at t+1 | idle at t).
+        idle_to_busy: f64,
+        /// P(idle at t+1 | busy at t).
+        busy_to_idle: f64,
+    },
+    /// Alternating idle and busy periods (in slots).
+    OnOff {
+        /// Idle-period law.
+        idle: HoldingSpec,
+        /// Busy-period law.
+        busy: HoldingSpec,
+    },
+    /// A measured trace, one row per slot.
+    Trace {
+        /// The file, relative to the scenario file.
+        file: String,
+        /// Its column (1-based).
+        column: usize,
+        /// Replay from the start when the horizon is longer than the trace.
+        #[serde(default)]
+        wrap: bool,
+    },
+    /// i.i.d. segments.
+    Piecewise(Vec<RawSegment>),
+}
+
+/// One segment of a piecewise channel.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawSegment {
+    /// Last slot of the segment (left out for the last segment).
+    #[serde(default)]
+    pub until: Option<u64>,
+    /// Idle probability during the segment.
+    pub theta: f64,
 }
 
 /// Units shown on charts and tables.
@@ -163,8 +237,16 @@ pub struct RawChannel {
     /// How many identical channels this entry stands for (default 1).
     #[serde(default = "one")]
     pub count: u64,
-    /// Probability of being idle in a slot.
-    pub theta: f64,
+    /// Probability of being idle in a slot, i.i.d. (the papers' setting); exclusive with
+    /// `occupancy`.
+    #[serde(default)]
+    pub theta: Option<f64>,
+    /// An occupancy process; exclusive with `theta`.
+    #[serde(default)]
+    pub occupancy: Option<OccupancySpec>,
+    /// Sensing error rates (default perfect).
+    #[serde(default)]
+    pub sensing: Option<SensingSpec>,
     /// The paper's single cost law; exclusive with `energy`/`delay`.
     #[serde(default)]
     pub cost: Option<LawSpec>,

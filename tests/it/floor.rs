@@ -40,6 +40,7 @@ fn floor_matches_engine() {
             horizon,
             &[horizon],
             &mut rng,
+            &mut specprobe::channel::Paths::new(&env, specprobe::crn::RunKey::new(3, 0, 0)),
             &mut record,
             &mut Vec::new(),
         );

@@ -15,12 +15,14 @@ mod cascade_kl_ucb;
 mod cascade_ucb1;
 mod cc_ucb;
 mod custom;
+mod d_cc_ucb;
 mod estimates;
 mod oracle;
 mod random_list;
 #[macro_use]
 mod registry_macro;
 mod registry;
+mod sw_cc_ucb;
 mod thompson;
 mod ucb1;
 
@@ -28,10 +30,12 @@ pub use cascade_kl_ucb::{CascadeKlUcb, CascadeKlUcbSpec};
 pub use cascade_ucb1::{CascadeUcb1, CascadeUcb1Spec};
 pub use cc_ucb::{CcUcb, CcUcbKnownCostSpec, CcUcbSpec, DEFAULT_ALPHA, DEFAULT_EPSILON};
 pub use custom::{CustomPolicy, PolicyFactory};
+pub use d_cc_ucb::{DCcUcb, DCcUcbSpec};
 pub use estimates::Estimates;
 pub use oracle::{Oracle, OracleSpec};
 pub use random_list::{RandomList, RandomListSpec};
 pub use registry::{AnyPolicy, CatalogueEntry, PolicySpec, PolicyVisitor};
+pub use sw_cc_ucb::{SwCcUcb, SwCcUcbSpec};
 pub use thompson::{ThompsonSampling, ThompsonSpec};
 pub use ucb1::{Ucb1, Ucb1Spec};
 

@@ -165,6 +165,50 @@ impl CcUcb {
     }
 }
 
+/// CC-UCB's ranking, shared by its windowed and discounted variants: with exploration factor
+/// `s` (`u_i = s/√N_i`), every channel's ratio `U_i/L_i` into `key`, `order` re-sorted from last
+/// slot's (nearly sorted already), and the channels with ratio > 1 appended to `list` in that
+/// order (one total order on the ratios, ties by index).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn ratio_list(
+    s: f64,
+    theta_hat: &[f64],
+    cost_hat: &[f64],
+    inv_sqrt_n: &[f64],
+    known_cost: Option<&[f64]>,
+    epsilon: f64,
+    key: &mut [f64],
+    order: &mut [usize],
+    list: &mut Vec<usize>,
+) {
+    let k = key.len();
+    match known_cost {
+        None => {
+            for i in 0..k {
+                let u = s * inv_sqrt_n[i];
+                let lower = (cost_hat[i] - u).max(epsilon);
+                key[i] = (theta_hat[i] + u) / lower;
+            }
+        }
+        Some(cost) => {
+            for i in 0..k {
+                // A free channel (c = 0) gets an infinite ratio; 0/0 (nothing known to be
+                // gained at no cost) is never listed.
+                let ratio = (theta_hat[i] + s * inv_sqrt_n[i]) / cost[i];
+                key[i] = if ratio.is_nan() {
+                    f64::NEG_INFINITY
+                } else {
+                    ratio
+                };
+            }
+        }
+    }
+    resort_by_key_desc(order, key);
+    let listed = order.iter().take_while(|&&i| key[i] > 1.0).count();
+    list.extend_from_slice(&order[..listed]);
+}
+
 impl Policy for CcUcb {
     fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
         let k = self.est.len();
@@ -173,37 +217,17 @@ impl Policy for CcUcb {
             return;
         }
         let s = (self.alpha * (t as f64).ln()).sqrt();
-        let theta_hat = self.est.theta_hat();
-        let inv_sqrt_n = self.est.inv_sqrt_n();
-        // Every channel's ratio (a branch-free loop), then the whole order re-sorted from last
-        // slot's (nearly sorted already): the listed channels (ratio > 1) are its prefix, in the
-        // order Algorithm 1 ranks them (one total order on the ratios, ties by index).
-        let key = &mut self.key;
-        match &self.known_cost {
-            None => {
-                let cost_hat = self.est.cost_hat();
-                for i in 0..k {
-                    let u = s * inv_sqrt_n[i];
-                    let lower = (cost_hat[i] - u).max(self.epsilon);
-                    key[i] = (theta_hat[i] + u) / lower;
-                }
-            }
-            Some(cost) => {
-                for i in 0..k {
-                    // A free channel (c = 0) gets an infinite ratio; 0/0 (nothing known to be
-                    // gained at no cost) is never listed.
-                    let ratio = (theta_hat[i] + s * inv_sqrt_n[i]) / cost[i];
-                    key[i] = if ratio.is_nan() {
-                        f64::NEG_INFINITY
-                    } else {
-                        ratio
-                    };
-                }
-            }
-        }
-        resort_by_key_desc(&mut self.order, key);
-        let listed = self.order.iter().take_while(|&&i| key[i] > 1.0).count();
-        list.extend_from_slice(&self.order[..listed]);
+        ratio_list(
+            s,
+            self.est.theta_hat(),
+            self.est.cost_hat(),
+            self.est.inv_sqrt_n(),
+            self.known_cost.as_deref(),
+            self.epsilon,
+            &mut self.key,
+            &mut self.order,
+            list,
+        );
     }
 
     #[inline]

@@ -7,8 +7,8 @@
 //! type to the slot loop once per run (static dispatch; a user's policy is the one boxed case).
 
 use super::{
-    Builtin, CascadeKlUcbSpec, CascadeUcb1Spec, CcUcbKnownCostSpec, CcUcbSpec, OracleSpec,
-    ParamError, Policy, RandomListSpec, ThompsonSpec, Ucb1Spec,
+    Builtin, CascadeKlUcbSpec, CascadeUcb1Spec, CcUcbKnownCostSpec, CcUcbSpec, DCcUcbSpec,
+    OracleSpec, ParamError, Policy, RandomListSpec, SwCcUcbSpec, ThompsonSpec, Ucb1Spec,
 };
 use crate::channel::Environment;
 
@@ -21,6 +21,8 @@ builtin_policies! {
     ThompsonSampling(ThompsonSpec),
     Ucb1(Ucb1Spec),
     RandomList(RandomListSpec),
+    SwCcUcb(SwCcUcbSpec),
+    DCcUcb(DCcUcbSpec),
 }
 
 /// One entry of the policy catalogue printed by `specprobe policies`.
@@ -109,7 +111,13 @@ mod tests {
             for text in [name.to_string(), format!("{name}()")] {
                 match text.parse::<PolicySpec>() {
                     Ok(spec) => assert_eq!(spec.name(), name),
-                    Err(e) => assert!(e.contains("`list_len`"), "{text}: {e}"),
+                    // Policies without defaults name the parameter they need.
+                    Err(e) => assert!(
+                        ["`list_len`", "`window`", "`discount`"]
+                            .iter()
+                            .any(|p| e.contains(p)),
+                        "{text}: {e}"
+                    ),
                 }
             }
         }

@@ -373,20 +373,48 @@ pub fn ron_options() -> ron::Options {
 }
 
 fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
-    let parse_error = |err: ron::error::SpannedError, field: String| ScenarioError::Parse {
-        path: path.to_path_buf(),
-        problem: Problem {
-            line: err.span.start.line,
-            col: err.span.start.col,
-            field: if field.is_empty() || field == "." {
-                "(scenario)".to_string()
-            } else {
-                field
+    // A policy written bare (`CcUcb`) is parsed as `CcUcb()`: serde cannot look ahead for the
+    // parenthesis, and recovering from the failed attempt would leave serde_path_to_error
+    // reporting the wrong field for a later error. Positions are mapped back to the file's.
+    let inserted = locate::bare_policies(text);
+    let mut parsed = String::with_capacity(text.len() + 2 * inserted.len());
+    let mut from = 0;
+    for &at in &inserted {
+        parsed.push_str(&text[from..at]);
+        parsed.push_str("()");
+        from = at;
+    }
+    parsed.push_str(&text[from..]);
+    let inserted_at: Vec<(usize, usize)> = inserted
+        .iter()
+        .map(|&at| {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            (line, col)
+        })
+        .collect();
+    let parse_error = |err: ron::error::SpannedError, field: String| {
+        let (line, mut col) = (err.span.start.line, err.span.start.col);
+        col -= 2 * inserted_at
+            .iter()
+            .filter(|&&(l, c)| l == line && c < col)
+            .count();
+        ScenarioError::Parse {
+            path: path.to_path_buf(),
+            problem: Problem {
+                line,
+                col: col.max(1),
+                field: if field.is_empty() || field == "." {
+                    "(scenario)".to_string()
+                } else {
+                    field
+                },
+                rule: err.code.to_string(),
             },
-            rule: err.code.to_string(),
-        },
+        }
     };
-    let mut de = ron::Deserializer::from_str_with_options(text, &ron_options())
+    let mut de = ron::Deserializer::from_str_with_options(&parsed, &ron_options())
         .map_err(|e| parse_error(e, String::new()))?;
     let raw: RawScenario = match serde_path_to_error::deserialize(&mut de) {
         Ok(raw) => raw,

@@ -59,12 +59,47 @@ impl std::fmt::Display for FieldPath {
 /// The 1-based (line, column) where the value at `path` starts, inside the top-level value
 /// (for `Regret( ... )`, `path` starts with one of its fields).
 pub(crate) fn locate(src: &str, path: &FieldPath) -> Option<(usize, usize)> {
+    value_offset(src, path).map(|offset| line_col(src, offset))
+}
+
+/// Byte offsets just after each policy written bare (`policy: CcUcb`, no parentheses) in a
+/// regret scenario's `policies` list: where `()` makes it the explicit form. The loader parses
+/// the text with those inserted, so that serde never has to recover from the bare form (see
+/// `scenario::parse_raw`).
+pub(crate) fn bare_policies(src: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    for i in 0.. {
+        let path = FieldPath(vec![
+            Seg::Field("policies".into()),
+            Seg::Index(i),
+            Seg::Field("policy".into()),
+        ]);
+        let Some(offset) = value_offset(src, &path) else {
+            break;
+        };
+        let mut c = Cursor {
+            s: src.as_bytes(),
+            i: offset,
+        };
+        if c.ident().is_empty() {
+            continue;
+        }
+        let end = c.i;
+        c.skip_ws();
+        if c.peek() != Some(b'(') {
+            out.push(end);
+        }
+    }
+    out
+}
+
+/// The byte offset where the value at `path` starts.
+fn value_offset(src: &str, path: &FieldPath) -> Option<usize> {
     let mut c = Cursor {
         s: src.as_bytes(),
         i: 0,
     };
     c.skip_ws();
-    // Inner attributes such as `#![enable(implicit_some)]`.
     while c.peek() == Some(b'#') {
         c.skip_line();
         c.skip_ws();
@@ -75,7 +110,7 @@ pub(crate) fn locate(src: &str, path: &FieldPath) -> Option<(usize, usize)> {
             Seg::Index(n) => c.enter_index(*n)?,
         }
     }
-    Some(line_col(src, c.i))
+    Some(c.i)
 }
 
 fn line_col(src: &str, offset: usize) -> (usize, usize) {

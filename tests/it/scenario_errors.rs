@@ -267,3 +267,106 @@ fn garbage_never_panics() {
         assert!(parse(text).is_err(), "{text:?} accepted");
     }
 }
+
+/// A policy written bare before a broken one: the error still names the broken policy's field
+/// and its column in the file (bare names are parsed as `Name()` internally).
+#[test]
+fn errors_after_a_bare_policy_name_the_right_field_and_column() {
+    let text = GOOD.replace(
+        r#"(label: "a", policy: CcUcb(alpha: 1.5)),"#,
+        r#"(label: "a", policy: CcUcb), (label: "c", policy: Nope),"#,
+    );
+    let msg = fails_with(&text, &["bad.ron:11:59", "policies[1].policy", "Nope"]);
+    assert!(!msg.contains("policies[0]"), "{msg}");
+}
+
+#[test]
+fn moving_channels_name_the_field_and_rule() {
+    for (from, to, needles) in [
+        (
+            "theta: 0.4,",
+            "occupancy: Markov(idle_to_busy: 1.5, busy_to_idle: 0.2),",
+            vec!["channels[1].occupancy.idle_to_busy", "[0, 1]", "1.5"],
+        ),
+        (
+            "theta: 0.4,",
+            "occupancy: Markov(idle_to_busy: 0.0, busy_to_idle: 0.0),",
+            vec!["channels[1].occupancy", "never moves"],
+        ),
+        (
+            "theta: 0.4,",
+            "occupancy: OnOff(idle: Exponential(mean: 5.0), busy: GeneralizedPareto(shape: 1.2, scale: 1.0)),",
+            vec!["channels[1].occupancy.busy.shape", "below 1"],
+        ),
+        (
+            "theta: 0.4,",
+            "occupancy: Piecewise([(theta: 0.5), (until: 10, theta: 0.2)]),",
+            vec!["channels[1].occupancy[0].until", "needs `until`"],
+        ),
+        (
+            "theta: 0.4,",
+            "occupancy: Piecewise([(until: 50, theta: 0.5), (until: 20, theta: 0.2), (theta: 0.1)]),",
+            vec!["channels[1].occupancy[1].until", "after the previous"],
+        ),
+        (
+            "theta: 0.4,",
+            "theta: 0.4, occupancy: Markov(idle_to_busy: 0.1, busy_to_idle: 0.1),",
+            vec!["channels[1].theta", "not both"],
+        ),
+        (
+            "theta: 0.4,",
+            "sensing: (false_alarm: 1.2),",
+            vec!["channels[1]", "has no occupancy"],
+        ),
+        (
+            "theta: 0.4,",
+            "theta: 0.4, sensing: (missed_detection: -0.1),",
+            vec!["channels[1].sensing.missed_detection", "[0, 1]"],
+        ),
+        (
+            "theta: 0.4,",
+            r#"occupancy: Trace(file: "no-such-trace.csv", column: 1),"#,
+            vec!["channels[1].occupancy.file", "cannot read trace"],
+        ),
+    ] {
+        fails_with(&GOOD.replace(from, to), &needles);
+    }
+    fails_with(
+        &GOOD.replace("runs: 2,", "runs: 2, slot: (duration: 0.0),"),
+        &["slot.duration", "positive"],
+    );
+    fails_with(
+        &GOOD.replace("runs: 2,", r#"runs: 2, reference: "zzz","#),
+        &["reference", "zzz", "not a policy label"],
+    );
+}
+
+/// Trace files: a bad value, a short row, a missing column and a trace shorter than the horizon
+/// are reported with the trace's file, line and column, or the rule.
+#[test]
+fn bad_trace_files_name_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.csv");
+    let scenario = |column: usize, wrap: bool| {
+        GOOD.replace(
+            "theta: 0.4,",
+            &format!(r#"occupancy: Trace(file: "t.csv", column: {column}, wrap: {wrap}),"#),
+        )
+    };
+    let load = |text: &str| {
+        let path = dir.path().join("s.ron");
+        std::fs::write(&path, text).unwrap();
+        specprobe::load(&path).map(|_| ()).unwrap_err().to_string()
+    };
+    std::fs::write(&trace, "a,b\n1,0\n1,x\n").unwrap();
+    let msg = load(&scenario(1, true));
+    assert!(msg.contains("t.csv:3:2") && msg.contains("\"x\" is not 0"), "{msg}");
+    std::fs::write(&trace, "1,0\n1\n").unwrap();
+    let msg = load(&scenario(1, true));
+    assert!(msg.contains("t.csv:2:2") && msg.contains("row has 1 values"), "{msg}");
+    std::fs::write(&trace, "1,0\n0,1\n").unwrap();
+    let msg = load(&scenario(3, true));
+    assert!(msg.contains("occupancy.column") && msg.contains("has 2 columns"), "{msg}");
+    let msg = load(&scenario(2, false));
+    assert!(msg.contains("holds 2 slots, fewer than the horizon of 100"), "{msg}");
+}

@@ -201,6 +201,62 @@ impl TimeCharts<'_> {
         self.experiment.map(|(_, l)| l)
     }
 
+    /// The dynamic oracle's segment boundaries (the last slot of each segment but the last).
+    fn boundaries(&self) -> Option<(String, Vec<f64>)> {
+        let (e, _) = self.experiment?;
+        let xs: Vec<f64> = e
+            .segments
+            .iter()
+            .filter(|s| s.last < self.horizon)
+            .map(|s| s.last as f64)
+            .collect();
+        (!xs.is_empty()).then(|| ("segment boundary".to_string(), xs))
+    }
+
+    /// Cumulative collisions with the primary user, when any policy had one.
+    fn collisions(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        let what = &self.what;
+        let series = curves(
+            self.sources,
+            Metric::PuCollisions,
+            false,
+            self.experiment_label(),
+        );
+        if !series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0)) {
+            return Ok(());
+        }
+        for log in axis_modes(self.opts.axis, false) {
+            let chart = LineChart {
+                title: format!("Collisions with the primary user{what}"),
+                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
+                y_label: "cumulative PU collisions (slots)".into(),
+                log_x: log,
+                log_y: false,
+                error_bars: false,
+                curves: series.clone(),
+                bands: true,
+                references: Vec::new(),
+                notes: vec![
+                    "a collision: transmitting on a".into(),
+                    "channel sensed idle but busy".into(),
+                ],
+                y_range_from: 0.0,
+                y_from_zero: true,
+                verticals: self.boundaries(),
+            };
+            let stem = stem_for(&format!("{}collisions", self.prefix), log);
+            let files = render(&chart, self.out, &stem, self.opts)?;
+            rendered.push(Rendered {
+                caption: format!(
+                    "Cumulative collisions with the primary user{what} (missed detections acted on)"
+                ),
+                stem,
+                files,
+            });
+        }
+        Ok(())
+    }
+
     /// Cumulative pseudo-regret with the bounds.
     fn regret(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
         let what = &self.what;
@@ -232,6 +288,7 @@ impl TimeCharts<'_> {
                 notes: notes.clone(),
                 y_range_from: 0.0,
                 y_from_zero: true,
+                verticals: self.boundaries(),
             };
             let stem = stem_for(&format!("{}regret", self.prefix), log);
             let files = render(&chart, self.out, &stem, self.opts)?;
@@ -277,6 +334,7 @@ impl TimeCharts<'_> {
                 notes: Vec::new(),
                 y_range_from: (self.horizon as f64 / 100.0).max(1.0),
                 y_from_zero: false,
+                verticals: None,
             };
             let stem = stem_for(&format!("{}reward", self.prefix), log);
             let files = render(&chart, self.out, &stem, self.opts)?;
@@ -316,6 +374,7 @@ impl TimeCharts<'_> {
                     notes: Vec::new(),
                     y_range_from: 0.0,
                     y_from_zero: true,
+                    verticals: None,
                 };
                 let stem = stem_for(&format!("{}{name}", self.prefix), log);
                 let files = render(&chart, self.out, &stem, self.opts)?;
@@ -357,6 +416,7 @@ fn time_charts(
     if !regret_only {
         charts.reward(rendered)?;
         charts.costs(rendered)?;
+        charts.collisions(rendered)?;
     }
     Ok(())
 }
@@ -581,6 +641,64 @@ fn grid_chart(
     Ok(())
 }
 
+/// Each policy's final regret minus the reference policy's, run by run on the same sample
+/// paths, with ± its standard error (and the unpaired standard error for comparison).
+fn paired_chart(
+    out: &OutputDir,
+    e: &ExperimentSummary,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    let paired: Vec<(&str, &super::summary::Paired)> = e
+        .policies
+        .iter()
+        .filter_map(|p| p.paired.as_ref().map(|d| (p.name.as_str(), d)))
+        .collect();
+    let Some((_, first)) = paired.first() else {
+        return Ok(());
+    };
+    let reference = first.reference.clone();
+    let chart = GroupedBars {
+        title: format!("Paired differences to {reference}"),
+        x_label: "policy".into(),
+        y_label: format!("final regret − {reference}'s"),
+        groups: paired.iter().map(|(n, _)| n.to_string()).collect(),
+        series: vec![
+            BarSeries {
+                label: "pseudo-regret".into(),
+                values: paired
+                    .iter()
+                    .map(|(_, d)| Some((d.pseudo_regret.mean, d.pseudo_regret.stderr)))
+                    .collect(),
+            },
+            BarSeries {
+                label: "realised regret".into(),
+                values: paired
+                    .iter()
+                    .map(|(_, d)| Some((d.realized_regret.mean, d.realized_regret.stderr)))
+                    .collect(),
+            },
+        ],
+        points: Vec::new(),
+        log_y: false,
+        notes: vec![
+            "bars: mean over runs of the".into(),
+            "per-run difference ± s.e.".into(),
+            "(same sample paths per run)".into(),
+        ],
+    };
+    let stem = "paired";
+    let files = render(&chart, out, stem, opts)?;
+    rendered.push(Rendered {
+        caption: format!(
+            "Paired differences to {reference}: final regret minus {reference}'s in the same run, mean ± standard error"
+        ),
+        stem: stem.into(),
+        files,
+    });
+    Ok(())
+}
+
 /// Every chart of a regret report.
 pub(crate) fn regret_charts(
     out: &OutputDir,
@@ -632,6 +750,7 @@ pub(crate) fn regret_charts(
             &mut rendered,
         )?;
         probe_charts(out, e, summary.horizon, "", opts, &mut rendered)?;
+        paired_chart(out, e, opts, &mut rendered)?;
     }
     Ok(rendered)
 }

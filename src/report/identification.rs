@@ -248,6 +248,7 @@ pub fn charts(
                     )],
                     y_range_from: 0.0,
                     y_from_zero: false,
+                    verticals: None,
                 };
                 render(&chart, out, &stem, opts)?
             } else {

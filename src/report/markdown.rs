@@ -1,7 +1,8 @@
 //! `report.md`: the scenario, the optimum, the bounds and the summary table, readable on its own.
 //! Built from the summary alone, so `specprobe plot` rewrites it without simulating.
 
-use super::summary::{ExperimentSummary, PolicySummary, RegretSummary};
+use super::summary::{ExperimentSummary, Paired, PolicySummary, RegretSummary};
+use crate::channel::BenchmarkKind;
 use std::fmt::Write;
 
 /// Formats `x` with about `digits` significant digits, without exponent for ordinary magnitudes.
@@ -101,7 +102,7 @@ pub(crate) fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> S
     let _ = writeln!(
         out,
         "---\nPseudo-regret: Σ_t (E[r(I*)] − E[r(I_t)]) from the exact expected reward of each list; \
-         realised regret: Σ_t (E[r(I*)] − r_t) from observed rewards and costs. \
+         realised regret: Σ_t (r_t(benchmark) − r_t), the benchmark run on the same sample paths. \
          ± values are standard deviations across runs; s.e. is the standard error of the mean."
     );
     out
@@ -191,12 +192,8 @@ fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary
             sig(c.mean_delay, 4)
         );
     }
-    let _ = writeln!(
-        out,
-        "\nUCR-T1 optimum (Theorem 1): probe {} in this order; expected net reward {} per slot.\n",
-        list(&e.optimum.list),
-        sig(e.optimum.expected_reward, 6)
-    );
+    process_notes(out, e);
+    benchmark_paragraph(out, e);
     let b = &e.bounds;
     if b.assumptions_hold {
         if let (Some(t2), Some(t3)) = (&b.theorem2, &b.theorem3) {
@@ -232,6 +229,138 @@ fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary
     );
     for p in &e.policies {
         policy_row(out, p);
+    }
+    out.push('\n');
+    sensing_table(out, e);
+    paired_table(out, e);
+}
+
+/// Under the channel table, the processes that are not the papers' i.i.d. slots and the
+/// sensing error rates.
+fn process_notes(out: &mut String, e: &ExperimentSummary) {
+    let notes: Vec<String> = runs(&e.channels)
+        .into_iter()
+        .filter_map(|(first, last)| {
+            let c = &e.channels[first];
+            let mut parts = Vec::new();
+            if !c.occupancy.is_empty() && !c.occupancy.starts_with("i.i.d.") {
+                let mut facts = Vec::new();
+                if let Some(m) = c.mean_idle {
+                    facts.push(format!("mean idle {} slots", sig(m, 4)));
+                }
+                if let Some(m) = c.mean_busy {
+                    facts.push(format!("mean busy {} slots", sig(m, 4)));
+                }
+                if let Some(r) = c.autocorrelation {
+                    facts.push(format!("lag-1 autocorrelation {}", sig(r, 3)));
+                }
+                parts.push(format!("`{}` ({})", c.occupancy, facts.join(", ")));
+            }
+            if let Some(sensing) = &c.sensing {
+                parts.push(format!(
+                    "sensing: false alarm {}, missed detection {}",
+                    sensing.false_alarm, sensing.missed_detection
+                ));
+            }
+            (!parts.is_empty())
+                .then(|| format!("- channel {}: {}", span(first, last), parts.join("; ")))
+        })
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(out, "\n{}", notes.join("\n"));
+    }
+    if let Some(d) = e.slot_duration {
+        let _ = writeln!(
+            out,
+            "\nSlot duration {d} (delay units): each probe happens after the delays of the probes before it, and a probe that would start after the slot ends is not made."
+        );
+    }
+}
+
+/// What regret is measured against, and the benchmark's lists.
+fn benchmark_paragraph(out: &mut String, e: &ExperimentSummary) {
+    match e.benchmark {
+        BenchmarkKind::StationaryOracle => {
+            let _ = writeln!(
+                out,
+                "\nBenchmark: the **stationary oracle**, probing {} in this order (the optimal list for each channel's long-run θ{}); expected net reward {} per slot. Realised regret compares each policy with this oracle run on the same sample paths.\n",
+                list(&e.optimum.list),
+                if e.channels.iter().any(|c| c.sensing.is_some()) {
+                    " and sensing error rates"
+                } else {
+                    ", UCR-T1 of Theorem 1"
+                },
+                sig(e.optimum.expected_reward, 6)
+            );
+        }
+        BenchmarkKind::DynamicOracle => {
+            let _ = writeln!(
+                out,
+                "\nBenchmark: the **dynamic oracle**, which knows the current segment (dynamic regret). Realised regret compares each policy with it run on the same sample paths.\n\n| slots | optimal list | expected net reward per slot |\n|---|---|---:|"
+            );
+            for seg in &e.segments {
+                let _ = writeln!(
+                    out,
+                    "| {}–{} | {} | {} |",
+                    seg.first,
+                    seg.last,
+                    list(&seg.optimum.list),
+                    sig(seg.optimum.expected_reward, 6)
+                );
+            }
+            out.push('\n');
+        }
+    }
+}
+
+/// Collisions with the primary user and missed opportunities, when sensing errs.
+fn sensing_table(out: &mut String, e: &ExperimentSummary) {
+    if !e.channels.iter().any(|c| c.sensing.is_some()) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Imperfect sensing, per slot: PU collisions (transmitting on a channel sensed idle but busy: no reward) and missed opportunities (idle channels sensed busy).\n\n| policy | PU collisions/slot | missed opportunities/slot | successful transmissions/slot |\n|---|---:|---:|---:|"
+    );
+    for p in &e.policies {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            p.name,
+            sig(p.pu_collisions_per_slot, 4),
+            sig(p.missed_opportunities_per_slot, 4),
+            sig(p.idle_found_per_slot, 4)
+        );
+    }
+    out.push('\n');
+}
+
+/// Each policy's final regret minus the reference's, run by run.
+fn paired_table(out: &mut String, e: &ExperimentSummary) {
+    let rows: Vec<(&str, &Paired)> = e
+        .policies
+        .iter()
+        .filter_map(|p| p.paired.as_ref().map(|d| (p.name.as_str(), d)))
+        .collect();
+    let Some((_, first)) = rows.first() else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "Paired differences to **{}** (final regret minus {}'s in the same run, on the same sample paths; the unpaired s.e. is what comparing the two means would give, and (unpaired/paired)² is how many times more runs that would need):\n\n| policy | pseudo-regret difference | s.e. (paired) | s.e. (unpaired) | realised-regret difference | s.e. (paired) | s.e. (unpaired) |\n|---|---:|---:|---:|---:|---:|---:|",
+        first.reference, first.reference
+    );
+    for (name, d) in rows {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} | {} | {} |",
+            sig(d.pseudo_regret.mean, 4),
+            sig(d.pseudo_regret.stderr, 3),
+            sig(d.pseudo_regret.unpaired_stderr, 3),
+            sig(d.realized_regret.mean, 4),
+            sig(d.realized_regret.stderr, 3),
+            sig(d.realized_regret.unpaired_stderr, 3)
+        );
     }
     out.push('\n');
 }

@@ -360,13 +360,25 @@ fn bad_trace_files_name_file_line_and_column() {
     };
     std::fs::write(&trace, "a,b\n1,0\n1,x\n").unwrap();
     let msg = load(&scenario(1, true));
-    assert!(msg.contains("t.csv:3:2") && msg.contains("\"x\" is not 0"), "{msg}");
+    assert!(
+        msg.contains("t.csv:3:2") && msg.contains("\"x\" is not 0"),
+        "{msg}"
+    );
     std::fs::write(&trace, "1,0\n1\n").unwrap();
     let msg = load(&scenario(1, true));
-    assert!(msg.contains("t.csv:2:2") && msg.contains("row has 1 values"), "{msg}");
+    assert!(
+        msg.contains("t.csv:2:2") && msg.contains("row has 1 values"),
+        "{msg}"
+    );
     std::fs::write(&trace, "1,0\n0,1\n").unwrap();
     let msg = load(&scenario(3, true));
-    assert!(msg.contains("occupancy.column") && msg.contains("has 2 columns"), "{msg}");
+    assert!(
+        msg.contains("occupancy.column") && msg.contains("has 2 columns"),
+        "{msg}"
+    );
     let msg = load(&scenario(2, false));
-    assert!(msg.contains("holds 2 slots, fewer than the horizon of 100"), "{msg}");
+    assert!(
+        msg.contains("holds 2 slots, fewer than the horizon of 100"),
+        "{msg}"
+    );
 }

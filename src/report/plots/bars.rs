@@ -92,7 +92,7 @@ impl GroupedBars {
         let bars = self
             .series
             .iter()
-            .flat_map(|s| s.values.iter().flatten().map(|&(v, e)| v + e));
+            .flat_map(|s| s.values.iter().flatten().flat_map(|&(v, e)| [v + e, v - e]));
         let points = self
             .points
             .iter()
@@ -107,13 +107,14 @@ impl GroupedBars {
         (left, left + w)
     }
 
+    /// Draws on an axis from `y_floor` to `y_top`, bars rising (or falling) from `baseline`.
     fn draw_in<DB, YR>(
         &self,
         root: &DrawingArea<DB, Shift>,
         plot: &DrawingArea<DB, Shift>,
         y_range: YR,
-        y_floor: f64,
-        y_top: f64,
+        (y_floor, y_top): (f64, f64),
+        baseline: f64,
     ) -> DrawResult<DB>
     where
         DB: DrawingBackend,
@@ -123,7 +124,7 @@ impl GroupedBars {
         let n_groups = self.groups.len().max(1);
         let decimals = tick_decimals(y_floor, y_top);
         // Drawn on a log axis exactly when the floor is positive (see `draw`).
-        let log = y_floor > 0.0;
+        let log = baseline > 0.0;
         let mut chart = ChartBuilder::on(plot)
             .caption(&self.title, (FAMILY, 22))
             .margin(12)
@@ -153,11 +154,11 @@ impl GroupedBars {
                 let (x0, x1) = self.bar_x(g, j);
                 let top = value.max(y_floor);
                 chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x0, y_floor), (x1, top)],
+                    [(x0, baseline), (x1, top)],
                     color.filled(),
                 )))?;
                 chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x0, y_floor), (x1, top)],
+                    [(x0, baseline), (x1, top)],
                     BLACK.stroke_width(1),
                 )))?;
                 if err > 0.0 {
@@ -193,6 +194,14 @@ impl GroupedBars {
             let b = chart.backend_coord(&(1.0, y_floor)).0;
             (b - a).max(1)
         };
+        if y_floor < 0.0 {
+            // The zero line of differences.
+            let px = [
+                chart.backend_coord(&(-0.5, 0.0)),
+                chart.backend_coord(&(n_groups as f64 - 0.5, 0.0)),
+            ];
+            root.draw(&PathElement::new(px.to_vec(), BLACK.stroke_width(1)))?;
+        }
         let style = (FAMILY, 13)
             .into_font()
             .color(&BLACK)
@@ -239,22 +248,30 @@ impl Chart for GroupedBars {
         let lw = legend_width(&legend, FONT).min(w / 2);
         let (plot, side) = root.split_horizontally(w - lw);
         let hi = self.values().fold(f64::NEG_INFINITY, f64::max);
+        let lowest = self.values().fold(f64::INFINITY, f64::min);
         let lo = self
             .values()
             .filter(|v| *v > 0.0)
             .fold(f64::INFINITY, f64::min);
         // A logarithmic axis only pays when the values span more than a decade or so; below
-        // that it would show one or two labels and hide the values.
-        if self.log_y && lo.is_finite() && hi > 20.0 * lo {
+        // that it would show one or two labels and hide the values. Negative values (paired
+        // differences) need a linear axis through zero.
+        if self.log_y && lo.is_finite() && hi > 20.0 * lo && lowest > 0.0 {
             let (lo, hi) = (lo * 0.5, hi * 2.0);
-            self.draw_in(root, &plot, (lo..hi).log_scale(), lo, hi)?;
+            self.draw_in(root, &plot, (lo..hi).log_scale(), (lo, hi), lo)?;
         } else {
             let hi = if hi.is_finite() && hi > 0.0 {
                 hi * 1.08
             } else {
-                1.0
+                0.0
             };
-            self.draw_in(root, &plot, 0.0..hi, 0.0, hi)?;
+            let lo = if lowest.is_finite() && lowest < 0.0 {
+                lowest * 1.08
+            } else {
+                0.0
+            };
+            let (lo, hi) = if hi > lo { (lo, hi) } else { (0.0, 1.0) };
+            self.draw_in(root, &plot, lo..hi, (lo, hi), 0.0)?;
         }
         draw_legend(&side, &legend, FONT)
     }

@@ -62,9 +62,14 @@ pub(crate) struct LineChart {
     pub y_range_from: f64,
     /// Start the value axis at zero (cumulative quantities); otherwise fit it to the data.
     pub y_from_zero: bool,
+    /// Slots marked by a vertical dotted line (segment boundaries), with their legend label.
+    pub verticals: Option<(String, Vec<f64>)>,
 }
 
 const FONT: u32 = 15;
+
+/// Colour of vertical markers.
+const VERTICAL: RGBColor = RGBColor(120, 120, 120);
 
 impl LineChart {
     fn legend(&self) -> Vec<LegendEntry> {
@@ -104,6 +109,16 @@ impl LineChart {
                 color: r.color,
                 key: LegendKey::Line {
                     dash: Some(r.dash),
+                    marker: None,
+                },
+            });
+        }
+        if let Some((label, _)) = &self.verticals {
+            entries.push(LegendEntry {
+                label: label.clone(),
+                color: VERTICAL,
+                key: LegendKey::Line {
+                    dash: Some((2, 3)),
                     marker: None,
                 },
             });
@@ -253,6 +268,15 @@ impl LineChart {
                     poly,
                     color.mix(0.16).filled(),
                 )))?;
+            }
+        }
+        if let Some((_, xs)) = &self.verticals {
+            for &x in xs.iter().filter(|&&x| x >= x_min) {
+                let px = [
+                    chart.backend_coord(&(x, y_lo)),
+                    chart.backend_coord(&(x, y_hi)),
+                ];
+                draw_polyline(root, &px, VERTICAL, 1, Some((2, 3)))?;
             }
         }
         for r in &self.references {

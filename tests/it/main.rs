@@ -11,4 +11,5 @@ mod golden;
 mod identification;
 mod scenario_errors;
 mod shards;
+mod spectrum;
 mod theory;

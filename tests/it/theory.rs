@@ -1,7 +1,8 @@
-//! UCR-T1 (Theorem 1) against brute force over every ordered subset of channels.
+//! UCR-T1 (Theorem 1), and the sensing-aware optimum, against brute force over every ordered
+//! subset of channels.
 
 use proptest::prelude::*;
-use specprobe::theory::{Optimum, expected_reward};
+use specprobe::theory::{Optimum, expected_reward, expected_reward_sensed};
 
 /// The best expected reward over all ordered lists of distinct channels (including the empty
 /// list), by exhaustive search.
@@ -71,4 +72,88 @@ fn equal_ratios_give_equal_rewards() {
     assert!(
         (Optimum::of(&theta, &cost).expected_reward - brute_force(&theta, &cost)).abs() < 1e-15
     );
+}
+
+/// The best expected reward with imperfect sensing over all ordered lists, exhaustively.
+fn brute_force_sensed(success: &[f64], stop: &[f64], cost: &[f64]) -> f64 {
+    fn go(
+        s: &[f64],
+        q: &[f64],
+        c: &[f64],
+        list: &mut Vec<usize>,
+        used: &mut [bool],
+        best: &mut f64,
+    ) {
+        *best = best.max(expected_reward_sensed(list, s, q, c));
+        for i in 0..s.len() {
+            if !used[i] {
+                used[i] = true;
+                list.push(i);
+                go(s, q, c, list, used, best);
+                list.pop();
+                used[i] = false;
+            }
+        }
+    }
+    let mut best = f64::NEG_INFINITY;
+    go(
+        success,
+        stop,
+        cost,
+        &mut Vec::new(),
+        &mut vec![false; success.len()],
+        &mut best,
+    );
+    best
+}
+
+/// Channels with θ, false-alarm and missed-detection rates (exact zeros and ones included),
+/// turned into success and stop probabilities as the engine does.
+fn sensed_instance() -> impl Strategy<Value = (Vec<f64>, Vec<f64>, Vec<f64>)> {
+    (1usize..=6).prop_flat_map(|k| {
+        let rate = || prop_oneof![Just(0.0), Just(1.0), 0.0f64..=1.0];
+        (
+            prop::collection::vec((rate(), rate(), rate()), k),
+            prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..=1.0], k),
+        )
+            .prop_map(|(channels, cost)| {
+                let sensing: Vec<specprobe::sensing::Sensing> = channels
+                    .iter()
+                    .map(|&(_, fa, md)| {
+                        specprobe::sensing::Sensing::new(specprobe::sensing::SensingSpec {
+                            false_alarm: fa,
+                            missed_detection: md,
+                        })
+                    })
+                    .collect();
+                let success = channels
+                    .iter()
+                    .zip(&sensing)
+                    .map(|(&(theta, _, _), s)| s.success_probability(theta))
+                    .collect();
+                let stop = channels
+                    .iter()
+                    .zip(&sensing)
+                    .map(|(&(theta, _, _), s)| s.stop_probability(theta))
+                    .collect();
+                (success, stop, cost)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The exchange-argument ordering (every channel with s > c, decreasing (s − c)/q) is
+    /// optimal among all ordered subsets.
+    #[test]
+    fn sensing_aware_ordering_equals_brute_force((success, stop, cost) in sensed_instance()) {
+        let opt = Optimum::sensed(&success, &stop, &cost);
+        let brute = brute_force_sensed(&success, &stop, &cost);
+        prop_assert!((opt.expected_reward - brute).abs() < 1e-12,
+            "ordering {:?} gives {} but brute force finds {}", opt.list, opt.expected_reward, brute);
+        for &i in &opt.list {
+            prop_assert!(success[i] > cost[i]);
+        }
+    }
 }

@@ -9,7 +9,7 @@
 //! by the same code from statistics whose merge does not depend on grouping.
 
 use crate::identify::confidence::{Params, Setting};
-use crate::identify::{Algorithm, CustomIdentifier, IdentifyStats};
+use crate::identify::{Algorithm, CustomIdentifier, IdentifyOutcome, IdentifyStats};
 use crate::policy::CustomPolicy;
 use crate::recorder::{PartialStats, PolicyStats};
 use crate::runner::{IdentifyCell, RegretStats, Shard};
@@ -86,8 +86,8 @@ pub struct PartialCell {
     pub runs: u64,
     /// Exact moments of the samples to stop.
     pub samples: Moments,
-    /// Histogram as (value, count).
-    pub histogram: Vec<(u64, u64)>,
+    /// Every run's outcome, by run index.
+    pub outcomes: Vec<(u64, IdentifyOutcome)>,
     /// Wrong answers.
     pub errors: u64,
     /// Capped runs.
@@ -106,30 +106,21 @@ impl PartialCell {
             params: c.params,
             runs: c.stats.runs,
             samples: c.stats.samples.clone(),
-            histogram: c
-                .stats
-                .histogram
-                .iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                .collect(),
+            outcomes: c.stats.outcomes.clone(),
             errors: c.stats.errors,
             capped: c.stats.capped,
         }
     }
 
-    /// Back to a cell, for runs of at most `cap` samples.
-    pub fn to_cell(&self, cap: u64) -> Result<IdentifyCell, String> {
-        let mut stats = IdentifyStats::new(cap);
-        for &(v, n) in &self.histogram {
-            stats
-                .histogram
-                .record_n(v, n)
-                .map_err(|e| format!("histogram value {v}: {e}"))?;
-        }
-        stats.runs = self.runs;
-        stats.samples = self.samples.clone();
-        stats.errors = self.errors;
-        stats.capped = self.capped;
+    /// Back to a cell.
+    pub fn to_cell(&self) -> Result<IdentifyCell, String> {
+        let stats = IdentifyStats {
+            runs: self.runs,
+            samples: self.samples.clone(),
+            errors: self.errors,
+            capped: self.capped,
+            outcomes: self.outcomes.clone(),
+        };
         Ok(IdentifyCell {
             instance: self.instance,
             point: self.point,
@@ -410,7 +401,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
                 };
                 let these = cells
                     .iter()
-                    .map(|c| c.to_cell(s.sample_cap))
+                    .map(|c| c.to_cell())
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(|m| bad(path, m))?;
                 merged = Some(match merged {

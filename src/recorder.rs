@@ -200,6 +200,11 @@ impl PolicyStats {
         self.curves[i][metric as usize].mean_std()
     }
 
+    /// The moments of `metric` at the last checkpoint (the horizon).
+    pub fn final_moments(&self, metric: Metric) -> &crate::stats::Moments {
+        &self.curves[self.curves.len() - 1][metric as usize]
+    }
+
     /// Mean and standard deviation of `metric` at the last checkpoint (the horizon).
     pub fn final_value(&self, metric: Metric) -> MeanStd {
         self.at(self.curves.len() - 1, metric)

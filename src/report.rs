@@ -9,6 +9,7 @@ pub(crate) mod describe;
 pub mod identification;
 pub(crate) mod markdown;
 pub(crate) mod plots;
+pub mod runs;
 pub mod summary;
 
 pub use plots::{AxisMode, ChartError, ChartOptions, Format, parse_formats, parse_size};
@@ -34,7 +35,7 @@ pub enum ReportError {
         source: serde_json::Error,
     },
     /// Serialising CSV failed.
-    #[error("cannot serialise curves.csv: {0}")]
+    #[error("cannot serialise a CSV file: {0}")]
     Csv(#[from] csv::Error),
     /// A chart failed.
     #[error(transparent)]
@@ -68,6 +69,7 @@ pub fn write_regret(
     })?;
     written.push(out.write("summary.json", &json)?);
     written.push(out.write("curves.csv", &curves::to_csv(&rows)?)?);
+    written.push(out.write(runs::FILE, &runs::regret(s, results)?)?);
     written.extend(render_report(out, &summary, &rows, charts)?);
     Ok(written)
 }

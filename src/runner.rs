@@ -382,7 +382,7 @@ pub fn run_identification(
                             algorithm: a,
                             name: algorithm.name().to_string(),
                             params: s.params(algorithm, setting, arms.len()),
-                            stats: IdentifyStats::new(s.sample_cap),
+                            stats: IdentifyStats::new(),
                         });
                     }
                 }
@@ -430,7 +430,7 @@ pub fn run_identification(
                 cell.stats = runs
                     .par_iter()
                     .fold(
-                        || (IdentifyStats::new(cap), Vec::with_capacity(arms.k())),
+                        || (IdentifyStats::new(), Vec::with_capacity(arms.k())),
                         |(mut stats, mut answer), &run| {
                             let mut rng = stream(s.seed, domain, run);
                             let outcome = algorithm
@@ -442,14 +442,14 @@ pub fn run_identification(
                                     rng: &mut rng,
                                     answer: &mut answer,
                                 });
-                            stats.absorb(&outcome);
+                            stats.absorb(run, &outcome);
                             progress.inc();
                             (stats, answer)
                         },
                     )
                     .map(|(stats, _)| stats)
                     .reduce(
-                        || IdentifyStats::new(cap),
+                        IdentifyStats::new,
                         |mut a, b| {
                             a.merge(&b);
                             a

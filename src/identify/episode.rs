@@ -6,7 +6,7 @@ use super::instance::Arms;
 use crate::rng::SimRng;
 
 /// What one identification run ended with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct IdentifyOutcome {
     /// Samples drawn (initialisation included).
     pub samples: u64,

@@ -1,9 +1,12 @@
 //! `curves.csv`: one row per (experiment, policy, checkpoint), header first.
 //!
-//! Columns: `policy,t`, then `<metric>_mean,<metric>_std` for every metric of
-//! [`Metric::ALL`] (cumulative values at slot `t`, mean and standard deviation across runs), and
-//! `experiment` last (the configuration label, or the scenario name). Numbers are printed in
-//! Rust's shortest round-trip form, so the file reads back bit-exactly.
+//! Columns: `policy,t`, then `<metric>_mean,<metric>_std,<metric>_se,<metric>_ci95_lo,
+//! <metric>_ci95_hi` for every metric of [`Metric::ALL`] (cumulative values at slot `t`: mean,
+//! standard deviation across the `n` runs, standard error, and the 95 % Student-t interval of
+//! the mean, empty for a single run), then `n` (the number of runs) and `experiment` (the
+//! configuration label, or the scenario name). Floats are printed in Rust's shortest round-trip form and always carry a
+//! decimal point or an exponent (`0.0`, not `0`), so the file reads back bit-exactly and every
+//! float column parses as float.
 
 use crate::recorder::{Metric, N_METRICS};
 use crate::runner::RegretStats;
@@ -17,6 +20,8 @@ pub struct CurveRow {
     pub policy: String,
     /// Slot.
     pub t: u64,
+    /// Runs.
+    pub n: u64,
     /// Mean and standard deviation of each metric, in [`Metric::ALL`] order.
     pub values: [MeanStd; N_METRICS],
     /// Experiment label.
@@ -28,15 +33,33 @@ impl CurveRow {
     pub fn get(&self, m: Metric) -> MeanStd {
         self.values[m as usize]
     }
+
+    /// Standard error of one metric's mean.
+    pub fn stderr(&self, m: Metric) -> f64 {
+        self.values[m as usize].std / (self.n.max(1) as f64).sqrt()
+    }
+
+    /// The 95 % interval of one metric's mean (Student's t), `None` for one run.
+    pub fn ci95(&self, m: Metric) -> Option<[f64; 2]> {
+        let v = self.values[m as usize];
+        crate::stats::ci95(self.n, v.mean, v.std)
+    }
+}
+
+/// A float as CSV text: shortest round-trip form, always with a decimal point or an exponent.
+pub(crate) fn float(x: f64) -> String {
+    format!("{x:?}")
 }
 
 /// The header row.
 pub fn header() -> Vec<String> {
     let mut h = vec!["policy".to_string(), "t".to_string()];
     for m in Metric::ALL {
-        h.push(format!("{}_mean", m.name()));
-        h.push(format!("{}_std", m.name()));
+        for part in ["mean", "std", "se", "ci95_lo", "ci95_hi"] {
+            h.push(format!("{}_{part}", m.name()));
+        }
     }
+    h.push("n".to_string());
     h.push("experiment".to_string());
     h
 }
@@ -54,6 +77,7 @@ pub fn rows(s: &RegretScenario, results: &RegretStats) -> Vec<CurveRow> {
                 out.push(CurveRow {
                     policy: p.label.clone(),
                     t,
+                    n: st.runs,
                     values,
                     experiment: exp.label.clone(),
                 });
@@ -69,10 +93,20 @@ pub fn to_csv(rows: &[CurveRow]) -> Result<Vec<u8>, csv::Error> {
     w.write_record(header())?;
     for r in rows {
         let mut rec = vec![r.policy.clone(), r.t.to_string()];
-        for v in &r.values {
-            rec.push(v.mean.to_string());
-            rec.push(v.std.to_string());
+        for m in Metric::ALL {
+            let v = r.get(m);
+            rec.push(float(v.mean));
+            rec.push(float(v.std));
+            rec.push(float(r.stderr(m)));
+            match r.ci95(m) {
+                Some([lo, hi]) => {
+                    rec.push(float(lo));
+                    rec.push(float(hi));
+                }
+                None => rec.extend([String::new(), String::new()]),
+            }
         }
+        rec.push(r.n.to_string());
         rec.push(r.experiment.clone());
         w.write_record(&rec)?;
     }
@@ -91,6 +125,7 @@ pub fn from_csv(bytes: &[u8]) -> Result<Vec<CurveRow>, String> {
     };
     let policy = col("policy")?;
     let t = col("t")?;
+    let n = col("n")?;
     let experiment = col("experiment")?;
     let mut metric_cols = Vec::new();
     for m in Metric::ALL {
@@ -120,6 +155,11 @@ pub fn from_csv(bytes: &[u8]) -> Result<Vec<CurveRow>, String> {
         }
         out.push(CurveRow {
             policy: rec.get(policy).unwrap_or("").to_string(),
+            n: rec
+                .get(n)
+                .unwrap_or("")
+                .parse()
+                .map_err(|_| format!("row {}: column n is not a number of runs", line + 2))?,
             t: rec
                 .get(t)
                 .unwrap_or("")
@@ -150,12 +190,17 @@ mod tests {
         let rows = vec![CurveRow {
             policy: "cc-ucb, α=1".into(),
             t: 200_000,
+            n: 7,
             values,
             experiment: "K=6 \"L\"=1".into(),
         }];
         let bytes = to_csv(&rows).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
-        assert!(text.starts_with("policy,t,pseudo_regret_mean,pseudo_regret_std,"));
+        assert!(text.starts_with(
+            "policy,t,pseudo_regret_mean,pseudo_regret_std,pseudo_regret_se,pseudo_regret_ci95_lo,"
+        ));
+        // Floats keep a decimal point even when whole.
+        assert!(text.contains(",0.0,"), "{text}");
         assert_eq!(from_csv(&bytes).unwrap(), rows);
     }
 }

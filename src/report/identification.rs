@@ -3,6 +3,7 @@
 //! and 3) and `report.md`.
 
 use super::ReportError;
+use super::curves::float;
 use super::charts::{Rendered, slug};
 use super::markdown::sig;
 use super::plots::bars::{BarSeries, GroupedBars};
@@ -47,9 +48,12 @@ pub struct SampleStats {
     pub std: f64,
     /// Standard error of the mean.
     pub stderr: f64,
-    /// Median.
+    /// 95 % confidence interval of the mean (Student's t; `null` for one run).
+    #[serde(default)]
+    pub ci95: Option<[f64; 2]>,
+    /// Median (exact; the mean of the two middle runs for an even number).
     pub p50: f64,
-    /// Largest.
+    /// Largest (exact).
     pub max: f64,
 }
 
@@ -93,6 +97,7 @@ pub fn summary(s: &IdentificationScenario, cells: &[IdentifyCell]) -> Identifica
             let arms = &inst.points[c.point];
             let st = &c.stats;
             let ms = st.samples.mean_std();
+            let (median, max) = st.median_and_max();
             CellSummary {
                 instance: inst.label.clone(),
                 family: inst.family.clone(),
@@ -107,9 +112,10 @@ pub fn summary(s: &IdentificationScenario, cells: &[IdentifyCell]) -> Identifica
                 samples: SampleStats {
                     mean: ms.mean,
                     std: ms.std,
-                    stderr: ms.std / (st.runs.max(1) as f64).sqrt(),
-                    p50: st.histogram.value_at_quantile(0.5) as f64,
-                    max: st.histogram.max() as f64,
+                    stderr: st.samples.stderr(),
+                    ci95: crate::stats::ci95(st.runs, ms.mean, ms.std),
+                    p50: median,
+                    max,
                 },
                 errors: st.errors,
                 capped: st.capped,
@@ -142,6 +148,8 @@ pub fn to_csv(summary: &IdentificationSummary) -> Result<Vec<u8>, csv::Error> {
         "samples_mean",
         "samples_std",
         "samples_stderr",
+        "samples_ci95_lo",
+        "samples_ci95_hi",
         "samples_p50",
         "samples_max",
         "errors",
@@ -158,16 +166,18 @@ pub fn to_csv(summary: &IdentificationSummary) -> Result<Vec<u8>, csv::Error> {
             c.n.to_string(),
             c.k.to_string(),
             c.runs.to_string(),
-            c.samples.mean.to_string(),
-            c.samples.std.to_string(),
-            c.samples.stderr.to_string(),
-            c.samples.p50.to_string(),
-            c.samples.max.to_string(),
+            float(c.samples.mean),
+            float(c.samples.std),
+            float(c.samples.stderr),
+            c.samples.ci95.map_or(String::new(), |[lo, _]| float(lo)),
+            c.samples.ci95.map_or(String::new(), |[_, hi]| float(hi)),
+            float(c.samples.p50),
+            float(c.samples.max),
             c.errors.to_string(),
             c.capped.to_string(),
-            c.epsilon.to_string(),
-            c.delta.to_string(),
-            c.complexity.to_string(),
+            float(c.epsilon),
+            float(c.delta),
+            float(c.complexity),
         ])?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
@@ -363,7 +373,9 @@ pub fn write(
     opts: &ChartOptions,
 ) -> Result<Vec<PathBuf>, ReportError> {
     let summary = summary(s, cells);
-    write_summary(out, &summary, opts)
+    let mut written = write_summary(out, &summary, opts)?;
+    written.push(out.write(super::runs::FILE, &super::runs::identification(s, cells)?)?);
+    Ok(written)
 }
 
 /// Writes the outputs of a summary (also used to re-render saved results).

@@ -140,15 +140,67 @@ pub struct ChannelSummary {
     pub mean_delay: f64,
 }
 
-/// Mean, standard deviation across runs and standard error of the mean.
+/// A mean across runs with its spread and uncertainty.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stat {
+    /// Runs it is computed from.
+    #[serde(default)]
+    pub n: u64,
     /// Mean across runs.
     pub mean: f64,
-    /// Standard deviation across runs.
+    /// Standard deviation across runs (`n − 1` in the denominator).
     pub std: f64,
-    /// Standard error of the mean, `std/√runs`.
+    /// Standard error of the mean, `std/√n`.
     pub stderr: f64,
+    /// 95 % confidence interval of the mean, Student's t with n − 1 degrees of freedom
+    /// (`null` for a single run).
+    #[serde(default)]
+    pub ci95: Option<[f64; 2]>,
+}
+
+impl Stat {
+    /// The statistics of `n` values with this mean and standard deviation.
+    pub fn of(n: u64, mean: f64, std: f64) -> Stat {
+        Stat {
+            n,
+            mean,
+            std,
+            stderr: std / (n.max(1) as f64).sqrt(),
+            ci95: crate::stats::ci95(n, mean, std),
+        }
+    }
+
+    /// The same statistics of the values divided by `d` (per-slot values of totals).
+    pub fn scaled(&self, d: f64) -> Stat {
+        Stat {
+            n: self.n,
+            mean: self.mean / d,
+            std: self.std / d,
+            stderr: self.stderr / d,
+            ci95: self.ci95.map(|[lo, hi]| [lo / d, hi / d]),
+        }
+    }
+}
+
+/// Per-slot means (totals at the horizon divided by it) with their intervals.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PerSlot {
+    /// Net reward.
+    pub reward: Stat,
+    /// Bandit cost.
+    pub cost: Stat,
+    /// Energy.
+    pub energy: Stat,
+    /// Delay.
+    pub delay: Stat,
+    /// Probes.
+    pub probes: Stat,
+    /// Successful transmissions (idle channel found).
+    pub idle_found: Stat,
+    /// Collisions with the primary user.
+    pub pu_collisions: Stat,
+    /// Idle channels sensed busy.
+    pub missed_opportunities: Stat,
 }
 
 /// A policy's final regret minus the reference policy's, run by run on the same sample paths.
@@ -169,6 +221,9 @@ pub struct Difference {
     pub mean: f64,
     /// Standard error of that mean, from the per-run differences.
     pub stderr: f64,
+    /// 95 % confidence interval of the mean difference (Student's t).
+    #[serde(default)]
+    pub ci95: Option<[f64; 2]>,
     /// The standard error of the difference of the two means were the runs independent,
     /// `sqrt(se₁² + se₂²)`: `(unpaired_stderr/stderr)²` is how many times more runs an unpaired
     /// comparison needs for the same precision.
@@ -183,11 +238,29 @@ impl Difference {
             debug_assert_eq!(ra, rb, "finals are kept in run order");
             d.add(a[metric as usize] - b[metric as usize]);
         }
-        let se = |s: &PolicyStats| s.final_value(metric).std / (s.runs.max(1) as f64).sqrt();
+        let se = |s: &PolicyStats| s.final_moments(metric).stderr();
         Difference {
             mean: d.mean(),
-            stderr: d.std() / (d.count().max(1) as f64).sqrt(),
+            stderr: d.stderr(),
+            ci95: crate::stats::ci95(d.count(), d.mean(), d.std()),
             unpaired_stderr: se(stats).hypot(se(reference)),
+        }
+    }
+}
+
+impl PerSlot {
+    /// All zero (reading summaries written before per-slot intervals existed).
+    fn empty() -> PerSlot {
+        let z = Stat::of(0, 0.0, 0.0);
+        PerSlot {
+            reward: z,
+            cost: z,
+            energy: z,
+            delay: z,
+            probes: z,
+            idle_found: z,
+            pu_collisions: z,
+            missed_opportunities: z,
         }
     }
 }
@@ -236,6 +309,9 @@ pub struct PolicySummary {
     /// This policy's paired difference to the reference policy (absent for the reference).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Paired>,
+    /// Every per-slot mean with its standard error and 95 % interval.
+    #[serde(default = "PerSlot::empty")]
+    pub per_slot: PerSlot,
     /// Probes per slot.
     pub probes_per_slot: ProbeStats,
     /// Mean number of probes of each channel per run.
@@ -257,12 +333,9 @@ impl PolicySummary {
         let runs = stats.runs.max(1) as f64;
         let stat = |m: Metric| {
             let v = stats.final_value(m);
-            Stat {
-                mean: v.mean,
-                std: v.std,
-                stderr: v.std / runs.sqrt(),
-            }
+            Stat::of(stats.runs, v.mean, v.std)
         };
+        let slot = |m: Metric| stat(m).scaled(horizon as f64);
         let per_slot = |m: Metric| stats.final_value(m).mean / horizon as f64;
         let h = &stats.probes;
         PolicySummary {
@@ -284,6 +357,16 @@ impl PolicySummary {
                     pseudo_regret: Difference::of(stats, r, Metric::PseudoRegret),
                     realized_regret: Difference::of(stats, r, Metric::RealizedRegret),
                 }),
+            per_slot: PerSlot {
+                reward: slot(Metric::Reward),
+                cost: slot(Metric::Cost),
+                energy: slot(Metric::Energy),
+                delay: slot(Metric::Delay),
+                probes: slot(Metric::Probes),
+                idle_found: slot(Metric::IdleFound),
+                pu_collisions: slot(Metric::PuCollisions),
+                missed_opportunities: slot(Metric::MissedOpportunities),
+            },
             probes_per_slot: ProbeStats {
                 mean: per_slot(Metric::Probes),
                 p50: h.value_at_quantile(0.5) as f64,

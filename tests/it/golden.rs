@@ -58,6 +58,10 @@ fn identification_outputs_match_golden_files() {
         &out.join("identification.csv"),
         Path::new("tests/data/golden/identification.csv"),
     );
+    check(
+        &out.join("runs.csv"),
+        Path::new("tests/data/golden/identification-runs.csv"),
+    );
 }
 
 #[test]
@@ -72,5 +76,9 @@ fn outputs_match_golden_files() {
     check(
         &out.join("curves.csv"),
         Path::new("tests/data/golden/curves.csv"),
+    );
+    check(
+        &out.join("runs.csv"),
+        Path::new("tests/data/golden/runs.csv"),
     );
 }

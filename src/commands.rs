@@ -123,6 +123,9 @@ pub fn plot(dir: &Path, charts: &ChartOptions) -> Result<RunOutcome> {
     let files = if kind == "identification" {
         let summary = load_identification(dir)?;
         identification::render_report(&out, &summary, charts)
+    } else if kind == "sweep" {
+        let summary = crate::report::load_sweep(dir)?;
+        crate::report::sweep::render_report(&out, &summary, charts)
     } else {
         let (summary, rows) = load_saved(dir)?;
         render_report(&out, &summary, &rows, charts)
@@ -165,6 +168,12 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
                     "{}: compare draws regret curves; {:?} is an identification scenario (its report already compares algorithms)",
                     input.display(),
                     s.name
+                ),
+                Scenario::Sweep(s) => anyhow::bail!(
+                    "{}: compare draws regret curves over time; {:?} is a sweep (its report already draws every policy against `{}`)",
+                    input.display(),
+                    s.name,
+                    s.field
                 ),
             }
         });

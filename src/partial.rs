@@ -13,8 +13,8 @@ use crate::identify::{Algorithm, CustomIdentifier, IdentifyOutcome, IdentifyStat
 use crate::policy::CustomPolicy;
 use crate::recorder::{PartialStats, PolicyStats};
 use crate::runner::{IdentifyCell, RegretStats, Shard};
-use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, Scenario};
-use crate::simulation::{IdentificationResults, RegretResults, Results};
+use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario};
+use crate::simulation::{IdentificationResults, RegretResults, Results, SweepResults};
 use crate::stats::Moments;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -64,6 +64,11 @@ pub enum PartialBody {
     Identification {
         /// The cells.
         cells: Vec<PartialCell>,
+    },
+    /// A sweep: one regret body per value, in the sweep's order.
+    Sweep {
+        /// The cells' bodies.
+        cells: Vec<PartialBody>,
     },
 }
 
@@ -145,19 +150,34 @@ pub fn regret_body(results: &RegretStats) -> PartialBody {
     }
 }
 
+/// The policies a library user added, as (label, description).
+fn custom_policies(s: &RegretScenario) -> Vec<(String, String)> {
+    s.policies
+        .iter()
+        .filter(|p| matches!(p.policy, PolicyKind::Custom(_)))
+        .map(|p| (p.label.clone(), p.describe()))
+        .collect()
+}
+
 impl Partial {
     /// The partial result of a sharded simulation.
     pub fn of(results: &Results) -> Partial {
         let (scenario, custom, body) = match results {
             Results::Regret(r) => (
                 Scenario::Regret(r.scenario.clone()),
-                r.scenario
-                    .policies
-                    .iter()
-                    .filter(|p| matches!(p.policy, PolicyKind::Custom(_)))
-                    .map(|p| (p.label.clone(), p.describe()))
-                    .collect(),
+                custom_policies(&r.scenario),
                 regret_body(&r.stats),
+            ),
+            Results::Sweep(r) => (
+                Scenario::Sweep(r.scenario.clone()),
+                r.scenario
+                    .cells
+                    .first()
+                    .map(custom_policies)
+                    .unwrap_or_default(),
+                PartialBody::Sweep {
+                    cells: r.stats.iter().map(regret_body).collect(),
+                },
             ),
             Results::Identification(r) => (
                 Scenario::Identification(r.scenario.clone()),
@@ -197,14 +217,19 @@ impl Partial {
             .map_err(|e| unreadable(format!("re-checking the stored scenario: {e}")))?
             .with_overrides(&self.overrides)
             .map_err(|e| unreadable(format!("re-applying the overrides: {e}")))?;
+        let add = |mut s: RegretScenario| {
+            s.policies
+                .extend(self.custom.iter().map(|(label, description)| PolicyEntry {
+                    label: label.clone(),
+                    policy: PolicyKind::Custom(CustomPolicy::placeholder(description.clone())),
+                }));
+            s
+        };
         let scenario = match parsed {
-            Scenario::Regret(mut s) => {
-                s.policies
-                    .extend(self.custom.iter().map(|(label, description)| PolicyEntry {
-                        label: label.clone(),
-                        policy: PolicyKind::Custom(CustomPolicy::placeholder(description.clone())),
-                    }));
-                Scenario::Regret(s)
+            Scenario::Regret(s) => Scenario::Regret(add(s)),
+            Scenario::Sweep(mut s) => {
+                s.cells = s.cells.into_iter().map(add).collect();
+                Scenario::Sweep(s)
             }
             Scenario::Identification(mut s) => {
                 s.algorithms.extend(self.custom.iter().map(|(name, _)| {
@@ -326,6 +351,63 @@ pub fn check_together(parts: &[(PathBuf, Partial)]) -> Result<(), MergeError> {
     Ok(())
 }
 
+/// Merges the regret bodies of every shard of one regret scenario (or sweep cell).
+fn fold_regret(
+    s: &RegretScenario,
+    bodies: &[(&Path, &PartialBody)],
+) -> Result<RegretStats, MergeError> {
+    let bad = |path: &Path, message: String| MergeError::Unreadable {
+        path: path.to_path_buf(),
+        message,
+    };
+    let checkpoints = s.checkpoints.slots(s.horizon);
+    let mut merged: Option<Vec<Vec<PolicyStats>>> = None;
+    for &(path, body) in bodies {
+        let PartialBody::Regret {
+            checkpoints: cp,
+            stats,
+        } = body
+        else {
+            return Err(bad(path, "not a regret partial result".into()));
+        };
+        if *cp != checkpoints {
+            return Err(bad(
+                path,
+                "its checkpoints differ from the scenario's".into(),
+            ));
+        }
+        let mut these = Vec::new();
+        for (e, exp) in stats.iter().enumerate() {
+            let k = s
+                .experiments
+                .get(e)
+                .map(|x| x.env.len())
+                .ok_or_else(|| bad(path, format!("experiment {e} is not in the scenario")))?;
+            let row = exp
+                .iter()
+                .map(|ps| PolicyStats::from_parts(ps.clone(), k))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|m| bad(path, m))?;
+            these.push(row);
+        }
+        merged = Some(match merged {
+            None => these,
+            Some(mut acc) => {
+                for (a, b) in acc.iter_mut().zip(&these) {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        x.merge(y);
+                    }
+                }
+                acc
+            }
+        });
+    }
+    Ok(RegretStats {
+        checkpoints,
+        stats: merged.unwrap_or_default(),
+    })
+}
+
 /// Reads every shard's `partial.json`, checks that they belong together and merges their
 /// statistics exactly into the results of the unsharded run.
 pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
@@ -343,52 +425,41 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
     let overrides = first.overrides;
     match first.scenario(first_path)? {
         Scenario::Regret(s) => {
-            let checkpoints = s.checkpoints.slots(s.horizon);
-            let mut merged: Option<Vec<Vec<PolicyStats>>> = None;
-            for (path, p) in &parts {
-                let PartialBody::Regret {
-                    checkpoints: cp,
-                    stats,
-                } = &p.body
-                else {
-                    return Err(bad(path, "not a regret partial result".into()));
-                };
-                if *cp != checkpoints {
-                    return Err(bad(
-                        path,
-                        "its checkpoints differ from the scenario's".into(),
-                    ));
-                }
-                let mut these = Vec::new();
-                for (e, exp) in stats.iter().enumerate() {
-                    let k = s.experiments.get(e).map(|x| x.env.len()).ok_or_else(|| {
-                        bad(path, format!("experiment {e} is not in the scenario"))
-                    })?;
-                    let row = exp
-                        .iter()
-                        .map(|ps| PolicyStats::from_parts(ps.clone(), k))
-                        .collect::<Result<Vec<_>, _>>()
-                        .map_err(|m| bad(path, m))?;
-                    these.push(row);
-                }
-                merged = Some(match merged {
-                    None => these,
-                    Some(mut acc) => {
-                        for (a, b) in acc.iter_mut().zip(&these) {
-                            for (x, y) in a.iter_mut().zip(b) {
-                                x.merge(y);
-                            }
-                        }
-                        acc
-                    }
-                });
-            }
+            let bodies: Vec<(&Path, &PartialBody)> =
+                parts.iter().map(|(p, x)| (p.as_path(), &x.body)).collect();
+            let stats = fold_regret(&s, &bodies)?;
             Ok(Results::Regret(RegretResults {
                 scenario: s,
-                stats: RegretStats {
-                    checkpoints,
-                    stats: merged.unwrap_or_default(),
-                },
+                stats,
+                overrides,
+                shard: None,
+            }))
+        }
+        Scenario::Sweep(s) => {
+            let mut stats = Vec::new();
+            for (i, cell) in s.cells.iter().enumerate() {
+                let mut bodies = Vec::new();
+                for (path, p) in &parts {
+                    let PartialBody::Sweep { cells } = &p.body else {
+                        return Err(bad(path, "not a sweep's partial result".into()));
+                    };
+                    let body = cells.get(i).ok_or_else(|| {
+                        bad(
+                            path,
+                            format!(
+                                "holds {} sweep cells, the scenario {}",
+                                cells.len(),
+                                s.cells.len()
+                            ),
+                        )
+                    })?;
+                    bodies.push((path.as_path(), body));
+                }
+                stats.push(fold_regret(cell, &bodies)?);
+            }
+            Ok(Results::Sweep(SweepResults {
+                scenario: s,
+                stats,
                 overrides,
                 shard: None,
             }))

@@ -11,6 +11,7 @@ pub(crate) mod markdown;
 pub(crate) mod plots;
 pub mod runs;
 pub mod summary;
+pub mod sweep;
 
 pub use plots::{AxisMode, ChartError, ChartOptions, Format, parse_formats, parse_size};
 
@@ -128,6 +129,16 @@ pub fn load_identification(
         dir: dir.to_path_buf(),
         file: "summary.json",
         message: format!("not an identification summary: {e}"),
+    })
+}
+
+/// Reads `summary.json` saved by a sweep.
+pub fn load_sweep(dir: &std::path::Path) -> Result<sweep::SweepSummary, ReportError> {
+    let json = OutputDir::existing(dir).read("summary.json")?;
+    serde_json::from_slice(&json).map_err(|e| ReportError::Saved {
+        dir: dir.to_path_buf(),
+        file: "summary.json",
+        message: format!("not a sweep summary: {e}"),
     })
 }
 

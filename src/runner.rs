@@ -448,13 +448,10 @@ pub fn run_identification(
                         },
                     )
                     .map(|(stats, _)| stats)
-                    .reduce(
-                        IdentifyStats::new,
-                        |mut a, b| {
-                            a.merge(&b);
-                            a
-                        },
-                    );
+                    .reduce(IdentifyStats::new, |mut a, b| {
+                        a.merge(&b);
+                        a
+                    });
             });
         });
     }

@@ -9,6 +9,7 @@ mod channels;
 pub mod identification;
 pub(crate) mod locate;
 pub mod raw;
+pub mod sweep;
 
 pub use identification::IdentificationScenario;
 
@@ -33,6 +34,43 @@ pub enum Scenario {
     Regret(RegretScenario),
     /// A best-K identification experiment.
     Identification(IdentificationScenario),
+    /// A regret scenario run at several values of one field.
+    Sweep(SweepScenario),
+}
+
+/// A checked sweep: one regret scenario per value of the swept field.
+#[derive(Clone, Debug)]
+pub struct SweepScenario {
+    /// Scenario name.
+    pub name: String,
+    /// Free text.
+    pub description: String,
+    /// The file it came from, with its text.
+    pub source: Source,
+    /// The swept field, named as errors name fields.
+    pub field: String,
+    /// Its values, one cell each.
+    pub values: Vec<f64>,
+    /// The cells: the scenario with the field at each value.
+    pub cells: Vec<RegretScenario>,
+}
+
+impl SweepScenario {
+    /// A hash (hex) of every cell and the sweep itself.
+    pub fn fingerprint(&self) -> String {
+        let mut parts = vec![format!(
+            "sweep|{}|{}|{:?}",
+            self.name, self.field, self.values
+        )];
+        parts.extend(self.cells.iter().map(RegretScenario::fingerprint));
+        let joined: Vec<&str> = parts.iter().map(String::as_str).collect();
+        format!("{:016x}", crate::rng::label_hash(&joined))
+    }
+
+    /// The cell label of value `v`: `field = v`.
+    pub fn cell_label(&self, v: f64) -> String {
+        format!("{} = {v}", self.field)
+    }
 }
 
 impl Scenario {
@@ -41,6 +79,7 @@ impl Scenario {
         match self {
             Scenario::Regret(s) => &s.name,
             Scenario::Identification(s) => &s.name,
+            Scenario::Sweep(s) => &s.name,
         }
     }
 
@@ -50,6 +89,7 @@ impl Scenario {
         match self {
             Scenario::Regret(s) => &s.source,
             Scenario::Identification(s) => &s.source,
+            Scenario::Sweep(s) => &s.source,
         }
     }
 
@@ -63,27 +103,17 @@ impl Scenario {
             return Err(OverrideError::ZeroHorizon);
         }
         Ok(match self {
-            Scenario::Regret(mut s) => {
-                s.runs = o.runs.unwrap_or(s.runs);
-                s.seed = o.seed.unwrap_or(s.seed);
-                if let Some(h) = o.horizon {
-                    s.horizon = h;
-                    for e in &mut s.experiments {
-                        for (i, ch) in e.env.channels().iter().enumerate() {
-                            if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy() {
-                                if !t.wraps() && t.len() < h {
-                                    return Err(OverrideError::TraceTooShort {
-                                        channel: i,
-                                        slots: t.len(),
-                                        horizon: h,
-                                    });
-                                }
-                            }
-                        }
-                        e.env.set_horizon(h);
-                    }
+            Scenario::Regret(s) => Scenario::Regret(s.with_overrides(o)?),
+            Scenario::Sweep(mut s) => {
+                if o.horizon.is_some() && s.field == "horizon" {
+                    return Err(OverrideError::HorizonIsSwept);
                 }
-                Scenario::Regret(s)
+                s.cells = s
+                    .cells
+                    .into_iter()
+                    .map(|c| c.with_overrides(o))
+                    .collect::<Result<_, _>>()?;
+                Scenario::Sweep(s)
             }
             Scenario::Identification(mut s) => {
                 if o.horizon.is_some() {
@@ -102,6 +132,7 @@ impl Scenario {
         match self {
             Scenario::Regret(s) => s.fingerprint(),
             Scenario::Identification(s) => s.fingerprint(),
+            Scenario::Sweep(s) => s.fingerprint(),
         }
     }
 }
@@ -150,6 +181,9 @@ pub enum OverrideError {
     /// `--horizon 0`.
     #[error("--horizon: must be at least 1 slot (got 0)")]
     ZeroHorizon,
+    /// `--horizon` for a scenario that sweeps the horizon.
+    #[error("--horizon: the scenario sweeps `horizon`; set the values in its `sweep` instead")]
+    HorizonIsSwept,
     /// `--horizon` longer than a trace that does not wrap.
     #[error(
         "--horizon: {horizon} slots, but channel {channel}'s trace holds {slots} (set `wrap: true` in the scenario or shorten the horizon)"
@@ -253,6 +287,31 @@ impl PolicyEntry {
 }
 
 impl RegretScenario {
+    /// Applies overrides (already checked to be non-zero); a horizon longer than a trace that
+    /// does not wrap is refused.
+    fn with_overrides(mut self, o: &Overrides) -> Result<RegretScenario, OverrideError> {
+        self.runs = o.runs.unwrap_or(self.runs);
+        self.seed = o.seed.unwrap_or(self.seed);
+        if let Some(h) = o.horizon {
+            self.horizon = h;
+            for e in &mut self.experiments {
+                for (i, ch) in e.env.channels().iter().enumerate() {
+                    if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy() {
+                        if !t.wraps() && t.len() < h {
+                            return Err(OverrideError::TraceTooShort {
+                                channel: i,
+                                slots: t.len(),
+                                horizon: h,
+                            });
+                        }
+                    }
+                }
+                e.env.set_horizon(h);
+            }
+        }
+        Ok(self)
+    }
+
     /// A hash (hex) of everything that determines this scenario's results and outputs, used to
     /// check that shards belong together.
     pub fn fingerprint(&self) -> String {
@@ -345,6 +404,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         text: text.into(),
     };
     let scenario = match raw {
+        RawScenario::Regret(r) if r.sweep.is_some() => {
+            check_sweep(r, &source, &mut checker).map(Scenario::Sweep)
+        }
         RawScenario::Regret(r) => check_regret(r, &source, &mut checker).map(Scenario::Regret),
         RawScenario::Identification(r) => {
             identification::check_identification(r, &source, &mut checker)
@@ -543,6 +605,91 @@ fn check_reference_policy(
             ),
         );
     }
+}
+
+/// A sweep: the scenario as written is checked (its problems reported where they are), then
+/// each value's cell; a cell's own problems are reported at its value.
+fn check_sweep(mut raw: RawRegret, source: &Source, ck: &mut Checker) -> Option<SweepScenario> {
+    let spec = raw.sweep.take()?;
+    let root = FieldPath::default();
+    let at_field = root.field("sweep").field("field");
+    let at_values = root.field("sweep").field("values");
+    let base = check_regret(raw.clone(), source, ck);
+    let base_problems: Vec<(String, String)> = ck
+        .problems
+        .iter()
+        .map(|p| (p.field.clone(), p.rule.clone()))
+        .collect();
+    if spec.values.is_empty() {
+        ck.fail(&at_values, "must list at least one value");
+    }
+    if spec.values.len() > sweep::MAX_CELLS {
+        ck.fail(
+            &at_values,
+            format!(
+                "lists {} values; at most {} cells are supported",
+                spec.values.len(),
+                sweep::MAX_CELLS
+            ),
+        );
+        return None;
+    }
+    let mut cells = Vec::new();
+    for (i, &v) in spec.values.iter().enumerate() {
+        let at = at_values.index(i);
+        if !ck.require(
+            v.is_finite(),
+            &at,
+            format!("must be a finite number (got {v})"),
+        ) {
+            continue;
+        }
+        if spec.values[..i].contains(&v) {
+            ck.fail(&at, format!("{v} is listed twice"));
+            continue;
+        }
+        let cell_raw = match sweep::with_value(&raw, &spec.field, v) {
+            Ok(r) => r,
+            Err(sweep::SweepError::Field(message)) => {
+                ck.fail(&at_field, message);
+                return None;
+            }
+            Err(sweep::SweepError::Value(message)) => {
+                ck.fail(&at, message);
+                continue;
+            }
+        };
+        let mut cell_ck = Checker {
+            src: ck.src,
+            problems: Vec::new(),
+            traces: std::mem::take(&mut ck.traces),
+        };
+        let cell = check_regret(cell_raw, source, &mut cell_ck);
+        ck.traces = cell_ck.traces;
+        let own: Vec<Problem> = cell_ck
+            .problems
+            .into_iter()
+            .filter(|p| !base_problems.contains(&(p.field.clone(), p.rule.clone())))
+            .collect();
+        for p in &own {
+            ck.fail(
+                &at,
+                format!("with `{}` = {v}: {}: {}", spec.field, p.field, p.rule),
+            );
+        }
+        if let (Some(cell), true) = (cell, own.is_empty()) {
+            cells.push(cell);
+        }
+    }
+    let base = base?;
+    Some(SweepScenario {
+        name: base.name,
+        description: base.description,
+        source: source.clone(),
+        field: spec.field,
+        values: spec.values,
+        cells,
+    })
 }
 
 /// Name, horizon, runs, checkpoints and weights.

@@ -35,10 +35,11 @@ use crate::report::curves::CurveRow;
 use crate::report::identification::IdentificationSummary;
 use crate::report::plots::ChartOptions;
 use crate::report::summary::RegretSummary;
+use crate::report::sweep::SweepSummary;
 use crate::runner::{IdentifyCell, RegretStats, RunError, RunOptions, Shard};
 use crate::scenario::{
     IdentificationScenario, OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario,
-    Scenario,
+    Scenario, SweepScenario,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -176,26 +177,14 @@ impl Simulation {
     pub fn checked(&self) -> Result<Scenario, SimulationError> {
         let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
         Ok(match scenario {
-            Scenario::Regret(mut s) => {
-                if let Some(a) = self.algorithms.first() {
-                    return Err(SimulationError::WrongKind {
-                        label: a.name().to_string(),
-                        what: "identification algorithm",
-                        kind: "regret",
-                    });
-                }
-                let mut seen: BTreeSet<String> =
-                    s.policies.iter().map(|p| p.label.clone()).collect();
-                for (label, policy) in &self.policies {
-                    if label.trim().is_empty() || !seen.insert(label.clone()) {
-                        return Err(SimulationError::Label(label.clone()));
-                    }
-                    s.policies.push(PolicyEntry {
-                        label: label.clone(),
-                        policy: PolicyKind::Custom(policy.clone()),
-                    });
-                }
-                Scenario::Regret(s)
+            Scenario::Regret(s) => Scenario::Regret(self.add_policies(s)?),
+            Scenario::Sweep(mut s) => {
+                s.cells = s
+                    .cells
+                    .into_iter()
+                    .map(|c| self.add_policies(c))
+                    .collect::<Result<_, _>>()?;
+                Scenario::Sweep(s)
             }
             Scenario::Identification(mut s) => {
                 if let Some((label, _)) = self.policies.first() {
@@ -218,6 +207,28 @@ impl Simulation {
         })
     }
 
+    /// The regret scenario with the added policies appended.
+    fn add_policies(&self, mut s: RegretScenario) -> Result<RegretScenario, SimulationError> {
+        if let Some(a) = self.algorithms.first() {
+            return Err(SimulationError::WrongKind {
+                label: a.name().to_string(),
+                what: "identification algorithm",
+                kind: "regret",
+            });
+        }
+        let mut seen: BTreeSet<String> = s.policies.iter().map(|p| p.label.clone()).collect();
+        for (label, policy) in &self.policies {
+            if label.trim().is_empty() || !seen.insert(label.clone()) {
+                return Err(SimulationError::Label(label.clone()));
+            }
+            s.policies.push(PolicyEntry {
+                label: label.clone(),
+                policy: PolicyKind::Custom(policy.clone()),
+            });
+        }
+        Ok(s)
+    }
+
     /// Runs every policy (or algorithm) of the scenario over the shard's runs.
     pub fn run(&self) -> Result<Results, SimulationError> {
         let shard = self.sharded.then_some(self.options.shard);
@@ -236,6 +247,19 @@ impl Simulation {
                 Results::Identification(IdentificationResults {
                     scenario: s,
                     cells,
+                    overrides: self.overrides,
+                    shard,
+                })
+            }
+            Scenario::Sweep(s) => {
+                let stats = s
+                    .cells
+                    .iter()
+                    .map(|c| crate::runner::run_regret(c, &self.options))
+                    .collect::<Result<_, _>>()?;
+                Results::Sweep(SweepResults {
+                    scenario: s,
+                    stats,
                     overrides: self.overrides,
                     shard,
                 })
@@ -265,6 +289,33 @@ pub enum Results {
     Regret(RegretResults),
     /// An identification scenario's.
     Identification(IdentificationResults),
+    /// A sweep's: one regret result per value.
+    Sweep(SweepResults),
+}
+
+/// A sweep's results: each cell's statistics, in the order of the values.
+#[derive(Clone, Debug)]
+pub struct SweepResults {
+    /// The sweep as simulated.
+    pub scenario: SweepScenario,
+    /// `stats[i]`: the cell of `scenario.values[i]`.
+    pub stats: Vec<RegretStats>,
+    /// The overrides that were applied.
+    pub overrides: Overrides,
+    /// The shard simulated (`None`: every run, unsharded).
+    pub shard: Option<Shard>,
+}
+
+impl SweepResults {
+    /// Each cell with its statistics.
+    pub fn cells(&self) -> Vec<(&RegretScenario, &RegretStats)> {
+        self.scenario.cells.iter().zip(&self.stats).collect()
+    }
+
+    /// What `summary.json` holds.
+    pub fn summary(&self) -> SweepSummary {
+        crate::report::sweep::summary(&self.scenario, &self.cells())
+    }
 }
 
 /// A regret scenario's results: the scenario as simulated and each (experiment, policy)'s
@@ -319,6 +370,7 @@ impl Results {
         match self {
             Results::Regret(r) => &r.scenario.name,
             Results::Identification(r) => &r.scenario.name,
+            Results::Sweep(r) => &r.scenario.name,
         }
     }
 
@@ -327,6 +379,7 @@ impl Results {
         match self {
             Results::Regret(r) => r.overrides,
             Results::Identification(r) => r.overrides,
+            Results::Sweep(r) => r.overrides,
         }
     }
 
@@ -335,6 +388,7 @@ impl Results {
         match self {
             Results::Regret(r) => r.shard,
             Results::Identification(r) => r.shard,
+            Results::Sweep(r) => r.shard,
         }
     }
 
@@ -342,7 +396,7 @@ impl Results {
     pub fn regret(&self) -> Option<&RegretResults> {
         match self {
             Results::Regret(r) => Some(r),
-            Results::Identification(_) => None,
+            _ => None,
         }
     }
 
@@ -350,7 +404,15 @@ impl Results {
     pub fn identification(&self) -> Option<&IdentificationResults> {
         match self {
             Results::Identification(r) => Some(r),
-            Results::Regret(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The sweep results, if that is the kind.
+    pub fn sweep(&self) -> Option<&SweepResults> {
+        match self {
+            Results::Sweep(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -380,6 +442,7 @@ impl Results {
             Results::Identification(r) => {
                 crate::report::identification::write(out, &r.scenario, &r.cells, charts)?
             }
+            Results::Sweep(r) => crate::report::sweep::write(out, &r.scenario, &r.cells(), charts)?,
         })
     }
 }

@@ -333,7 +333,13 @@ mod tests {
     /// Figure 1(a) at t = 4), however they are grouped.
     #[test]
     fn identical_values_have_exactly_zero_std() {
-        for x in [0.1, 1.0 / 3.0, 12345.678_9, 1e-300, 0.55 * 4.0 - 0.283 * 4.0] {
+        for x in [
+            0.1,
+            1.0 / 3.0,
+            12345.678_9,
+            1e-300,
+            0.55 * 4.0 - 0.283 * 4.0,
+        ] {
             let mut a = Moments::default();
             let mut b = Moments::default();
             for i in 0..37 {

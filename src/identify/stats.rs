@@ -78,10 +78,20 @@ mod tests {
                 capped: samples == 200_000,
                 correct: true,
             };
-            if run % 2 == 0 { a.absorb(run, &o) } else { b.absorb(run, &o) }
+            if run % 2 == 0 {
+                a.absorb(run, &o)
+            } else {
+                b.absorb(run, &o)
+            }
         }
         a.merge(&b);
-        assert_eq!(a.median_and_max(), ((12_345.0 + 199_999.0) / 2.0, 200_000.0));
-        assert_eq!(a.outcomes.iter().map(|(r, _)| *r).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        assert_eq!(
+            a.median_and_max(),
+            ((12_345.0 + 199_999.0) / 2.0, 200_000.0)
+        );
+        assert_eq!(
+            a.outcomes.iter().map(|(r, _)| *r).collect::<Vec<_>>(),
+            [0, 1, 2, 3]
+        );
     }
 }

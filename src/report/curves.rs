@@ -66,6 +66,26 @@ pub fn header() -> Vec<String> {
 
 /// The rows of a finished scenario, in scenario order.
 pub fn rows(s: &RegretScenario, results: &RegretStats) -> Vec<CurveRow> {
+    rows_in_cell(s, results, None)
+}
+
+/// The experiment column of a sweep cell's rows: the cell (`field = value`), then the
+/// configuration for a grid.
+pub(crate) fn cell_experiment(cell: Option<&str>, s: &RegretScenario, experiment: &str) -> String {
+    match cell {
+        None => experiment.to_string(),
+        Some(c) if s.is_grid => format!("{c} | {experiment}"),
+        Some(c) => c.to_string(),
+    }
+}
+
+/// The rows of one sweep cell (`cell` names it in the experiment column), or of a plain
+/// scenario (`None`).
+pub(crate) fn rows_in_cell(
+    s: &RegretScenario,
+    results: &RegretStats,
+    cell: Option<&str>,
+) -> Vec<CurveRow> {
     let mut out = Vec::new();
     for (exp, stats) in s.experiments.iter().zip(&results.stats) {
         for (p, st) in s.policies.iter().zip(stats) {
@@ -79,7 +99,7 @@ pub fn rows(s: &RegretScenario, results: &RegretStats) -> Vec<CurveRow> {
                     t,
                     n: st.runs,
                     values,
-                    experiment: exp.label.clone(),
+                    experiment: cell_experiment(cell, s, &exp.label),
                 });
             }
         }

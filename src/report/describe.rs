@@ -9,7 +9,7 @@ use crate::law::LawSpec;
 use crate::occupancy::Occupancy;
 use crate::policy::DEFAULT_ALPHA;
 use crate::ron_text::to_ron_line;
-use crate::scenario::{IdentificationScenario, RegretScenario, Scenario};
+use crate::scenario::{IdentificationScenario, RegretScenario, Scenario, SweepScenario};
 use std::fmt::Write;
 
 /// What `specprobe validate` prints for a checked scenario.
@@ -17,7 +17,39 @@ pub(crate) fn describe(scenario: &Scenario) -> String {
     match scenario {
         Scenario::Regret(s) => describe_regret(s),
         Scenario::Identification(s) => describe_identification(s),
+        Scenario::Sweep(s) => describe_sweep(s),
     }
+}
+
+/// A sweep: its values, then the first cell in full and each cell's optimum.
+fn describe_sweep(s: &SweepScenario) -> String {
+    let mut out = format!(
+        "{} is valid: a sweep of `{}` over {} values {:?}; each cell is a regret scenario:\n\n",
+        s.source.display(),
+        s.field,
+        s.values.len(),
+        s.values
+    );
+    if let Some(first) = s.cells.first() {
+        let _ = writeln!(out, "cell `{}`:", s.cell_label(s.values[0]));
+        out.push_str(&describe_regret(first));
+    }
+    let _ = writeln!(out, "\ncells:");
+    for (&v, cell) in s.values.iter().zip(&s.cells) {
+        for e in &cell.experiments {
+            let opt = e.env.optimum();
+            let _ = writeln!(
+                out,
+                "  {:<28} {} channels, horizon {}: optimum {} with E[r*] = {}",
+                s.cell_label(v),
+                e.env.len(),
+                cell.horizon,
+                list(&opt.list),
+                sig(opt.expected_reward, 6)
+            );
+        }
+    }
+    out
 }
 
 fn describe_identification(s: &IdentificationScenario) -> String {

@@ -3,8 +3,8 @@
 //! and 3) and `report.md`.
 
 use super::ReportError;
-use super::curves::float;
 use super::charts::{Rendered, slug};
+use super::curves::float;
 use super::markdown::sig;
 use super::plots::bars::{BarSeries, GroupedBars};
 use super::plots::lines::{Curve, LineChart};

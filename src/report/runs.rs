@@ -14,16 +14,27 @@ pub const FILE: &str = "runs.csv";
 
 /// `runs.csv` of a regret scenario.
 pub fn regret(s: &RegretScenario, stats: &RegretStats) -> Result<Vec<u8>, csv::Error> {
+    regret_cells(&[(None, s, stats)])
+}
+
+/// `runs.csv` of regret scenarios in one file (a sweep's cells, named in the experiment column
+/// as in `curves.csv`).
+pub(crate) fn regret_cells(
+    cells: &[(Option<&str>, &RegretScenario, &RegretStats)],
+) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["experiment", "policy", "run"];
     header.extend(Metric::ALL.iter().map(|m| m.name()));
     w.write_record(&header)?;
-    for (exp, per_policy) in s.experiments.iter().zip(&stats.stats) {
-        for (p, st) in s.policies.iter().zip(per_policy) {
-            for (run, row) in &st.finals {
-                let mut rec = vec![exp.label.clone(), p.label.clone(), run.to_string()];
-                rec.extend(Metric::ALL.iter().map(|&m| float(row[m as usize])));
-                w.write_record(&rec)?;
+    for &(cell, s, stats) in cells {
+        for (exp, per_policy) in s.experiments.iter().zip(&stats.stats) {
+            let experiment = super::curves::cell_experiment(cell, s, &exp.label);
+            for (p, st) in s.policies.iter().zip(per_policy) {
+                for (run, row) in &st.finals {
+                    let mut rec = vec![experiment.clone(), p.label.clone(), run.to_string()];
+                    rec.extend(Metric::ALL.iter().map(|&m| float(row[m as usize])));
+                    w.write_record(&rec)?;
+                }
             }
         }
     }
@@ -37,7 +48,15 @@ pub fn identification(
 ) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
-        "instance", "n", "k", "setting", "algorithm", "run", "samples", "correct", "capped",
+        "instance",
+        "n",
+        "k",
+        "setting",
+        "algorithm",
+        "run",
+        "samples",
+        "correct",
+        "capped",
     ])?;
     for c in cells {
         let inst = &s.instances[c.instance];

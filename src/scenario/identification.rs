@@ -382,12 +382,17 @@ fn channel_means(
     let path = source.parent().unwrap_or(Path::new(".")).join(scenario);
     let loaded = match super::load(&path) {
         Ok(Scenario::Regret(s)) => s,
-        Ok(Scenario::Identification(_)) => {
+        Ok(other @ (Scenario::Identification(_) | Scenario::Sweep(_))) => {
             ck.fail(
                 &at.field("scenario"),
                 format!(
-                    "{} is an identification scenario, not a regret scenario",
-                    path.display()
+                    "{} is {}, not a regret scenario with one channel list per configuration",
+                    path.display(),
+                    if matches!(other, Scenario::Sweep(_)) {
+                        "a sweep"
+                    } else {
+                        "an identification scenario"
+                    }
                 ),
             );
             return None;

@@ -150,6 +150,9 @@ pub struct RawRegret {
     pub grid: Vec<RawConfiguration>,
     /// The policies, each with a label unique in the scenario.
     pub policies: Vec<RawPolicy>,
+    /// Runs the scenario at several values of one field.
+    #[serde(default)]
+    pub sweep: Option<super::sweep::RawSweep>,
 }
 
 /// `slot: (duration: 10.0)`: the slot's length in the delay's units. Probe k of a slot happens

@@ -82,7 +82,8 @@ fn run_writes_the_output_contract() {
     );
     let rows: Vec<&str> = lines.collect();
     assert!(
-        rows.iter().any(|r| r.starts_with("oracle,3000,0.0,0.0,0.0,0.0,0.0,")),
+        rows.iter()
+            .any(|r| r.starts_with("oracle,3000,0.0,0.0,0.0,0.0,0.0,")),
         "oracle row at the horizon"
     );
     assert_eq!(

@@ -12,4 +12,5 @@ mod identification;
 mod scenario_errors;
 mod shards;
 mod spectrum;
+mod sweep;
 mod theory;

@@ -1,0 +1,293 @@
+//! Sweeps: one regret scenario run at several values of any numeric field.
+//!
+//! ```ron
+//! sweep: (field: "policies[0].policy.alpha", values: [0.25, 0.5, 1.0, 1.5, 2.0]),
+//! sweep: (field: "channels[*].theta", values: [0.5, 0.7]),      // every channel at once
+//! sweep: (field: "channels[1].count", values: [1, 2, 4, 8]),    // K, by repeating a group
+//! sweep: (field: "horizon", values: [10000, 100000]),
+//! sweep: (field: "channels[0].cost", values: [0.3, 0.5]),       // a one-parameter law: Bernoulli(p)
+//! ```
+//!
+//! Fields are named as errors name them: struct fields by name, list entries by `[i]` (or `[*]`
+//! for all), enum variants skipped (`policy.alpha` inside `CcUcb(alpha: ...)`). Each value gives
+//! a *cell*: the scenario as written with that one field changed, checked like any scenario and
+//! run exactly as a separate file with that value would be (same name, seed and random streams),
+//! so a cell's statistics equal that separate run's, byte for byte.
+//!
+//! Mechanics: the raw scenario is written as a JSON tree (its serde form), the value set at the
+//! path, and the tree read back into the raw scenario; a path that does not exist, or a value the
+//! field cannot hold, is an error naming `sweep.field` or `sweep.values[i]`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `sweep: (field: "...", values: [...])`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RawSweep {
+    /// The field, named as errors name fields.
+    pub field: String,
+    /// The values, one cell each.
+    pub values: Vec<f64>,
+}
+
+/// Most cells one sweep may have.
+pub const MAX_CELLS: usize = 1000;
+
+/// One step of a sweep path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Step {
+    Field(String),
+    Index(usize),
+    All,
+}
+
+/// Parses `a.b[3].c[*]`.
+fn parse_path(path: &str) -> Result<Vec<Step>, String> {
+    let mut steps = Vec::new();
+    for part in path.split('.') {
+        let (name, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if name.is_empty() && (steps.is_empty() || rest.is_empty()) {
+            return Err(format!("`{path}` has an empty field name"));
+        }
+        if !name.is_empty() {
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(format!("`{path}`: `{name}` is not a field name"));
+            }
+            steps.push(Step::Field(name.to_string()));
+        }
+        while !rest.is_empty() {
+            let close = rest
+                .find(']')
+                .ok_or_else(|| format!("`{path}`: `[` without `]`"))?;
+            let inner = &rest[1..close];
+            steps.push(if inner == "*" {
+                Step::All
+            } else {
+                Step::Index(inner.parse().map_err(|_| {
+                    format!("`{path}`: `[{inner}]` is not an index (a number or `*`)")
+                })?)
+            });
+            rest = &rest[close + 1..];
+            if !rest.is_empty() && !rest.starts_with('[') {
+                return Err(format!("`{path}`: unexpected `{rest}`"));
+            }
+        }
+    }
+    if steps.is_empty() {
+        return Err("the field path is empty".into());
+    }
+    Ok(steps)
+}
+
+/// The JSON number for `v`: an integer when `v` is whole (integer fields refuse `2.0`).
+fn number(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        if v >= 0.0 {
+            Value::from(v as u64)
+        } else {
+            Value::from(v as i64)
+        }
+    } else {
+        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// An enum variant as serde writes it: an object with a single key that starts upper-case.
+fn variant(v: &mut Value) -> Option<&mut Value> {
+    match v {
+        Value::Object(map) if map.len() == 1 => {
+            let (key, inner) = map.iter_mut().next()?;
+            key.starts_with(|c: char| c.is_ascii_uppercase())
+                .then_some(inner)
+        }
+        _ => None,
+    }
+}
+
+/// Sets `value` at `steps` under `at` (`walked` names the path so far, for messages); returns
+/// how many fields were set.
+fn set(at: &mut Value, steps: &[Step], value: &Value, walked: &str) -> Result<usize, String> {
+    let Some(step) = steps.first() else {
+        // A one-parameter law (`Bernoulli(0.5)`) or a bare number.
+        if let Some(inner) = variant(at) {
+            if inner.is_number() {
+                *inner = value.clone();
+                return Ok(1);
+            }
+        }
+        return if at.is_number() || at.is_null() {
+            *at = value.clone();
+            Ok(1)
+        } else {
+            Err(format!("`{walked}` is not a number"))
+        };
+    };
+    let rest = &steps[1..];
+    match step {
+        Step::Field(name) => {
+            let here = if walked.is_empty() {
+                name.clone()
+            } else {
+                format!("{walked}.{name}")
+            };
+            if let Value::Object(map) = at {
+                if let Some(next) = map.get_mut(name) {
+                    return set(next, rest, value, &here);
+                }
+            }
+            if let Some(inner) = variant(at) {
+                // Enum variants are not part of the path: `policy.alpha` in `CcUcb(alpha: ..)`.
+                if inner.is_object() {
+                    return set(inner, steps, value, walked);
+                }
+                if inner.is_number() && rest.is_empty() {
+                    *inner = value.clone();
+                    return Ok(1);
+                }
+            }
+            match at {
+                // An optional field left out: the checked scenario says whether it exists.
+                Value::Object(map) if rest.is_empty() => {
+                    map.insert(name.clone(), value.clone());
+                    Ok(1)
+                }
+                _ => Err(format!("`{here}` does not exist")),
+            }
+        }
+        Step::Index(i) => {
+            let here = format!("{walked}[{i}]");
+            match at {
+                Value::Array(items) => {
+                    let len = items.len();
+                    let item = items.get_mut(*i).ok_or_else(|| {
+                        format!("`{here}` does not exist: `{walked}` has {len} entries")
+                    })?;
+                    set(item, rest, value, &here)
+                }
+                _ => Err(format!("`{walked}` is not a list")),
+            }
+        }
+        Step::All => match at {
+            Value::Array(items) if !items.is_empty() => {
+                let mut n = 0;
+                for (i, item) in items.iter_mut().enumerate() {
+                    n += set(item, rest, value, &format!("{walked}[{i}]"))?;
+                }
+                Ok(n)
+            }
+            Value::Array(_) => Err(format!("`{walked}` is empty")),
+            _ => Err(format!("`{walked}` is not a list")),
+        },
+    }
+}
+
+/// `raw` with `field` set to `v`, or why not.
+pub(super) fn with_value<T: Serialize + serde::de::DeserializeOwned>(
+    raw: &T,
+    field: &str,
+    v: f64,
+) -> Result<T, SweepError> {
+    let steps = parse_path(field).map_err(SweepError::Field)?;
+    let mut tree = serde_json::to_value(raw).map_err(|e| SweepError::Field(e.to_string()))?;
+    set(&mut tree, &steps, &number(v), "").map_err(SweepError::Field)?;
+    serde_json::from_value(tree).map_err(|e| {
+        let msg = e.to_string();
+        if msg.contains("unknown field") {
+            SweepError::Field(format!("`{field}` does not exist ({msg})"))
+        } else {
+            SweepError::Value(format!("{v} cannot be `{field}`: {msg}"))
+        }
+    })
+}
+
+/// Why a sweep cannot be expanded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum SweepError {
+    /// The path is malformed or names nothing.
+    Field(String),
+    /// The value does not fit the field.
+    Value(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_parse_like_error_paths() {
+        assert_eq!(
+            parse_path("policies[0].policy.alpha").unwrap(),
+            vec![
+                Step::Field("policies".into()),
+                Step::Index(0),
+                Step::Field("policy".into()),
+                Step::Field("alpha".into())
+            ]
+        );
+        assert_eq!(parse_path("channels[*].theta").unwrap()[1], Step::All);
+        assert!(parse_path("channels[x].theta").is_err());
+        assert!(parse_path("a..b").is_err());
+        assert!(parse_path("").is_err());
+    }
+
+    #[test]
+    fn values_are_set_through_variants_and_lists() {
+        let mut v: Value = serde_json::json!({
+            "policies": [{"policy": {"CcUcb": {"alpha": 1.5, "epsilon": 1e-5}}}],
+            "channels": [{"theta": 0.1, "cost": {"Bernoulli": 0.5}}, {"theta": 0.2, "cost": {"Bernoulli": 0.5}}],
+            "horizon": 10
+        });
+        assert_eq!(
+            set(
+                &mut v,
+                &parse_path("policies[0].policy.alpha").unwrap(),
+                &number(2.0),
+                ""
+            ),
+            Ok(1)
+        );
+        assert_eq!(v["policies"][0]["policy"]["CcUcb"]["alpha"], 2);
+        assert_eq!(
+            set(
+                &mut v,
+                &parse_path("channels[*].theta").unwrap(),
+                &number(0.7),
+                ""
+            ),
+            Ok(2)
+        );
+        assert_eq!(
+            set(
+                &mut v,
+                &parse_path("channels[1].cost").unwrap(),
+                &number(0.3),
+                ""
+            ),
+            Ok(1)
+        );
+        assert_eq!(v["channels"][1]["cost"]["Bernoulli"], 0.3);
+        let err = set(
+            &mut v,
+            &parse_path("channels[5].theta").unwrap(),
+            &number(0.3),
+            "",
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("`channels[5]` does not exist: `channels` has 2 entries"),
+            "{err}"
+        );
+        let err = set(
+            &mut v,
+            &parse_path("horizon.x.y").unwrap(),
+            &number(1.0),
+            "",
+        )
+        .unwrap_err();
+        assert!(err.contains("does not exist"), "{err}");
+    }
+}

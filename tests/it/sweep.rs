@@ -1,0 +1,173 @@
+//! Sweeps: every cell is exactly a separate run of the scenario with that value; bad paths and
+//! values are named; sweeps shard and merge.
+
+use crate::common::{fig1a, scenario_file};
+use specprobe::Simulation;
+use specprobe::report::ChartOptions;
+use specprobe::runner::Shard;
+
+fn none() -> ChartOptions {
+    ChartOptions {
+        formats: Vec::new(),
+        ..ChartOptions::default()
+    }
+}
+
+/// A sweep's cells equal separate runs of the same scenario with those values: the same
+/// statistics, byte for byte (compared as each cell's summary and rows against the separate
+/// run's summary.json and curves.csv).
+#[test]
+fn cells_equal_separate_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = fig1a(
+        3000,
+        4,
+        "(label: \"cc\", policy: CcUcb(alpha: 1.5)), (policy: CascadeUcb1(list_len: 3))",
+    );
+    for (field, values, edit) in [
+        (
+            "policies[0].policy.alpha",
+            vec![0.5, 2.0],
+            Box::new(|v: f64| format!("CcUcb(alpha: {v:?})")) as Box<dyn Fn(f64) -> String>,
+        ),
+        (
+            "horizon",
+            vec![1000.0, 2500.0],
+            Box::new(|v: f64| format!("{v}")),
+        ),
+        (
+            "channels[*].cost",
+            vec![0.45],
+            Box::new(|v: f64| format!("Bernoulli({v})")),
+        ),
+    ] {
+        let sweep_text = base.replace(
+            "    policies: [",
+            &format!("    sweep: (field: {field:?}, values: {values:?}),\n    policies: ["),
+        );
+        let path = scenario_file(dir.path(), "sweep.ron", &sweep_text);
+        let results = Simulation::from_file(&path)
+            .unwrap()
+            .threads(2)
+            .run()
+            .unwrap();
+        let sweep = results.sweep().expect("a sweep").summary();
+        assert_eq!(sweep.cells.len(), values.len());
+        for (cell, &v) in sweep.cells.iter().zip(&values) {
+            let single = match field {
+                "policies[0].policy.alpha" => base.replace("CcUcb(alpha: 1.5)", &edit(v)),
+                "horizon" => base.replace("horizon: 3000", &format!("horizon: {}", edit(v))),
+                _ => base.replace("Bernoulli(0.55)", &edit(v)),
+            };
+            let path = scenario_file(dir.path(), "single.ron", &single);
+            let out = dir.path().join("single");
+            Simulation::from_file(&path)
+                .unwrap()
+                .threads(3)
+                .run()
+                .unwrap()
+                .write(&out, &none())
+                .unwrap();
+            let separate: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+            let cell = serde_json::to_value(cell).unwrap();
+            assert_eq!(cell["policies"], separate["policies"], "{field} = {v}");
+            assert_eq!(cell["horizon"], separate["horizon"]);
+        }
+    }
+}
+
+#[test]
+fn bad_sweeps_name_the_path_or_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let load = |sweep: &str| {
+        let text = fig1a(100, 2, "(policy: CcUcb)").replace(
+            "    policies: [",
+            &format!("    sweep: {sweep},\n    policies: ["),
+        );
+        let path = scenario_file(dir.path(), "bad.ron", &text);
+        specprobe::load(&path).map(|_| ()).unwrap_err().to_string()
+    };
+    let err = load(r#"(field: "policies[3].policy.alpha", values: [1.0])"#);
+    assert!(
+        err.contains("sweep.field")
+            && err.contains("`policies[3]` does not exist: `policies` has 1 entries"),
+        "{err}"
+    );
+    let err = load(r#"(field: "policies[0].policy.beta", values: [1.0])"#);
+    assert!(
+        err.contains("sweep.field") && err.contains("does not exist"),
+        "{err}"
+    );
+    let err = load(r#"(field: "channels[0].theta", values: [0.5, 1.5])"#);
+    assert!(
+        err.contains("sweep.values[1]")
+            && err.contains("channels[0].theta")
+            && err.contains("[0, 1]"),
+        "{err}"
+    );
+    let err = load(r#"(field: "channels[0].count", values: [2.5])"#);
+    assert!(
+        err.contains("sweep.values[0]") && err.contains("2.5 cannot be"),
+        "{err}"
+    );
+    let err = load(r#"(field: "horizon", values: [])"#);
+    assert!(
+        err.contains("sweep.values") && err.contains("at least one"),
+        "{err}"
+    );
+    let err = load(r#"(field: "horizon", values: [10, 10])"#);
+    assert!(err.contains("listed twice"), "{err}");
+}
+
+/// Sweeps shard and merge to the unsharded bytes, and re-render with `plot`.
+#[test]
+fn sweeps_shard_merge_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fig1a(1500, 5, "(policy: CcUcb), (policy: Oracle)").replace(
+        "    policies: [",
+        "    sweep: (field: \"channels[1].count\", values: [1, 3]),\n    policies: [",
+    );
+    let path = scenario_file(dir.path(), "s.ron", &text);
+    let whole = dir.path().join("whole");
+    Simulation::from_file(&path)
+        .unwrap()
+        .run()
+        .unwrap()
+        .write(&whole, &ChartOptions::default())
+        .unwrap();
+    let shards: Vec<std::path::PathBuf> = (0..3)
+        .map(|i| {
+            let d = dir.path().join(format!("shard{i}"));
+            Simulation::from_file(&path)
+                .unwrap()
+                .shard(Shard { index: i, count: 3 })
+                .run()
+                .unwrap()
+                .write(&d, &none())
+                .unwrap();
+            d
+        })
+        .collect();
+    let merged = dir.path().join("merged");
+    specprobe::partial::merge(&shards)
+        .unwrap()
+        .write(&merged, &none())
+        .unwrap();
+    for f in ["summary.json", "curves.csv", "runs.csv"] {
+        assert_eq!(
+            std::fs::read(whole.join(f)).unwrap(),
+            std::fs::read(merged.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // K = 7 in the second cell: the channel list grew.
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(whole.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["kind"], "sweep");
+    assert_eq!(summary["cells"][1]["channels"].as_array().unwrap().len(), 8);
+    let before = std::fs::read(whole.join("report.md")).unwrap();
+    specprobe::commands::plot(&whole, &ChartOptions::default()).unwrap();
+    assert_eq!(std::fs::read(whole.join("report.md")).unwrap(), before);
+    assert!(whole.join("sweep-pseudo-regret.svg").exists());
+}

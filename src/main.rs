@@ -2,7 +2,9 @@
 
 use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
 use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
-use specprobe::report::{AxisMode, ChartOptions, Format, parse_formats, parse_size};
+use specprobe::report::{
+    AxisMode, Band, ChartOptions, Format, ValueAxis, parse_formats, parse_size,
+};
 use specprobe::runner::Shard;
 use specprobe::scenario::Overrides;
 use std::io::IsTerminal;
@@ -52,12 +54,20 @@ struct ChartArgs {
     /// Chart formats, comma-separated.
     #[arg(long, default_value = "png,svg", value_parser = |s: &str| parse_formats(s).map(Formats), value_name = "png,svg")]
     format: Formats,
-    /// Chart size in pixels.
+    /// Chart size in pixels (at least 640x400).
     #[arg(long, default_value = "1000x600", value_parser = parse_size, value_name = "WxH")]
     size: (u32, u32),
     /// Slot axes: auto (regret linear and log, other charts linear), linear, log or both.
     #[arg(long, default_value = "auto", value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<AxisMode>()))]
     axis: AxisMode,
+    /// Band around mean curves: sd (±1 sd across runs), se (±1 standard error) or ci95 (95 %
+    /// confidence interval of the mean, Student's t).
+    #[arg(long, default_value = "ci95", value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<Band>()))]
+    band: Band,
+    /// Value axis of regret charts: auto (logarithmic when the policies span more than 20×),
+    /// linear or log.
+    #[arg(long, default_value = "auto", value_parser = clap::builder::ValueParser::new(|s: &str| s.parse::<ValueAxis>()))]
+    value_axis: ValueAxis,
     /// Write no charts (summary, curves and report only).
     #[arg(long)]
     no_charts: bool,
@@ -73,6 +83,8 @@ impl ChartArgs {
             },
             size: self.size,
             axis: self.axis,
+            band: self.band,
+            value_axis: self.value_axis,
         }
     }
 }

@@ -13,7 +13,10 @@ pub mod runs;
 pub mod summary;
 pub mod sweep;
 
-pub use plots::{AxisMode, ChartError, ChartOptions, Format, parse_formats, parse_size};
+pub use plots::{
+    AxisMode, Band, ChartError, ChartOptions, Format, MIN_SIZE, ValueAxis, parse_formats,
+    parse_size,
+};
 
 use crate::output::{OutputDir, OutputError};
 use crate::runner::RegretStats;

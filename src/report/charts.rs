@@ -4,7 +4,7 @@
 use super::curves::CurveRow;
 use super::plots::bars::{BarSeries, GroupedBars, PointSeries};
 use super::plots::lines::{Curve, LineChart, Reference};
-use super::plots::{AxisMode, ChartError, ChartOptions, Marker, render};
+use super::plots::{AxisMode, Band, ChartError, ChartOptions, Marker, ValueAxis, render};
 use super::summary::{ExperimentSummary, RegretSummary};
 use crate::output::OutputDir;
 use crate::recorder::Metric;
@@ -55,23 +55,30 @@ pub(crate) fn slug(label: &str) -> String {
     s.trim_matches('-').to_string()
 }
 
-/// `(t, mean, std)` of a metric for one (experiment, policy), divided by `t` when `per_slot`.
+/// `(t, mean, spread)` of a metric for one (experiment, policy), divided by `t` when `per_slot`;
+/// the spread is the band's half-width (sd, se or half the 95 % interval).
 fn points(
     rows: &[CurveRow],
     experiment: &str,
     policy: &str,
     metric: Metric,
     per_slot: bool,
+    band: Band,
 ) -> Vec<(f64, f64, f64)> {
     rows.iter()
         .filter(|r| r.experiment == experiment && r.policy == policy)
         .map(|r| {
             let MeanStd { mean, std } = r.get(metric);
+            let spread = match band {
+                Band::Sd => std,
+                Band::Se => r.stderr(metric),
+                Band::Ci95 => r.ci95(metric).map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+            };
             let t = r.t as f64;
             if per_slot {
-                (t, mean / t, std / t)
+                (t, mean / t, spread / t)
             } else {
-                (t, mean, std)
+                (t, mean, spread)
             }
         })
         .collect()
@@ -93,6 +100,7 @@ fn curves(
     metric: Metric,
     per_slot: bool,
     experiment: Option<&str>,
+    band: Band,
 ) -> Vec<Curve> {
     let mut out = Vec::new();
     for src in sources {
@@ -111,7 +119,7 @@ fn curves(
                 }
                 out.push(Curve {
                     label: name,
-                    points: points(src.rows, &label, &p.name, metric, per_slot),
+                    points: points(src.rows, &label, &p.name, metric, per_slot, band),
                 });
             }
         }
@@ -121,12 +129,41 @@ fn curves(
 
 const GREY: RGBColor = RGBColor(90, 90, 90);
 
-/// The regret chart's reference curves: Theorem 3's lower bound, and Theorem 2's upper bound
-/// when it fits on the same axis (otherwise a note gives its value).
+/// The first slot from which Theorem 3's bound lies below every learning policy's mean curve
+/// at every later checkpoint (policies with zero final regret, the oracle, are not learners);
+/// `None` when it never does by the horizon.
+fn lower_bound_from(curves: &[Curve], bound: &dyn Fn(f64) -> f64) -> Option<f64> {
+    let learners: Vec<&Curve> = curves
+        .iter()
+        .filter(|c| c.points.last().is_some_and(|p| p.1 > 0.0))
+        .collect();
+    if learners.is_empty() {
+        return None;
+    }
+    let ts: Vec<f64> = learners[0].points.iter().map(|p| p.0).collect();
+    let below = |i: usize| {
+        learners
+            .iter()
+            .all(|c| c.points.get(i).is_some_and(|p| bound(p.0) < p.1))
+    };
+    let mut from = None;
+    for i in (0..ts.len()).rev() {
+        if below(i) {
+            from = Some(ts[i]);
+        } else {
+            break;
+        }
+    }
+    from
+}
+
+/// The regret chart's reference curves: Theorem 3's lower bound where it means something (from
+/// where it first lies below every learning policy's curve for good: it is asymptotic), and
+/// Theorem 2's upper bound when it fits on the axis (otherwise a note gives its value).
 fn bound_references(
     e: &ExperimentSummary,
     horizon: u64,
-    curve_max: f64,
+    regret: &[Curve],
 ) -> (Vec<Reference>, Vec<String>) {
     let mut refs = Vec::new();
     let mut notes = Vec::new();
@@ -135,30 +172,43 @@ fn bound_references(
         notes.push("Theorems 2–3 do not apply".to_string());
         return (refs, notes);
     }
-    let ts = dense(horizon);
+    let curve_max = regret
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.1 + p.2))
+        .fold(0.0, f64::max);
     if let Some(t3) = &b.theorem3 {
-        refs.push(Reference {
-            label: format!("Thm 3 lower bound {:.3}·ln t", t3.coefficient),
-            points: ts.iter().map(|&t| (t, t3.at(t))).collect(),
-            color: RGBColor(0, 0, 0),
-            dash: (8, 5),
-        });
+        match lower_bound_from(regret, &|t| t3.at(t)) {
+            Some(from) => refs.push(Reference {
+                label: format!(
+                    "Thm 3 lower bound {:.3}·ln t (asymptotic; drawn where below)",
+                    t3.coefficient
+                ),
+                points: dense(horizon)
+                    .into_iter()
+                    .filter(|&t| t >= from)
+                    .map(|t| (t, t3.at(t)))
+                    .collect(),
+                color: RGBColor(0, 0, 0),
+                dash: (8, 5),
+            }),
+            None => notes.push(format!(
+                "Thm 3 lower bound {}·ln t: asymptotic, not yet below the curves",
+                super::markdown::sig(t3.coefficient, 4)
+            )),
+        }
     }
     if let Some(t2) = &b.theorem2 {
         if t2.at_horizon <= 3.0 * curve_max {
             refs.push(Reference {
                 label: format!("Thm 2 upper bound {:.4}·ln t", t2.coefficient),
-                points: ts.iter().map(|&t| (t, t2.at(t))).collect(),
+                points: dense(horizon).iter().map(|&t| (t, t2.at(t))).collect(),
                 color: GREY,
                 dash: (2, 4),
             });
         } else {
             notes.push(format!(
-                "Thm 2 bound {}·ln t",
-                super::markdown::sig(t2.coefficient, 4)
-            ));
-            notes.push(format!(
-                "  = {} at T (off scale)",
+                "Thm 2 upper bound {}·ln t = {} at T (off scale)",
+                super::markdown::sig(t2.coefficient, 4),
                 super::plots::si(t2.at_horizon)
             ));
         }
@@ -173,6 +223,26 @@ fn axis_modes(axis: AxisMode, regret: bool) -> Vec<bool> {
         AxisMode::Both => vec![false, true],
         AxisMode::Auto if regret => vec![false, true],
         AxisMode::Auto => vec![false],
+    }
+}
+
+/// Whether the value axis of `curves` is logarithmic: as asked, or (auto) when the curves'
+/// final values (the zero ones aside) span more than 20×, which would squash the smaller ones
+/// against the axis.
+fn log_values(curves: &[Curve], axis: ValueAxis) -> bool {
+    match axis {
+        ValueAxis::Linear => false,
+        ValueAxis::Log => true,
+        ValueAxis::Auto => {
+            let finals: Vec<f64> = curves
+                .iter()
+                .filter_map(|c| c.points.last().map(|p| p.1))
+                .filter(|&v| v > 0.0)
+                .collect();
+            let lo = finals.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = finals.iter().copied().fold(0.0, f64::max);
+            lo.is_finite() && hi > 20.0 * lo
+        }
     }
 }
 
@@ -192,13 +262,23 @@ struct TimeCharts<'a> {
     prefix: &'a str,
     opts: &'a ChartOptions,
     horizon: u64,
-    /// ` — <configuration>` for a grid's configuration, else empty.
+    /// ` — <scenario>` or ` — <scenario> — <configuration>` for titles.
     what: String,
 }
 
 impl TimeCharts<'_> {
     fn experiment_label(&self) -> Option<&str> {
         self.experiment.map(|(_, l)| l)
+    }
+
+    fn curves(&self, metric: Metric, per_slot: bool) -> Vec<Curve> {
+        curves(
+            self.sources,
+            metric,
+            per_slot,
+            self.experiment_label(),
+            self.opts.band,
+        )
     }
 
     /// The dynamic oracle's segment boundaries (the last slot of each segment but the last).
@@ -213,105 +293,126 @@ impl TimeCharts<'_> {
         (!xs.is_empty()).then(|| ("segment boundary".to_string(), xs))
     }
 
+    /// A time chart of cumulative (or per-slot) values.
+    fn chart(&self, title: &str, y_label: String, curves: Vec<Curve>, log_x: bool) -> LineChart {
+        LineChart {
+            title: format!("{title}{}", self.what),
+            x_label: format!("slot t{}", if log_x { " (log scale)" } else { "" }),
+            y_label,
+            log_x,
+            log_y: false,
+            error_bars: false,
+            curves,
+            band: Some(self.opts.band.describe().to_string()),
+            references: Vec::new(),
+            notes: Vec::new(),
+            y_range_from: 0.0,
+            y_from_zero: true,
+            verticals: self.boundaries(),
+        }
+    }
+
+    fn push(
+        &self,
+        chart: &LineChart,
+        stem: String,
+        caption: String,
+        rendered: &mut Vec<Rendered>,
+    ) -> Result<(), ChartError> {
+        let files = render(chart, self.out, &stem, self.opts)?;
+        rendered.push(Rendered {
+            caption,
+            stem,
+            files,
+        });
+        Ok(())
+    }
+
     /// Cumulative collisions with the primary user, when any policy had one.
     fn collisions(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
-        let what = &self.what;
-        let series = curves(
-            self.sources,
-            Metric::PuCollisions,
-            false,
-            self.experiment_label(),
-        );
+        let series = self.curves(Metric::PuCollisions, false);
         if !series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0)) {
             return Ok(());
         }
         for log in axis_modes(self.opts.axis, false) {
-            let chart = LineChart {
-                title: format!("Collisions with the primary user{what}"),
-                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
-                y_label: "cumulative PU collisions (slots)".into(),
-                log_x: log,
-                log_y: false,
-                error_bars: false,
-                curves: series.clone(),
-                bands: true,
-                references: Vec::new(),
-                notes: vec![
-                    "a collision: transmitting on a".into(),
-                    "channel sensed idle but busy".into(),
-                ],
-                y_range_from: 0.0,
-                y_from_zero: true,
-                verticals: self.boundaries(),
-            };
-            let stem = stem_for(&format!("{}collisions", self.prefix), log);
-            let files = render(&chart, self.out, &stem, self.opts)?;
-            rendered.push(Rendered {
-                caption: format!(
-                    "Cumulative collisions with the primary user{what} (missed detections acted on)"
+            let mut chart = self.chart(
+                "Collisions with the primary user",
+                "cumulative PU collisions (slots)".into(),
+                series.clone(),
+                log,
+            );
+            chart.notes =
+                vec!["a collision: transmitting on a channel sensed idle but busy".into()];
+            self.push(
+                &chart,
+                stem_for(&format!("{}collisions", self.prefix), log),
+                format!(
+                    "Cumulative collisions with the primary user{} (mean, band: {})",
+                    self.what,
+                    self.opts.band.describe()
                 ),
-                stem,
-                files,
-            });
+                rendered,
+            )?;
         }
         Ok(())
     }
 
     /// Cumulative pseudo-regret with the bounds.
     fn regret(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
-        let what = &self.what;
-        let regret = curves(
-            self.sources,
-            Metric::PseudoRegret,
-            false,
-            self.experiment_label(),
-        );
-        let curve_max = regret
-            .iter()
-            .flat_map(|c| c.points.iter().map(|p| p.1 + p.2))
-            .fold(0.0, f64::max);
-        let (references, notes) = match self.experiment {
-            Some((e, _)) => bound_references(e, self.horizon, curve_max),
+        let regret = self.curves(Metric::PseudoRegret, false);
+        let (references, mut notes) = match self.experiment {
+            Some((e, _)) => bound_references(e, self.horizon, &regret),
             None => (Vec::new(), Vec::new()),
         };
+        let log_y = log_values(&regret, self.opts.value_axis);
+        if log_y {
+            for c in regret
+                .iter()
+                .filter(|c| c.points.last().is_some_and(|p| p.1 <= 0.0))
+            {
+                notes.push(format!("{}: 0, not drawn on a log axis", c.label));
+            }
+        }
         for log in axis_modes(self.opts.axis, true) {
-            let chart = LineChart {
-                title: format!("Cumulative pseudo-regret{what}"),
-                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
-                y_label: "cumulative pseudo-regret".into(),
-                log_x: log,
-                log_y: false,
-                error_bars: false,
-                curves: regret.clone(),
-                bands: true,
-                references: references.clone(),
-                notes: notes.clone(),
-                y_range_from: 0.0,
-                y_from_zero: true,
-                verticals: self.boundaries(),
-            };
-            let stem = stem_for(&format!("{}regret", self.prefix), log);
-            let files = render(&chart, self.out, &stem, self.opts)?;
-            rendered.push(Rendered {
-                caption: format!(
-                    "Cumulative pseudo-regret{what}, {} slot axis (mean ± 1 sd across runs)",
-                    if log { "logarithmic" } else { "linear" }
+            let mut chart = self.chart(
+                "Cumulative pseudo-regret",
+                format!(
+                    "cumulative pseudo-regret{}",
+                    if log_y { " (log scale)" } else { "" }
                 ),
-                stem,
-                files,
-            });
+                regret.clone(),
+                log,
+            );
+            chart.log_y = log_y;
+            if log_y {
+                // The first slots' regrets (fractions of one) would stretch a log axis over
+                // decades nobody reads; they are clipped to its bottom.
+                chart.y_range_from = 10.0;
+            }
+            chart.references = references.clone();
+            chart.notes = notes.clone();
+            self.push(
+                &chart,
+                stem_for(&format!("{}regret", self.prefix), log),
+                format!(
+                    "Cumulative pseudo-regret{}, {} slot axis (mean, band: {})",
+                    self.what,
+                    if log { "logarithmic" } else { "linear" },
+                    self.opts.band.describe()
+                ),
+                rendered,
+            )?;
         }
         Ok(())
     }
 
     /// Average net reward per slot, against the optimum.
     fn reward(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
-        let what = &self.what;
-        let reward = curves(self.sources, Metric::Reward, true, self.experiment_label());
+        let reward = self.curves(Metric::Reward, true);
         let mut optimum_refs = Vec::new();
         if let Some((e, _)) = self.experiment {
             optimum_refs.push(Reference {
-                label: format!("UCR-T1 E[r*] = {:.4}", e.optimum.expected_reward),
+                label: format!("benchmark E[r*] = {:.4}", e.optimum.expected_reward),
                 points: vec![
                     (1.0, e.optimum.expected_reward),
                     (self.horizon as f64, e.optimum.expected_reward),
@@ -321,71 +422,103 @@ impl TimeCharts<'_> {
             });
         }
         for log in axis_modes(self.opts.axis, false) {
-            let chart = LineChart {
-                title: format!("Average net reward per slot{what}"),
-                x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
-                y_label: "net reward per slot (1{idle} − cost)".into(),
-                log_x: log,
-                log_y: false,
-                error_bars: false,
-                curves: reward.clone(),
-                bands: false,
-                references: optimum_refs.clone(),
-                notes: Vec::new(),
-                y_range_from: (self.horizon as f64 / 100.0).max(1.0),
-                y_from_zero: false,
-                verticals: None,
-            };
-            let stem = stem_for(&format!("{}reward", self.prefix), log);
-            let files = render(&chart, self.out, &stem, self.opts)?;
-            rendered.push(Rendered {
-                caption: format!("Average net reward per slot{what} (cumulative reward / t)"),
-                stem,
-                files,
-            });
+            let mut chart = self.chart(
+                "Average net reward per slot",
+                "net reward per slot (1{idle} − cost)".into(),
+                reward.clone(),
+                log,
+            );
+            chart.band = None;
+            chart.references = optimum_refs.clone();
+            chart.y_range_from = (self.horizon as f64 / 100.0).max(1.0);
+            chart.y_from_zero = false;
+            self.push(
+                &chart,
+                stem_for(&format!("{}reward", self.prefix), log),
+                format!(
+                    "Average net reward per slot{} (cumulative reward / t; the first 1 % of slots is clipped to the axis)",
+                    self.what
+                ),
+                rendered,
+            )?;
         }
         Ok(())
     }
 
     /// Cumulative energy and delay, when the scenario has them.
     fn costs(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
-        let what = &self.what;
-        let units = &self.sources[0].summary.units;
-        for (metric, name, unit_name) in [
-            (Metric::Energy, "energy", &units.energy),
-            (Metric::Delay, "delay", &units.delay),
-        ] {
-            let series = curves(self.sources, metric, false, self.experiment_label());
-            let any = series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0));
-            if !any {
+        for (metric, name) in [(Metric::Energy, "energy"), (Metric::Delay, "delay")] {
+            let series = self.curves(metric, false);
+            if !series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0)) {
                 continue;
             }
+            let unit_text = unit_label(self.sources, metric);
             for log in axis_modes(self.opts.axis, false) {
-                let chart = LineChart {
-                    title: format!("Cumulative {name}{what}"),
-                    x_label: format!("slot t{}", if log { " (log scale)" } else { "" }),
-                    y_label: format!("cumulative {name}{}", unit(unit_name)),
-                    log_x: log,
-                    log_y: false,
-                    error_bars: false,
-                    curves: series.clone(),
-                    bands: true,
-                    references: Vec::new(),
-                    notes: Vec::new(),
-                    y_range_from: 0.0,
-                    y_from_zero: true,
-                    verticals: None,
-                };
-                let stem = stem_for(&format!("{}{name}", self.prefix), log);
-                let files = render(&chart, self.out, &stem, self.opts)?;
-                rendered.push(Rendered {
-                    caption: format!("Cumulative {name}{}{what}", unit(unit_name)),
-                    stem,
-                    files,
-                });
+                let chart = self.chart(
+                    &format!("Cumulative {name}"),
+                    format!("cumulative {name}{unit_text}"),
+                    series.clone(),
+                    log,
+                );
+                self.push(
+                    &chart,
+                    stem_for(&format!("{}{name}", self.prefix), log),
+                    format!(
+                        "Cumulative {name}{unit_text}{} (mean, band: {})",
+                        self.what,
+                        self.opts.band.describe()
+                    ),
+                    rendered,
+                )?;
             }
         }
         Ok(())
+    }
+}
+
+/// The unit of energy or delay for an axis: the scenarios' unit, `cost units` for the papers'
+/// single cost law (recorded as energy, no delay), and every source's unit named when they
+/// differ.
+fn unit_label(sources: &[Source], metric: Metric) -> String {
+    let of = |s: &Source| {
+        let u = if metric == Metric::Energy {
+            &s.summary.units.energy
+        } else {
+            &s.summary.units.delay
+        };
+        if !u.is_empty() {
+            u.clone()
+        } else {
+            let plain = s
+                .summary
+                .body
+                .experiments()
+                .iter()
+                .all(|e| e.channels.iter().all(|c| c.mean_delay == 0.0));
+            if plain && metric == Metric::Energy {
+                "cost units".into()
+            } else {
+                format!(
+                    "{} units",
+                    if metric == Metric::Energy {
+                        "energy"
+                    } else {
+                        "delay"
+                    }
+                )
+            }
+        }
+    };
+    let units: Vec<String> = sources.iter().map(of).collect();
+    if units.iter().all(|u| *u == units[0]) {
+        unit(&units[0])
+    } else {
+        let each: Vec<String> = sources
+            .iter()
+            .zip(&units)
+            .map(|(s, u)| format!("{}: {u}", s.label))
+            .collect();
+        format!(" [units differ: {}]", each.join(", "))
     }
 }
 
@@ -399,6 +532,12 @@ fn time_charts(
     regret_only: bool,
     rendered: &mut Vec<Rendered>,
 ) -> Result<(), ChartError> {
+    let scenario = if sources.len() == 1 {
+        sources[0].summary.scenario.clone()
+    } else {
+        let names: Vec<&str> = sources.iter().map(|s| s.label.as_str()).collect();
+        format!("comparison of {}", names.join(", "))
+    };
     let charts = TimeCharts {
         out,
         sources,
@@ -406,11 +545,10 @@ fn time_charts(
         prefix,
         opts,
         horizon: sources.iter().map(|s| s.summary.horizon).max().unwrap_or(1),
-        what: experiment.map_or(String::new(), |(e, _)| {
-            e.label
-                .as_ref()
-                .map_or(String::new(), |l| format!(" — {l}"))
-        }),
+        what: match experiment.and_then(|(e, _)| e.label.as_ref()) {
+            Some(l) => format!(" — {scenario} — {l}"),
+            None => format!(" — {scenario}"),
+        },
     };
     charts.regret(rendered)?;
     if !regret_only {
@@ -424,19 +562,20 @@ fn time_charts(
 /// Probes per slot and per channel for one experiment.
 fn probe_charts(
     out: &OutputDir,
+    s: &RegretSummary,
     e: &ExperimentSummary,
-    horizon: u64,
     prefix: &str,
     opts: &ChartOptions,
     rendered: &mut Vec<Rendered>,
 ) -> Result<(), ChartError> {
-    probes_per_slot_chart(out, e, prefix, opts, rendered)?;
-    channel_rate_chart(out, e, horizon, prefix, opts, rendered)
+    probes_per_slot_chart(out, &s.scenario, e, prefix, opts, rendered)?;
+    channel_rate_chart(out, &s.scenario, e, s.horizon, prefix, opts, rendered)
 }
 
 /// Distribution of probes per slot; counts above `LAST_SINGLE` share one bar.
 fn probes_per_slot_chart(
     out: &OutputDir,
+    scenario: &str,
     e: &ExperimentSummary,
     prefix: &str,
     opts: &ChartOptions,
@@ -473,7 +612,7 @@ fn probes_per_slot_chart(
         })
         .collect();
     let chart = GroupedBars {
-        title: "Probes per slot".into(),
+        title: format!("Probes per slot — {scenario}"),
         x_label: "channels probed in a slot".into(),
         y_label: "fraction of slots".into(),
         groups,
@@ -494,8 +633,10 @@ fn probes_per_slot_chart(
 
 /// Per-channel probe rate beside UCR-T1's. With many channels, identical consecutive channels
 /// (a `count` in the scenario) share a bar: the mean rate of their channels.
+#[allow(clippy::too_many_arguments)]
 fn channel_rate_chart(
     out: &OutputDir,
+    scenario: &str,
     e: &ExperimentSummary,
     horizon: u64,
     prefix: &str,
@@ -546,7 +687,7 @@ fn channel_rate_chart(
         })
         .collect();
     let chart = GroupedBars {
-        title: "How often each channel is probed".into(),
+        title: format!("How often each channel is probed — {scenario}"),
         x_label: "channel (#n: position in the UCR-T1 list)".into(),
         y_label: "probes per slot (per channel)".into(),
         groups,
@@ -592,7 +733,7 @@ fn grid_chart(
                     e.policies
                         .iter()
                         .find(|p| &p.name == name)
-                        .map(|p| (p.pseudo_regret.mean, p.pseudo_regret.stderr))
+                        .map(|p| (p.pseudo_regret.mean, spread(&p.pseudo_regret, opts.band)))
                 })
                 .collect(),
         })
@@ -621,8 +762,9 @@ fn grid_chart(
         .collect();
     let chart = GroupedBars {
         title: format!(
-            "Final pseudo-regret at T = {}",
-            super::plots::si(s.horizon as f64)
+            "Final pseudo-regret at T = {} — {}",
+            super::plots::si(s.horizon as f64),
+            s.scenario
         ),
         x_label: "configuration".into(),
         y_label: "cumulative pseudo-regret at T".into(),
@@ -630,21 +772,35 @@ fn grid_chart(
         series,
         points,
         log_y: true,
-        notes: vec!["bars: mean ± s.e. over runs".into()],
+        notes: vec![format!("whiskers: {}", opts.band.describe())],
     };
     let files = render(&chart, out, "grid-regret", opts)?;
     rendered.push(Rendered {
-        caption: "Final pseudo-regret per configuration and policy (mean ± standard error), with the paper's values as markers".into(),
+        caption: format!(
+            "Final pseudo-regret per configuration and policy (mean, whiskers: {}), with the paper's values as markers",
+            opts.band.describe()
+        ),
         stem: "grid-regret".into(),
         files,
     });
     Ok(())
 }
 
+/// The half-width of a statistic's band: a standard deviation, a standard error or half its
+/// 95 % interval.
+fn spread(s: &super::summary::Stat, band: Band) -> f64 {
+    match band {
+        Band::Sd => s.std,
+        Band::Se => s.stderr,
+        Band::Ci95 => s.ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+    }
+}
+
 /// Each policy's final regret minus the reference policy's, run by run on the same sample
 /// paths, with ± its standard error (and the unpaired standard error for comparison).
 fn paired_chart(
     out: &OutputDir,
+    scenario: &str,
     e: &ExperimentSummary,
     opts: &ChartOptions,
     rendered: &mut Vec<Rendered>,
@@ -659,7 +815,7 @@ fn paired_chart(
     };
     let reference = first.reference.clone();
     let chart = GroupedBars {
-        title: format!("Paired differences to {reference}"),
+        title: format!("Paired differences to {reference} — {scenario}"),
         x_label: "policy".into(),
         y_label: format!("final regret − {reference}'s"),
         groups: paired.iter().map(|(n, _)| n.to_string()).collect(),
@@ -749,8 +905,8 @@ pub(crate) fn regret_charts(
             false,
             &mut rendered,
         )?;
-        probe_charts(out, e, summary.horizon, "", opts, &mut rendered)?;
-        paired_chart(out, e, opts, &mut rendered)?;
+        probe_charts(out, summary, e, "", opts, &mut rendered)?;
+        paired_chart(out, &summary.scenario, e, opts, &mut rendered)?;
     }
     Ok(rendered)
 }

@@ -8,7 +8,7 @@ use super::curves::float;
 use super::markdown::sig;
 use super::plots::bars::{BarSeries, GroupedBars};
 use super::plots::lines::{Curve, LineChart};
-use super::plots::{ChartOptions, render};
+use super::plots::{Band, ChartOptions, render};
 use crate::output::OutputDir;
 use crate::runner::IdentifyCell;
 use crate::scenario::IdentificationScenario;
@@ -225,7 +225,12 @@ pub fn charts(
             let algorithms = distinct(cells.iter().map(|c| c.algorithm.clone()));
             let sizes = distinct(cells.iter().map(|c| c.n));
             let k_note = distinct(cells.iter().map(|c| c.k));
-            let title = format!("{instance} ({setting})");
+            let title = format!("{} — {instance} ({setting})", summary.scenario);
+            let spread = |c: &CellSummary| match opts.band {
+                Band::Sd => c.samples.std,
+                Band::Se => c.samples.stderr,
+                Band::Ci95 => c.samples.ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+            };
             let stem = format!("samples-{}-{setting}", slug(&instance));
             let files = if sizes.len() > 1 {
                 let chart = LineChart {
@@ -242,11 +247,11 @@ pub fn charts(
                             points: cells
                                 .iter()
                                 .filter(|c| &c.algorithm == a)
-                                .map(|c| (c.n as f64, c.samples.mean, c.samples.std))
+                                .map(|c| (c.n as f64, c.samples.mean, spread(c)))
                                 .collect(),
                         })
                         .collect(),
-                    bands: false,
+                    band: Some(opts.band.describe().into()),
                     references: Vec::new(),
                     notes: vec![format!(
                         "K = {}",
@@ -275,13 +280,13 @@ pub fn charts(
                                 cells
                                     .iter()
                                     .find(|c| &c.algorithm == a)
-                                    .map(|c| (c.samples.mean, c.samples.std))
+                                    .map(|c| (c.samples.mean, spread(c)))
                             })
                             .collect(),
                     }],
                     points: Vec::new(),
                     log_y: true,
-                    notes: vec!["bars: mean ± 1 sd".into()],
+                    notes: vec![format!("whiskers: {}", opts.band.describe())],
                 };
                 render(&chart, out, &stem, opts)?
             };

@@ -7,6 +7,7 @@
 //! and never loads fontconfig.
 
 pub(crate) mod bars;
+pub(crate) mod layout;
 pub(crate) mod lines;
 
 use crate::output::{OutputDir, OutputError};
@@ -81,15 +82,79 @@ impl std::str::FromStr for AxisMode {
     }
 }
 
+/// What the shaded band around a mean curve shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Band {
+    /// ±1 standard deviation across runs: how much one run varies.
+    Sd,
+    /// ±1 standard error of the mean.
+    Se,
+    /// The 95 % confidence interval of the mean (Student's t): where the mean lies; the
+    /// default, because curves are compared by their means.
+    #[default]
+    Ci95,
+}
+
+impl Band {
+    /// As legends and captions say it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Band::Sd => "±1 sd across runs",
+            Band::Se => "±1 standard error of the mean",
+            Band::Ci95 => "95 % confidence interval of the mean",
+        }
+    }
+}
+
+impl std::str::FromStr for Band {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "sd" => Ok(Band::Sd),
+            "se" => Ok(Band::Se),
+            "ci95" => Ok(Band::Ci95),
+            _ => Err(format!("expected sd, se or ci95, got {s:?}")),
+        }
+    }
+}
+
+/// The value axis of regret charts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ValueAxis {
+    /// Logarithmic when the policies' final values span more than 20×, else linear.
+    #[default]
+    Auto,
+    /// Always linear.
+    Linear,
+    /// Always logarithmic (zero values are not drawn).
+    Log,
+}
+
+impl std::str::FromStr for ValueAxis {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(ValueAxis::Auto),
+            "linear" => Ok(ValueAxis::Linear),
+            "log" => Ok(ValueAxis::Log),
+            _ => Err(format!("expected auto, linear or log, got {s:?}")),
+        }
+    }
+}
+
 /// How charts are rendered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChartOptions {
     /// Formats to write (each chart once per format).
     pub formats: Vec<Format>,
-    /// Width and height in pixels (SVG user units).
+    /// Width and height in pixels (SVG user units), at least [`MIN_SIZE`].
     pub size: (u32, u32),
     /// Slot axes of time charts.
     pub axis: AxisMode,
+    /// The band around mean curves.
+    pub band: Band,
+    /// The value axis of regret charts.
+    pub value_axis: ValueAxis,
 }
 
 impl Default for ChartOptions {
@@ -98,9 +163,14 @@ impl Default for ChartOptions {
             formats: vec![Format::Png, Format::Svg],
             size: (1000, 600),
             axis: AxisMode::Auto,
+            band: Band::default(),
+            value_axis: ValueAxis::default(),
         }
     }
 }
+
+/// The smallest chart size accepted: below it, titles, tick labels and legends no longer fit.
+pub const MIN_SIZE: (u32, u32) = (640, 400);
 
 /// Parses `png,svg`.
 pub fn parse_formats(s: &str) -> Result<Vec<Format>, String> {
@@ -125,23 +195,29 @@ pub fn parse_formats(s: &str) -> Result<Vec<Format>, String> {
     Ok(out)
 }
 
-/// Parses `WIDTHxHEIGHT`.
+/// Parses `WIDTHxHEIGHT`, at least [`MIN_SIZE`] and at most 8000 pixels a side.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("expected WIDTHxHEIGHT such as 1000x600, got {s:?}"))?;
-    let parse = |v: &str| -> Result<u32, String> {
+    let parse = |v: &str, min: u32, what: &str| -> Result<u32, String> {
         let n: u32 = v
             .trim()
             .parse()
             .map_err(|_| format!("{v:?} is not a number of pixels"))?;
-        if (200..=8000).contains(&n) {
+        if (min..=8000).contains(&n) {
             Ok(n)
         } else {
-            Err(format!("{n} pixels is outside 200..=8000"))
+            Err(format!(
+                "a {what} of {n} pixels is outside {min}..=8000 (charts need at least {}x{} for their titles, labels and legends)",
+                MIN_SIZE.0, MIN_SIZE.1
+            ))
         }
     };
-    Ok((parse(w)?, parse(h)?))
+    Ok((
+        parse(w, MIN_SIZE.0, "width")?,
+        parse(h, MIN_SIZE.1, "height")?,
+    ))
 }
 
 /// Why a chart could not be drawn or written.
@@ -265,12 +341,13 @@ pub(crate) struct SeriesStyle {
     pub marker: Marker,
 }
 
-/// Style of the `i`-th series: colour, dash and marker each cycle with a different period, so
-/// any two of the first 8 series differ in colour and in dash or marker.
+/// Style of the `i`-th series: the colour cycles every 8 series and the dash pattern shifts by
+/// one each cycle, so that no two of the first 32 series share a (colour, dash) pair (the
+/// markers cycle on top); any two of the first 8 also differ in dash or marker.
 pub(crate) fn series_style(i: usize) -> SeriesStyle {
     SeriesStyle {
         color: PALETTE[i % PALETTE.len()],
-        dash: DASHES[i % DASHES.len()],
+        dash: DASHES[(i + i / PALETTE.len()) % DASHES.len()],
         marker: MARKERS[i % MARKERS.len()],
     }
 }
@@ -404,55 +481,6 @@ pub(crate) struct LegendEntry {
     pub key: LegendKey,
 }
 
-/// Width of the legend panel for these labels at the given font size.
-pub(crate) fn legend_width(entries: &[LegendEntry], font: u32) -> u32 {
-    let longest = entries
-        .iter()
-        .map(|e| e.label.chars().count())
-        .max()
-        .unwrap_or(0) as u32;
-    // DejaVu Sans averages about 0.55 em per character.
-    (longest * font * 56 / 100 + 60).clamp(120, 420)
-}
-
-/// Draws a legend in its own panel (beside the plot, never over the data).
-pub(crate) fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    entries: &[LegendEntry],
-    font: u32,
-) -> DrawResult<DB> {
-    let text = (FAMILY, font).into_font().color(&BLACK);
-    let line_h = (font as i32 * 17) / 10;
-    let top = 50;
-    for (i, e) in entries.iter().enumerate() {
-        let y = top + i as i32 * line_h;
-        let x_text = match e.key {
-            LegendKey::Box => {
-                area.draw(&Rectangle::new([(8, y - 6), (30, y + 6)], e.color.filled()))?;
-                44
-            }
-            LegendKey::Line { dash, marker } => {
-                draw_polyline(area, &[(4, y), (36, y)], e.color, 2, dash)?;
-                if let Some(m) = marker {
-                    draw_marker(area, (20, y), m, e.color)?;
-                }
-                44
-            }
-            LegendKey::Point(m) => {
-                draw_marker(area, (20, y), m, e.color)?;
-                44
-            }
-            LegendKey::Note => 6,
-        };
-        area.draw(&Text::new(
-            e.label.clone(),
-            (x_text, y - font as i32 / 2 - 1),
-            text.clone(),
-        ))?;
-    }
-    Ok(())
-}
-
 /// Number of decimals that tell apart ticks spaced about a tenth of `lo..hi` apart.
 pub(crate) fn tick_decimals(lo: f64, hi: f64) -> usize {
     let step = ((hi - lo) / 10.0).abs();
@@ -487,8 +515,13 @@ pub(crate) fn si(x: f64) -> String {
         format!("{}", v.round())
     } else if v.abs() >= 10.0 {
         format!("{v:.0}")
-    } else {
+    } else if v.abs() >= 0.1 || suffix != "" {
         format!("{v:.1}")
+    } else {
+        // Small values keep two significant digits (0.01, not 0.0).
+        let decimals = (1 - v.abs().log10().floor() as i32).clamp(1, 12) as usize;
+        let t = format!("{v:.decimals$}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
     };
     format!("{s}{suffix}")
 }
@@ -507,7 +540,9 @@ mod tests {
         assert!(parse_formats("jpg").unwrap_err().contains("jpg"));
         assert_eq!(parse_size("800x500").unwrap(), (800, 500));
         assert!(parse_size("800").is_err());
-        assert!(parse_size("10x10").unwrap_err().contains("200..=8000"));
+        assert!(parse_size("10x10").unwrap_err().contains("640..=8000"));
+        assert!(parse_size("500x300").is_err());
+        assert_eq!(parse_size("640x400").unwrap(), (640, 400));
     }
 
     #[test]
@@ -516,6 +551,8 @@ mod tests {
         assert_eq!(si(1.0), "1");
         assert_eq!(si(2_500_000.0), "2.5M");
         assert_eq!(si(0.5), "0.5");
+        assert_eq!(si(0.01), "0.01");
+        assert_eq!(si(0.025), "0.025");
     }
 
     #[test]
@@ -524,6 +561,16 @@ mod tests {
         assert_eq!(segs.len(), 7);
         assert_eq!(segs[0], vec![(0, 0), (10, 0)]);
         assert_eq!(segs[1], vec![(15, 0), (25, 0)]);
+    }
+
+    #[test]
+    fn no_two_of_the_first_32_series_share_colour_and_dash() {
+        for i in 0..32 {
+            for j in 0..i {
+                let (a, b) = (series_style(i), series_style(j));
+                assert!(a.color != b.color || a.dash != b.dash, "{i} and {j}");
+            }
+        }
     }
 
     #[test]

@@ -215,7 +215,7 @@ fn charts(
                 log_y: false,
                 error_bars: true,
                 curves,
-                bands: false,
+                band: Some("95 % confidence interval".into()),
                 references: Vec::new(),
                 notes: vec!["bars: 95 % confidence interval".into()],
                 y_range_from: f64::NEG_INFINITY,

@@ -42,6 +42,7 @@ fn options(size: (u32, u32)) -> ChartOptions {
         formats: vec![Format::Png, Format::Svg],
         size,
         axis: AxisMode::Auto,
+        ..ChartOptions::default()
     }
 }
 
@@ -239,4 +240,108 @@ fn grids_get_a_final_regret_chart_with_reference_markers() {
     assert!(out.join("config1-k-4-l-1-regret-log.png").exists());
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("cc-ucb (paper)") && report.contains("](grid-regret.png)"));
+}
+
+/// Every text of every chart lies inside the canvas, at the smallest accepted size and a large
+/// one, with many series (a comparison of 22): titles are wrapped, legends move below the plot
+/// and wrap into columns, nothing is cut. Text anchors are checked against the canvas, and each
+/// legend label appears.
+#[test]
+fn no_text_leaves_the_canvas_and_no_legend_entry_is_cut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let policies = (0..11)
+        .map(|i| {
+            format!(
+                "(label: \"policy-with-a-long-label-{i}\", policy: RandomList(list_len: {}))",
+                1 + i % 3
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let a = scenario_file(
+        tmp.path(),
+        "a.ron",
+        &SCENARIO
+            .replace(
+                "name: \"charts\"",
+                "name: \"first-scenario-with-a-long-name\"",
+            )
+            .replace(
+                r#"(label: "cc-ucb", policy: CcUcb()),
+        (label: "known", policy: CcUcbKnownCost()),
+        (label: "oracle", policy: Oracle),"#,
+                &policies,
+            ),
+    );
+    let b = scenario_file(
+        tmp.path(),
+        "b.ron",
+        &std::fs::read_to_string(&a)
+            .unwrap()
+            .replace("first-scenario", "second-scenario"),
+    );
+    for size in [(640, 400), (1600, 1000)] {
+        let out = tmp.path().join(format!("cmp-{}", size.0));
+        commands::compare(&commands::CompareArgs {
+            inputs: vec![a.clone(), b.clone()],
+            out: Some(out.clone()),
+            run: RunArgs {
+                threads: Some(2),
+                charts: ChartOptions {
+                    formats: vec![Format::Svg],
+                    size,
+                    ..ChartOptions::default()
+                },
+                ..RunArgs::default()
+            },
+        })
+        .unwrap();
+        let mut checked = 0;
+        for entry in std::fs::read_dir(&out).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "svg") {
+                continue;
+            }
+            let svg = std::fs::read_to_string(&path).unwrap();
+            let doc = roxmltree::Document::parse(&svg).unwrap();
+            for t in doc.descendants().filter(|n| n.has_tag_name("text")) {
+                let x: f64 = t.attribute("x").unwrap().parse().unwrap();
+                let y: f64 = t.attribute("y").unwrap().parse().unwrap();
+                assert!(
+                    (0.0..=size.0 as f64).contains(&x) && (0.0..=size.1 as f64).contains(&y),
+                    "{}: text {:?} at ({x}, {y}) outside {size:?}",
+                    path.display(),
+                    t.text()
+                );
+            }
+            if path.file_name().unwrap() == "regret.svg" {
+                // Every legend entry is drawn whole: the texts in drawing order, spaces removed
+                // (wrapped labels are split into lines), hold each label.
+                let all: String = doc
+                    .descendants()
+                    .filter(|n| n.has_tag_name("text"))
+                    .filter_map(|n| n.text())
+                    .collect::<String>()
+                    .split_whitespace()
+                    .collect();
+                for i in 0..11 {
+                    for s in ["first", "second"] {
+                        let label =
+                            format!("{s}-scenario-with-a-long-name:policy-with-a-long-label-{i}");
+                        assert!(
+                            all.contains(&label),
+                            "{}: legend lacks {label}",
+                            path.display()
+                        );
+                    }
+                }
+                assert!(
+                    all.contains("95%confidence"),
+                    "the band's legend says which band"
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 4, "{checked} charts");
+    }
 }

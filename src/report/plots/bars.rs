@@ -2,9 +2,10 @@
 //! per series (a policy), optional error bars, and reference points (the paper's values, the
 //! UCR-T1 expectation) drawn as markers over the bars.
 
+use super::layout::{Fonts, frame, log_ticks, wrap as wrap_px};
 use super::{
-    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, draw_legend, draw_marker,
-    legend_width, series_style, si, tick, tick_decimals,
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, draw_marker, series_style, si, tick,
+    tick_decimals,
 };
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -56,8 +57,6 @@ pub(crate) struct GroupedBars {
     /// Extra legend lines.
     pub notes: Vec<String>,
 }
-
-const FONT: u32 = 15;
 
 impl GroupedBars {
     fn legend(&self) -> Vec<LegendEntry> {
@@ -115,6 +114,7 @@ impl GroupedBars {
         y_range: YR,
         (y_floor, y_top): (f64, f64),
         baseline: f64,
+        f: Fonts,
     ) -> DrawResult<DB>
     where
         DB: DrawingBackend,
@@ -125,11 +125,21 @@ impl GroupedBars {
         let decimals = tick_decimals(y_floor, y_top);
         // Drawn on a log axis exactly when the floor is positive (see `draw`).
         let log = baseline > 0.0;
+        let scale = f.scale;
+        // Room for the category labels, wrapped to the group width, under the axis.
+        let (pw, ph) = plot.dim_in_pixel();
+        let label_font = f.tick.saturating_sub(1).max(9);
+        let group_w = (pw as f64 * 0.85 / n_groups as f64) as u32;
+        let label_lines = self
+            .groups
+            .iter()
+            .map(|g| wrap_px(root, g, label_font, group_w.max(label_font * 3)).len())
+            .max()
+            .unwrap_or(1) as u32;
         let mut chart = ChartBuilder::on(plot)
-            .caption(&self.title, (FAMILY, 22))
-            .margin(12)
-            .x_label_area_size(64)
-            .y_label_area_size(78)
+            .margin((10.0 * scale) as u32)
+            .x_label_area_size(label_lines * label_font * 13 / 10 + f.axis * 2)
+            .y_label_area_size((f.tick * 9 / 2 + f.axis * 2).max((70.0 * scale) as u32))
             .build_cartesian_2d(-0.5..(n_groups as f64 - 0.5), y_range)?;
         chart
             .configure_mesh()
@@ -141,8 +151,9 @@ impl GroupedBars {
             } else {
                 self.y_label.clone()
             })
-            .label_style((FAMILY, 14))
-            .axis_desc_style((FAMILY, 15))
+            .label_style((FAMILY, f.tick))
+            .axis_desc_style((FAMILY, f.axis))
+            .y_labels(((ph as f64 / (48.0 * scale)) as usize).clamp(3, 12))
             .y_label_formatter(&|y| if log { si(*y) } else { tick(*y, decimals) })
             .light_line_style(RGBColor(235, 235, 235))
             .bold_line_style(RGBColor(210, 210, 210))
@@ -162,15 +173,19 @@ impl GroupedBars {
                     BLACK.stroke_width(1),
                 )))?;
                 if err > 0.0 {
+                    // A plain whisker: no marker at its ends or middle, so that it cannot be
+                    // mistaken for a reference point.
                     let xc = 0.5 * (x0 + x1);
-                    chart.draw_series(std::iter::once(ErrorBar::new_vertical(
-                        xc,
-                        (value - err).max(y_floor),
-                        value,
-                        value + err,
-                        BLACK.stroke_width(1),
-                        6,
-                    )))?;
+                    let top = chart.backend_coord(&(xc, (value + err).min(y_top)));
+                    let bottom = chart.backend_coord(&(xc, (value - err).max(y_floor)));
+                    let cap = (4.0 * scale).round() as i32;
+                    root.draw(&PathElement::new(vec![top, bottom], BLACK.stroke_width(1)))?;
+                    for y in [top.1, bottom.1] {
+                        root.draw(&PathElement::new(
+                            vec![(top.0 - cap, y), (top.0 + cap, y)],
+                            BLACK.stroke_width(1),
+                        ))?;
+                    }
                 }
             }
         }
@@ -202,19 +217,18 @@ impl GroupedBars {
             ];
             root.draw(&PathElement::new(px.to_vec(), BLACK.stroke_width(1)))?;
         }
-        let style = (FAMILY, 13)
+        let style = (FAMILY, label_font)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Top));
+        let line_h = (label_font * 13 / 10) as i32;
         for (g, name) in self.groups.iter().enumerate() {
             let (x, y) = chart.backend_coord(&(g as f64, y_floor));
-            for (k, line) in wrap(name, (group_px as usize / 8).max(4))
-                .iter()
-                .enumerate()
-            {
+            let width = (group_px as u32 * 95 / 100).max(label_font * 3);
+            for (k, line) in wrap_px(root, name, label_font, width).iter().enumerate() {
                 root.draw(&Text::new(
                     line.clone(),
-                    (x, y + 6 + 15 * k as i32),
+                    (x, y + (6.0 * scale) as i32 + line_h * k as i32),
                     style.clone(),
                 ))?;
             }
@@ -223,30 +237,9 @@ impl GroupedBars {
     }
 }
 
-/// Splits `s` at spaces into lines of at most `width` characters (a longer word stays whole).
-fn wrap(s: &str, width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    for word in s.split_whitespace() {
-        match lines.last_mut() {
-            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
-                line.push(' ');
-                line.push_str(word);
-            }
-            _ => lines.push(word.to_string()),
-        }
-    }
-    if lines.is_empty() {
-        lines.push(String::new());
-    }
-    lines
-}
-
 impl Chart for GroupedBars {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let legend = self.legend();
-        let (w, _) = root.dim_in_pixel();
-        let lw = legend_width(&legend, FONT).min(w / 2);
-        let (plot, side) = root.split_horizontally(w - lw);
+        let (plot, f) = frame(root, &self.title, &self.legend())?;
         let hi = self.values().fold(f64::NEG_INFINITY, f64::max);
         let lowest = self.values().fold(f64::INFINITY, f64::min);
         let lo = self
@@ -258,7 +251,8 @@ impl Chart for GroupedBars {
         // differences) need a linear axis through zero.
         if self.log_y && lo.is_finite() && hi > 20.0 * lo && lowest > 0.0 {
             let (lo, hi) = (lo * 0.5, hi * 2.0);
-            self.draw_in(root, &plot, (lo..hi).log_scale(), (lo, hi), lo)?;
+            let yr = (lo..hi).log_scale().with_key_points(log_ticks(lo, hi));
+            self.draw_in(root, &plot, yr, (lo, hi), lo, f)
         } else {
             let hi = if hi.is_finite() && hi > 0.0 {
                 hi * 1.08
@@ -271,23 +265,7 @@ impl Chart for GroupedBars {
                 0.0
             };
             let (lo, hi) = if hi > lo { (lo, hi) } else { (0.0, 1.0) };
-            self.draw_in(root, &plot, lo..hi, (lo, hi), 0.0)?;
+            self.draw_in(root, &plot, lo..hi, (lo, hi), 0.0, f)
         }
-        draw_legend(&side, &legend, FONT)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::wrap;
-
-    #[test]
-    fn wraps_at_spaces() {
-        assert_eq!(wrap("K=12 L=3 Δ=0.1", 9), vec!["K=12 L=3", "Δ=0.1"]);
-        assert_eq!(
-            wrap("averyveryverylongword", 4),
-            vec!["averyveryverylongword"]
-        );
-        assert_eq!(wrap("", 4), vec![""]);
     }
 }

@@ -2,16 +2,18 @@
 //! linear or logarithmic axes, and the legend beside the plot. Used for every curve against the
 //! slot and for samples against the number of arms.
 
+use super::layout::{Fonts, frame, log_ticks};
 use super::{
-    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, draw_legend, draw_marker, draw_polyline,
-    legend_width, series_style, si, tick, tick_decimals,
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, draw_marker, draw_polyline, series_style,
+    si, tick, tick_decimals,
 };
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::RGBColor;
 
-/// One series: `(x, mean, std)` per point.
+/// One series: `(x, mean, spread)` per point, the spread being the band's (or error bar's)
+/// half-width: a standard deviation, a standard error or half a confidence interval.
 #[derive(Clone, Debug)]
 pub(crate) struct Curve {
     /// Legend label.
@@ -36,29 +38,29 @@ pub(crate) struct Reference {
 /// A chart of curves.
 #[derive(Clone, Debug)]
 pub(crate) struct LineChart {
-    /// Title.
+    /// Title (wrapped to the width; should name the scenario).
     pub title: String,
-    /// Slot axis label.
+    /// Horizontal axis label.
     pub x_label: String,
     /// Value axis label (with units).
     pub y_label: String,
     /// Logarithmic horizontal axis.
     pub log_x: bool,
-    /// Logarithmic vertical axis (values must be positive; error bars are clipped at the
+    /// Logarithmic vertical axis (non-positive means are not drawn; spreads are clipped at the
     /// bottom of the axis).
     pub log_y: bool,
-    /// Draw ±1 sd as error bars at each point (instead of, or as well as, a band).
+    /// Draw the spread as error bars at each point instead of a band.
     pub error_bars: bool,
     /// The curves, one per policy.
     pub curves: Vec<Curve>,
-    /// Shade ±1 standard deviation.
-    pub bands: bool,
+    /// What the spread is, for the legend (`None`: no band nor bars).
+    pub band: Option<String>,
     /// Reference curves.
     pub references: Vec<Reference>,
     /// Extra legend lines.
     pub notes: Vec<String>,
-    /// Points before this slot do not stretch the value axis (early per-slot averages of one
-    /// or two slots would dwarf the rest); they are clipped to it.
+    /// Points before this horizontal value do not stretch the value axis (early per-slot
+    /// averages of one or two slots would dwarf the rest); they are clipped to it.
     pub y_range_from: f64,
     /// Start the value axis at zero (cumulative quantities); otherwise fit it to the data.
     pub y_from_zero: bool,
@@ -66,12 +68,19 @@ pub(crate) struct LineChart {
     pub verticals: Option<(String, Vec<f64>)>,
 }
 
-const FONT: u32 = 15;
-
 /// Colour of vertical markers.
 const VERTICAL: RGBColor = RGBColor(120, 120, 120);
 
 impl LineChart {
+    /// Whether any curve has a spread to draw.
+    fn has_spread(&self) -> bool {
+        self.band.is_some()
+            && self
+                .curves
+                .iter()
+                .any(|c| c.points.iter().any(|p| p.2 > 0.0))
+    }
+
     fn legend(&self) -> Vec<LegendEntry> {
         let mut entries: Vec<LegendEntry> = self
             .curves
@@ -89,18 +98,20 @@ impl LineChart {
                 }
             })
             .collect();
-        if self.error_bars && !self.curves.is_empty() {
-            entries.push(LegendEntry {
-                label: "bars: ±1 sd across runs".into(),
-                color: BLACK,
-                key: LegendKey::Note,
-            });
-        }
-        if self.bands && !self.curves.is_empty() {
-            entries.push(LegendEntry {
-                label: "band: ±1 sd across runs".into(),
-                color: RGBColor(200, 200, 200),
-                key: LegendKey::Box,
+        // A band or bars are listed only when they are drawn.
+        if let (true, Some(what)) = (self.has_spread(), &self.band) {
+            entries.push(if self.error_bars {
+                LegendEntry {
+                    label: format!("bars: {what}"),
+                    color: BLACK,
+                    key: LegendKey::Note,
+                }
+            } else {
+                LegendEntry {
+                    label: format!("band: {what}"),
+                    color: RGBColor(200, 200, 200),
+                    key: LegendKey::Box,
+                }
             });
         }
         for r in &self.references {
@@ -133,28 +144,27 @@ impl LineChart {
         entries
     }
 
-    /// Value range covering every mean (± std with bands) and reference from `y_range_from` on.
+    /// Value range covering every mean (± spread when drawn) and reference from `y_range_from`
+    /// on.
     fn y_range(&self) -> (f64, f64) {
+        let spread = self.has_spread();
         let mut lo = f64::INFINITY;
         let mut hi = f64::NEG_INFINITY;
         let mut lowest_mean = f64::INFINITY;
         for c in &self.curves {
             for &(t, m, s) in &c.points {
-                if t >= self.y_range_from {
-                    let s = if self.bands || self.error_bars {
-                        s
-                    } else {
-                        0.0
-                    };
-                    lo = lo.min(if self.log_y { m } else { m - s });
-                    hi = hi.max(m + s);
-                    lowest_mean = lowest_mean.min(m);
+                if t < self.y_range_from || (self.log_y && m <= 0.0) {
+                    continue;
                 }
+                let s = if spread { s } else { 0.0 };
+                lo = lo.min(if self.log_y { m } else { m - s });
+                hi = hi.max(m + s);
+                lowest_mean = lowest_mean.min(m);
             }
         }
         for r in &self.references {
             for &(t, v) in &r.points {
-                if t >= self.y_range_from {
+                if t >= self.y_range_from && !(self.log_y && v <= 0.0) {
                     lo = lo.min(v);
                     hi = hi.max(v);
                 }
@@ -164,12 +174,7 @@ impl LineChart {
             return (if self.log_y { 1.0 } else { 0.0 }, 10.0);
         }
         if self.log_y {
-            // Whole decades, so that every decade gets its labels.
-            let lo = if lo > 0.0 {
-                10f64.powf(lo.log10().floor())
-            } else {
-                1.0
-            };
+            let lo = 10f64.powf(lo.log10().floor());
             let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
             return (lo, hi);
         }
@@ -218,13 +223,32 @@ impl LineChart {
             .fold(1.0, f64::max)
     }
 
+    /// Left end of a linear horizontal axis: 0 for slot axes, below the data for sweeps.
+    fn x_lin_min(&self) -> f64 {
+        let first = self
+            .curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.0))
+            .fold(f64::INFINITY, f64::min);
+        if first.is_finite() && first < 0.0 {
+            first * 1.05
+        } else if first.is_finite() && first > 0.0 && first < 1.0 {
+            0.0
+        } else {
+            0.0f64.min(first)
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn draw_in<DB, XR, YR>(
         &self,
         root: &DrawingArea<DB, Shift>,
         plot: &DrawingArea<DB, Shift>,
         x_range: XR,
         y_range: YR,
+        (x_lo, _x_hi): (f64, f64),
         (y_lo, y_hi): (f64, f64),
+        f: Fonts,
     ) -> DrawResult<DB>
     where
         DB: DrawingBackend,
@@ -235,34 +259,35 @@ impl LineChart {
     {
         let decimals = tick_decimals(y_lo, y_hi);
         let log_y = self.log_y;
+        let (pw, ph) = plot.dim_in_pixel();
+        let s = f.scale;
         let mut chart = ChartBuilder::on(plot)
-            .caption(&self.title, (FAMILY, 22))
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(78)
+            .margin((10.0 * s) as u32)
+            .x_label_area_size((f.tick + f.axis) * 2)
+            .y_label_area_size((f.tick * 9 / 2 + f.axis * 2).max((70.0 * s) as u32))
             .build_cartesian_2d(x_range, y_range)?;
         chart
             .configure_mesh()
             .x_desc(self.x_label.as_str())
             .y_desc(self.y_label.as_str())
-            .label_style((FAMILY, 14))
-            .axis_desc_style((FAMILY, 15))
-            .x_labels(if self.log_x { 8 } else { 10 })
+            .label_style((FAMILY, f.tick))
+            .axis_desc_style((FAMILY, f.axis))
+            .x_labels(((pw as f64 / (95.0 * s)) as usize).clamp(3, 12))
+            .y_labels(((ph as f64 / (48.0 * s)) as usize).clamp(3, 12))
             .x_label_formatter(&|x| si(*x))
             .y_label_formatter(&|y| if log_y { si(*y) } else { tick(*y, decimals) })
             .light_line_style(RGBColor(235, 235, 235))
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()?;
         let clamp = |v: f64| v.clamp(y_lo, y_hi);
-        let x_min = if self.log_x { self.x_min() } else { 0.0 };
-        if self.bands {
+        let x_min = if self.log_x { self.x_min() } else { x_lo };
+        let visible = |m: f64| !(log_y && m <= 0.0);
+        if self.has_spread() && !self.error_bars {
             for (i, c) in self.curves.iter().enumerate() {
                 let color = series_style(i).color;
-                let visible = || c.points.iter().filter(|p| p.0 >= x_min);
-                let mut poly: Vec<(f64, f64)> =
-                    visible().map(|&(t, m, s)| (t, clamp(m + s))).collect();
-                let lower: Vec<(f64, f64)> =
-                    visible().map(|&(t, m, s)| (t, clamp(m - s))).collect();
+                let pts = || c.points.iter().filter(|p| p.0 >= x_min && visible(p.1));
+                let mut poly: Vec<(f64, f64)> = pts().map(|&(t, m, s)| (t, clamp(m + s))).collect();
+                let lower: Vec<(f64, f64)> = pts().map(|&(t, m, s)| (t, clamp(m - s))).collect();
                 poly.extend(lower.into_iter().rev());
                 chart.draw_series(std::iter::once(Polygon::new(
                     poly,
@@ -283,7 +308,7 @@ impl LineChart {
             let px: Vec<(i32, i32)> = r
                 .points
                 .iter()
-                .filter(|p| p.0 >= x_min)
+                .filter(|p| p.0 >= x_min && visible(p.1))
                 .map(|&(t, v)| chart.backend_coord(&(t, clamp(v))))
                 .collect();
             draw_polyline(root, &px, r.color, 2, Some(r.dash))?;
@@ -294,23 +319,25 @@ impl LineChart {
             let px: Vec<(i32, i32)> = c
                 .points
                 .iter()
-                .filter(|p| p.0 >= x_min)
+                .filter(|p| p.0 >= x_min && visible(p.1))
                 .map(|&(t, m, _)| chart.backend_coord(&(t, clamp(m))))
                 .collect();
             draw_polyline(root, &px, style.color, 2, style.dash)?;
             if self.error_bars {
-                for &(t, m, s) in c.points.iter().filter(|p| p.0 >= x_min) {
-                    let top = chart.backend_coord(&(t, clamp(m + s)));
-                    let bottom = chart.backend_coord(&(t, clamp(m - s)));
-                    root.draw(&PathElement::new(
-                        vec![top, bottom],
-                        style.color.stroke_width(1),
-                    ))?;
-                    for y in [top.1, bottom.1] {
+                for &(t, m, sp) in c.points.iter().filter(|p| p.0 >= x_min && visible(p.1)) {
+                    if sp > 0.0 && self.band.is_some() {
+                        let top = chart.backend_coord(&(t, clamp(m + sp)));
+                        let bottom = chart.backend_coord(&(t, clamp(m - sp)));
                         root.draw(&PathElement::new(
-                            vec![(top.0 - 4, y), (top.0 + 4, y)],
+                            vec![top, bottom],
                             style.color.stroke_width(1),
                         ))?;
+                        for y in [top.1, bottom.1] {
+                            root.draw(&PathElement::new(
+                                vec![(top.0 - 4, y), (top.0 + 4, y)],
+                                style.color.stroke_width(1),
+                            ))?;
+                        }
                     }
                     draw_marker(
                         root,
@@ -346,31 +373,27 @@ impl LineChart {
 
 impl Chart for LineChart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB> {
-        let legend = self.legend();
-        let (w, _) = root.dim_in_pixel();
-        let lw = legend_width(&legend, FONT).min(w / 2);
-        let (plot, side) = root.split_horizontally(w - lw);
+        let (plot, f) = frame(root, &self.title, &self.legend())?;
         let x_max = self.x_max();
-        let x_min = self.x_min();
         let y = self.y_range();
-        match (self.log_x, self.log_y) {
-            (true, true) => self.draw_in(
-                root,
-                &plot,
-                (x_min..x_max.max(x_min * 10.0)).log_scale(),
-                (y.0..y.1).log_scale(),
-                y,
-            )?,
-            (true, false) => self.draw_in(
-                root,
-                &plot,
-                (x_min..x_max.max(x_min * 10.0)).log_scale(),
-                y.0..y.1,
-                y,
-            )?,
-            (false, true) => self.draw_in(root, &plot, 0.0..x_max, (y.0..y.1).log_scale(), y)?,
-            (false, false) => self.draw_in(root, &plot, 0.0..x_max, y.0..y.1, y)?,
+        if self.log_x {
+            let x_min = self.x_min();
+            let x = (x_min, x_max.max(x_min * 10.0));
+            let xr = (x.0..x.1).log_scale().with_key_points(log_ticks(x.0, x.1));
+            if self.log_y {
+                let yr = (y.0..y.1).log_scale().with_key_points(log_ticks(y.0, y.1));
+                self.draw_in(root, &plot, xr, yr, x, y, f)
+            } else {
+                self.draw_in(root, &plot, xr, y.0..y.1, x, y, f)
+            }
+        } else {
+            let x = (self.x_lin_min(), x_max);
+            if self.log_y {
+                let yr = (y.0..y.1).log_scale().with_key_points(log_ticks(y.0, y.1));
+                self.draw_in(root, &plot, x.0..x.1, yr, x, y, f)
+            } else {
+                self.draw_in(root, &plot, x.0..x.1, y.0..y.1, x, y, f)
+            }
         }
-        draw_legend(&side, &legend, FONT)
     }
 }

@@ -515,7 +515,7 @@ pub(crate) fn si(x: f64) -> String {
         format!("{}", v.round())
     } else if v.abs() >= 10.0 {
         format!("{v:.0}")
-    } else if v.abs() >= 0.1 || suffix != "" {
+    } else if v.abs() >= 0.1 || !suffix.is_empty() {
         format!("{v:.1}")
     } else {
         // Small values keep two significant digits (0.01, not 0.0).

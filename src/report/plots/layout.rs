@@ -84,12 +84,18 @@ pub(crate) fn wrap<DB: DrawingBackend>(
     lines
 }
 
+/// The plot's area and the fonts, or a drawing error.
+pub(crate) type Framed<DB> = Result<
+    (DrawingArea<DB, Shift>, Fonts),
+    DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>,
+>;
+
 /// Draws the title and the legend around the plot and returns the plot's area.
 pub(crate) fn frame<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     legend: &[LegendEntry],
-) -> Result<(DrawingArea<DB, Shift>, Fonts), DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Framed<DB> {
     let (w, h) = root.dim_in_pixel();
     let f = fonts(w, h);
     // Title, wrapped to the width.

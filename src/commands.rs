@@ -109,7 +109,7 @@ pub fn merge(args: &MergeArgs) -> Result<RunOutcome> {
 fn prepare_dir(path: &Path) -> Result<OutputDir> {
     OutputDir::prepare(path).with_context(|| {
         format!(
-            "--out: the output folder {} must be a writable folder (create it or pass another --out)",
+            "--out: {} cannot be used as the output folder (pass another --out)",
             path.display()
         )
     })
@@ -157,8 +157,22 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
     );
     // Scenario names are known before running, so the output folder is checked first.
     let mut names = Vec::new();
+    let overridden = args.run.overrides != Overrides::default();
     for input in &args.inputs {
         names.push(if input.is_dir() {
+            match saved_kind(input)?.as_str() {
+                "regret" => {}
+                kind => anyhow::bail!(
+                    "{}: compare draws regret curves over time, and this folder holds {kind} results (their own report already compares their algorithms or values)",
+                    input.display()
+                ),
+            }
+            if overridden {
+                tracing::warn!(
+                    "{}: saved results are drawn as they are; --runs, --horizon and --seed apply only to the scenario files compare runs",
+                    input.display()
+                );
+            }
             let (s, _) = load_saved(input)?;
             s.scenario
         } else {
@@ -220,6 +234,26 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
             rows,
         })
         .collect();
+    for (what, unit_of) in [
+        (
+            "energy",
+            (|s: &RegretSummary| s.units.energy.clone()) as fn(&RegretSummary) -> String,
+        ),
+        ("delay", |s: &RegretSummary| s.units.delay.clone()),
+    ] {
+        let units: Vec<String> = loaded.iter().map(|(s, _)| unit_of(s)).collect();
+        if units.iter().any(|u| *u != units[0]) {
+            tracing::warn!(
+                "the inputs measure {what} in different units ({}): the {what} chart names each source's unit",
+                labels
+                    .iter()
+                    .zip(&units)
+                    .map(|(l, u)| format!("{l}: {}", if u.is_empty() { "unnamed" } else { u }))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
     let rendered = compare_charts(&out, &sources, &args.run.charts)?;
     let mut files: Vec<PathBuf> = rendered
         .iter()
@@ -249,17 +283,19 @@ pub fn policies() -> String {
         "Policies (write them in a scenario's `policies` list as `(label: \"...\", policy: <spec>)`):\n\n",
     );
     for entry in PolicySpec::catalogue() {
-        let _ = writeln!(
-            out,
-            "  {:<38} label {:<26} {}",
-            entry.example.to_ron(),
-            entry.example.default_label(),
-            entry.summary
-        );
+        let spec = entry.example.to_ron();
+        let label = format!("label {}", entry.example.default_label());
+        if spec.chars().count() <= 38 {
+            let _ = writeln!(out, "  {spec:<38} {label:<32} {}", entry.summary);
+        } else {
+            let _ = writeln!(out, "  {spec}\n  {:<38} {label:<32} {}", "", entry.summary);
+        }
     }
     out.push_str(
-        "\nParameters left out take the defaults shown (list_len has no default for the cascade \
-         baselines; RandomList's list_len defaults to all channels).\n",
+        "\nParameters left out take the defaults shown; every policy whose parameters all have \
+         defaults may be written bare (`CcUcb`). CascadeUcb1 and CascadeKlUcb need list_len, \
+         SwCcUcb its window and DCcUcb its discount (the values above are examples); RandomList's \
+         list_len defaults to all channels.\n",
     );
     out
 }

@@ -38,12 +38,12 @@ impl Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     /// The file could not be read.
-    #[error("cannot read scenario file {path}: {source}")]
+    #[error("cannot read scenario file {path}: {error}")]
     Read {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The file is not valid RON for the schema (syntax, unknown or missing field, wrong type).
     #[error("{}", problem.at(path))]

@@ -11,29 +11,35 @@ use std::path::{Path, PathBuf};
 /// Why the output folder could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
+    /// The path exists and is a file (or something else), not a folder.
+    #[error("{} exists and is not a folder", path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+    },
     /// The folder could not be created.
-    #[error("cannot create output folder {}: {source}", path.display())]
+    #[error("cannot create output folder {}: {error}", path.display())]
     Create {
         /// The folder.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The folder exists but a file cannot be written in it.
-    #[error("output folder {} is not writable: {source}", path.display())]
+    #[error("output folder {} is not writable: {error}", path.display())]
     NotWritable {
         /// The folder.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Writing a result file failed.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}: {error}", path.display())]
     Write {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A file's content could not be produced (a chart failed to draw).
     #[error("cannot render {}: {message}", path.display())]
@@ -44,12 +50,12 @@ pub enum OutputError {
         message: String,
     },
     /// An input file of a saved result could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {error}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -62,16 +68,21 @@ pub struct OutputDir {
 impl OutputDir {
     /// Creates `path` if needed and proves it writable (by writing and removing a probe file).
     pub fn prepare(path: &Path) -> Result<OutputDir, OutputError> {
+        if path.exists() && !path.is_dir() {
+            return Err(OutputError::NotAFolder {
+                path: path.to_path_buf(),
+            });
+        }
         std::fs::create_dir_all(path).map_err(|source| OutputError::Create {
             path: path.to_path_buf(),
-            source,
+            error: source,
         })?;
         let probe = path.join(format!(".specprobe-write-test-{}", std::process::id()));
         let result = std::fs::File::create(&probe).and_then(|mut f| f.write_all(b"ok"));
         let _ = std::fs::remove_file(&probe);
         result.map_err(|source| OutputError::NotWritable {
             path: path.to_path_buf(),
-            source,
+            error: source,
         })?;
         Ok(OutputDir {
             path: path.to_path_buf(),
@@ -98,7 +109,7 @@ impl OutputDir {
             .join(format!(".{name}.tmp-{}", std::process::id()));
         let err = |source| OutputError::Write {
             path: target.clone(),
-            source,
+            error: source,
         };
         let written = std::fs::File::create(&tmp)
             .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
@@ -132,7 +143,7 @@ impl OutputDir {
             let _ = std::fs::remove_file(&tmp);
             return Err(OutputError::Write {
                 path: target,
-                source,
+                error: source,
             });
         }
         Ok(target)
@@ -141,7 +152,10 @@ impl OutputDir {
     /// Reads a file of the folder.
     pub fn read(&self, name: &str) -> Result<Vec<u8>, OutputError> {
         let path = self.path.join(name);
-        std::fs::read(&path).map_err(|source| OutputError::Read { path, source })
+        std::fs::read(&path).map_err(|source| OutputError::Read {
+            path,
+            error: source,
+        })
     }
 }
 

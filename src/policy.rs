@@ -37,7 +37,7 @@ pub use random_list::{RandomList, RandomListSpec};
 pub use registry::{AnyPolicy, CatalogueEntry, PolicySpec, PolicyVisitor};
 pub use sw_cc_ucb::{SwCcUcb, SwCcUcbSpec};
 pub use thompson::{ThompsonSampling, ThompsonSpec};
-pub use ucb1::{Ucb1, Ucb1Spec};
+pub use ucb1::{Ucb1, Ucb1Reward, Ucb1Spec};
 
 use crate::channel::Environment;
 use crate::rng::SimRng;

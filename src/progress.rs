@@ -11,6 +11,12 @@ pub(crate) struct Progress {
 impl Progress {
     /// A bar of `total` units called `unit`, labelled `name`.
     pub(crate) fn new(span: tracing::Span, name: &str, total: u64, unit: &str) -> Progress {
+        // "1 run", not "1 runs".
+        let unit = if total == 1 {
+            unit.trim_end_matches('s')
+        } else {
+            unit
+        };
         #[cfg(feature = "cli")]
         {
             use tracing_indicatif::span_ext::IndicatifSpanExt;

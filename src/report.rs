@@ -31,12 +31,12 @@ pub enum ReportError {
     #[error(transparent)]
     Output(#[from] OutputError),
     /// Serialising JSON failed.
-    #[error("cannot serialise {file}: {source}")]
+    #[error("cannot serialise {file}: {error}")]
     Json {
         /// The file.
         file: &'static str,
         /// The underlying error.
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     /// Serialising CSV failed.
     #[error("cannot serialise a CSV file: {0}")]
@@ -69,7 +69,7 @@ pub fn write_regret(
     let mut written = Vec::new();
     let json = serde_json::to_vec_pretty(&summary).map_err(|source| ReportError::Json {
         file: "summary.json",
-        source,
+        error: source,
     })?;
     written.push(out.write("summary.json", &json)?);
     written.push(out.write("curves.csv", &curves::to_csv(&rows)?)?);

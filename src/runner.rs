@@ -107,12 +107,12 @@ pub enum RunError {
     #[error("{0:?} is a user's policy known here by its name only; it cannot be simulated")]
     NotRunnable(String),
     /// Rayon could not start its workers.
-    #[error("cannot start {threads} worker threads: {source}")]
+    #[error("cannot start {threads} worker threads: {error}")]
     ThreadPool {
         /// Threads asked for.
         threads: usize,
         /// The underlying error.
-        source: rayon::ThreadPoolBuildError,
+        error: rayon::ThreadPoolBuildError,
     },
 }
 
@@ -133,7 +133,7 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError
     }
     builder.build().map_err(|source| RunError::ThreadPool {
         threads: threads.unwrap_or(0),
-        source,
+        error: source,
     })
 }
 

@@ -387,7 +387,7 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 pub fn read(path: &Path) -> Result<String, ScenarioError> {
     std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
         path: path.to_path_buf(),
-        source,
+        error: source,
     })
 }
 

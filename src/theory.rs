@@ -246,6 +246,11 @@ impl LogBound {
     }
 }
 
+/// Below this, |θ − c| counts as θ = c for Assumption 1: the bounds divide by (c − θ)², so a
+/// θ that equals c up to rounding (θ = 0.9 against c = 0.2·3 + 0.1·3) would give Theorem 2 a
+/// meaningless 1e34.
+pub const ASSUMPTION_TOLERANCE: f64 = 1e-9;
+
 impl Bounds {
     /// No bounds, for the stated reason.
     pub fn not_applicable(reason: String) -> Bounds {
@@ -261,9 +266,9 @@ impl Bounds {
     pub fn of(theta: &[f64], cost: &[f64], alpha: f64, horizon: u64) -> Bounds {
         let mut violations = Vec::new();
         for (i, (&t, &c)) in theta.iter().zip(cost).enumerate() {
-            if t == c {
+            if (t - c).abs() <= ASSUMPTION_TOLERANCE {
                 violations.push(format!(
-                    "channel {i}: θ = c = {t} (Assumption 1.1 needs θ ≠ c)"
+                    "channel {i}: θ = {t} equals c = {c} within {ASSUMPTION_TOLERANCE:e} (Assumption 1.1 needs θ ≠ c)"
                 ));
             }
             if c <= 0.0 {
@@ -369,6 +374,15 @@ mod tests {
             .sum();
         assert!((t3 - want3).abs() < 1e-12);
         assert!((t3 - 15.23).abs() < 0.05, "{t3}");
+    }
+
+    #[test]
+    fn theta_equal_to_c_up_to_rounding_breaks_assumption_1() {
+        let c = 0.2 * 3.0 + 0.1 * 3.0;
+        assert_ne!(c, 0.9);
+        let b = Bounds::of(&[0.9, 0.3], &[c, 0.5], 1.5, 1000);
+        assert!(!b.assumptions_hold, "{b:?}");
+        assert!(b.theorem2.is_none());
     }
 
     #[test]

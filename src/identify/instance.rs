@@ -79,6 +79,18 @@ impl Family {
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, …, `11th`, `12th`, `13th`, `21st`.
+pub(crate) fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 /// The reward law of a sample.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -146,8 +158,9 @@ impl Arms {
         let (kth, next) = (sorted[k - 1], sorted[k]);
         if kth == next {
             return Err(format!(
-                "the top-{k} set is not unique: the {k}-th and {}-th largest means are both {kth}",
-                k + 1
+                "the top-{k} set is not unique: the {} and {} largest means are both {kth}",
+                ordinal(k),
+                ordinal(k + 1)
             ));
         }
         let best = means.iter().map(|&m| m >= kth).collect();

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RandomListSpec {
-    /// List length (default K).
-    #[serde(default)]
+    /// List length (default K; left out when written back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_len: Option<usize>,
 }
 

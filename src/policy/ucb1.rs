@@ -1,55 +1,82 @@
 //! UCB1 (Auer, Cesa-Bianchi and Fischer 2002) on one channel per slot: the classic bandit view
 //! of the problem, a sanity baseline.
 //!
-//! Probing a single channel yields the net reward `X − Y ∈ [−1, 1]`; UCB1 runs on its rescaling
-//! `(X − Y + 1)/2 ∈ [0, 1]` with index `mean + sqrt(2 ln t / N)` and always probes exactly one
-//! channel (a classic bandit has no "probe nothing" arm). Its regret is linear whenever the
-//! UCR-T1 list holds more than one channel, or none.
+//! It always probes exactly one channel (a classic bandit has no "probe nothing" arm), the one of
+//! largest index `mean + sqrt(2 ln t / N)`, where the mean is of
+//! - `reward: Net` (default): the cost-aware net reward `X − Y ∈ [−1, 1]` rescaled to
+//!   `(X − Y + 1)/2 ∈ [0, 1]`; the rescaling halves every gap, so it explores about four times
+//!   as long as classic UCB1;
+//! - `reward: Idle`: the idle indicator X alone: classic UCB1 on Bernoulli arms, as SMPyBandits
+//!   and banditpylib run it, so that a plain-bandit run is comparable with theirs.
+//!
+//! Its regret is linear whenever the UCR-T1 list holds more than one channel, or none.
 
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
 use crate::channel::Environment;
 use serde::{Deserialize, Serialize};
 
-/// `Ucb1`.
+/// What UCB1 averages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Ucb1Reward {
+    /// The net reward `(X − Y + 1)/2` (cost-aware).
+    #[default]
+    Net,
+    /// The idle indicator X (classic UCB1).
+    Idle,
+}
+
+fn is_net(r: &Ucb1Reward) -> bool {
+    *r == Ucb1Reward::Net
+}
+
+/// `Ucb1(reward: Net)` or `Ucb1(reward: Idle)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Ucb1Spec {}
+pub struct Ucb1Spec {
+    /// What the index averages (default the net reward).
+    #[serde(default, skip_serializing_if = "is_net")]
+    pub reward: Ucb1Reward,
+}
 
 impl Builtin for Ucb1Spec {
     const NAME: &'static str = "Ucb1";
-    const SUMMARY: &'static str =
-        "UCB1 on one channel per slot (net reward X − Y): sanity baseline";
+    const SUMMARY: &'static str = "UCB1 on one channel per slot, on the net reward X − Y (or reward: Idle, classic UCB1 on X)";
     type Policy = Ucb1;
 
     fn bare() -> Result<Self, &'static str> {
-        Ok(Ucb1Spec {})
+        Ok(Ucb1Spec::default())
     }
     fn example() -> Self {
-        Ucb1Spec {}
+        Ucb1Spec::default()
     }
     fn label(&self) -> &'static str {
-        "ucb1"
+        match self.reward {
+            Ucb1Reward::Net => "ucb1",
+            Ucb1Reward::Idle => "ucb1-idle",
+        }
     }
     fn check(&self, _k: usize) -> Vec<ParamError> {
         Vec::new()
     }
     fn build(&self, env: &Environment) -> Ucb1 {
-        Ucb1::new(env.len())
+        Ucb1::new(env.len(), self.reward)
     }
 }
 use crate::rng::SimRng;
 
-/// Single-channel UCB1 on the net reward.
+/// Single-channel UCB1.
 #[derive(Clone, Debug)]
 pub struct Ucb1 {
     est: Estimates,
+    reward: Ucb1Reward,
 }
 
 impl Ucb1 {
-    /// `k` channels.
-    pub fn new(k: usize) -> Ucb1 {
+    /// `k` channels, averaging `reward`.
+    pub fn new(k: usize, reward: Ucb1Reward) -> Ucb1 {
         Ucb1 {
             est: Estimates::new(k),
+            reward,
         }
     }
 }
@@ -70,7 +97,11 @@ impl Policy for Ucb1 {
         let mut best = 0;
         let mut best_index = f64::NEG_INFINITY;
         for i in 0..k {
-            let index = 0.5 * (theta_hat[i] - cost_hat[i] + 1.0) + s * inv[i];
+            let mean = match self.reward {
+                Ucb1Reward::Net => 0.5 * (theta_hat[i] - cost_hat[i] + 1.0),
+                Ucb1Reward::Idle => theta_hat[i],
+            };
+            let index = mean + s * inv[i];
             // Strict: ties go to the lowest index.
             if index > best_index {
                 best = i;
@@ -92,7 +123,7 @@ mod tests {
 
     #[test]
     fn picks_the_best_net_reward_channel() {
-        let mut p = Ucb1::new(2);
+        let mut p = Ucb1::new(2, Ucb1Reward::Net);
         for _ in 0..1000 {
             p.observe(0, true, 0.9); // net 0.1
             p.observe(1, true, 0.2); // net 0.8

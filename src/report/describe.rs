@@ -80,11 +80,11 @@ fn describe_identification(s: &IdentificationScenario) -> String {
         for arms in &inst.points {
             let _ = writeln!(
                 out,
-                "  N = {:>6}, K = {:>5}, H = Σ Δ⁻² = {:>10}, rewards {:?}",
+                "  N = {:>6}, K = {:>5}, H = Σ Δ⁻² = {:>10}, rewards {}",
                 arms.len(),
                 arms.k(),
                 sig(arms.complexity(), 4),
-                arms.rewards()
+                to_ron_line(&arms.rewards())
             );
         }
     }
@@ -195,7 +195,12 @@ fn describe_regret(s: &RegretScenario) -> String {
             }
         }
         if !e.reference.is_empty() {
-            let _ = writeln!(out, "paper's values: {:?}", e.reference);
+            let values: Vec<String> = e
+                .reference
+                .iter()
+                .map(|(policy, v)| format!("{policy}: {}", sig(*v, 6)))
+                .collect();
+            let _ = writeln!(out, "paper's values: {}", values.join(", "));
         }
     }
     out

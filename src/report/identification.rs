@@ -392,7 +392,7 @@ pub fn write_summary(
     let mut written = Vec::new();
     let json = serde_json::to_vec_pretty(summary).map_err(|source| ReportError::Json {
         file: "summary.json",
-        source,
+        error: source,
     })?;
     written.push(out.write("summary.json", &json)?);
     written.push(out.write("identification.csv", &to_csv(summary)?)?);

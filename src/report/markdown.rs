@@ -115,7 +115,7 @@ fn grid_table(out: &mut String, s: &RegretSummary) {
         out,
         "## Final pseudo-regret per configuration (mean ± s.e.)\n"
     );
-    let mut head = "| configuration | K | |I*| |".to_string();
+    let mut head = "| configuration | K | UCR-T1 length |".to_string();
     let mut rule = "|---|---:|---:|".to_string();
     for p in &policies {
         let _ = write!(head, " {p} |");

@@ -103,7 +103,7 @@ pub fn write(
         .collect();
     let json = serde_json::to_vec_pretty(&summary).map_err(|source| ReportError::Json {
         file: "summary.json",
-        source,
+        error: source,
     })?;
     let runs: Vec<(Option<&str>, &RegretScenario, &RegretStats)> = cells
         .iter()

@@ -197,9 +197,24 @@ fn check_instances(
     for (i, inst) in raw.instances.iter().enumerate() {
         let at = root.field("instances").index(i);
         ck.label(&mut labels, &inst.label, &at.field("label"), "instance");
+        // lil'UCB identifies a single best arm: checked from the instance as written, so that
+        // it is reported with the instance's other problems, not after they are fixed.
+        if let (Some(j), Some((n, k))) = (lil_ucb, declared_sizes(inst).find(|&(_, k)| k != 1)) {
+            ck.fail(
+                &root.field("algorithms").index(j),
+                format!(
+                    "LilUcb identifies the single best arm (K = 1), but instance {:?} has K = {k} at N = {n}",
+                    inst.label
+                ),
+            );
+        }
         if let Some(instance) = check_instance(inst, &at, default_rewards, source, ck) {
-            // lil'UCB identifies a single best arm.
-            if let (Some(j), Some(p)) = (lil_ucb, instance.points.iter().find(|p| p.k() != 1)) {
+            // A family loaded from another scenario declares its N only once loaded.
+            if let (Some(j), Family::Channels { .. }, Some(p)) = (
+                lil_ucb,
+                &inst.family,
+                instance.points.iter().find(|p| p.k() != 1),
+            ) {
                 ck.fail(
                     &root.field("algorithms").index(j),
                     format!(
@@ -214,6 +229,21 @@ fn check_instances(
         }
     }
     instances
+}
+
+/// The (N, K) pairs an instance declares, before any other check (a family loaded from another
+/// scenario gives none here).
+fn declared_sizes(inst: &RawInstance) -> impl Iterator<Item = (u64, u64)> + '_ {
+    let fixed = match &inst.family {
+        Family::Means(m) => Some(m.len() as u64),
+        _ => None,
+    };
+    let sizes: Vec<u64> = match (&inst.family, fixed) {
+        (_, Some(n)) => vec![n],
+        (Family::Channels { .. }, None) => Vec::new(),
+        _ => inst.arms.clone(),
+    };
+    sizes.into_iter().map(move |n| (n, inst.k.k(n)))
 }
 
 /// Faithful δ must stay in the range where Lemma 2.1 holds (the first violation is reported).
@@ -336,10 +366,12 @@ fn check_instance(
     };
     let mut points = Vec::new();
     for (j, &n) in sizes.iter().enumerate() {
+        // Errors point at the value as written (the sizes are sorted here).
         let where_n = if fixed.is_some() {
             at.field("family")
         } else {
-            at.field("arms").index(j)
+            let written = inst.arms.iter().position(|&a| a == n).unwrap_or(j);
+            at.field("arms").index(written)
         };
         if !ck.require(
             (2..=MAX_ARMS).contains(&n),

@@ -241,6 +241,19 @@ fn bad_identification_scenarios_name_the_field() {
         &base.replace("[LilLucb]", "[LilUcb]"),
         &["algorithms[0]", "K = 1", "K = 2"],
     );
+    // lil'UCB's K = 1 rule is reported together with the instance's other problems, not only
+    // once they are fixed.
+    rejected(
+        &base
+            .replace("[LilLucb]", "[LilUcb]")
+            .replace("arms: [10]", "arms: [10, 1]"),
+        &[
+            "algorithms[0]",
+            "K = 1",
+            "instances[0].arms[1]",
+            "2 problems",
+        ],
+    );
     rejected(
         &base.replace("[LilLucb]", "[LilLucb, LilLucb]"),
         &["algorithms[1]", "twice"],

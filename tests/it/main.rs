@@ -9,6 +9,7 @@ mod engine;
 mod floor;
 mod golden;
 mod identification;
+mod outputs;
 mod scenario_errors;
 mod shards;
 mod spectrum;

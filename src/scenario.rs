@@ -296,14 +296,15 @@ impl RegretScenario {
             self.horizon = h;
             for e in &mut self.experiments {
                 for (i, ch) in e.env.channels().iter().enumerate() {
-                    if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy() {
-                        if !t.wraps() && t.len() < h {
-                            return Err(OverrideError::TraceTooShort {
-                                channel: i,
-                                slots: t.len(),
-                                horizon: h,
-                            });
-                        }
+                    if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy()
+                        && !t.wraps()
+                        && t.len() < h
+                    {
+                        return Err(OverrideError::TraceTooShort {
+                            channel: i,
+                            slots: t.len(),
+                            horizon: h,
+                        });
                     }
                 }
                 e.env.set_horizon(h);

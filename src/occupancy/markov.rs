@@ -219,13 +219,13 @@ impl Process for Markov {
                 last = self.last_in_block(s.key, j, slot, &mut s.work);
             }
             // Then the rest of the previous query's block, from where it stood.
-            if last.is_none() {
-                if let Some(b) = s.block {
-                    while s.next_event <= slot {
-                        last = Some((s.next_event, s.next_value));
-                        (s.next_event, s.next_value) =
-                            self.next_in_block(&mut s.draws, b, s.next_event, &mut s.work);
-                    }
+            if last.is_none()
+                && let Some(b) = s.block
+            {
+                while s.next_event <= slot {
+                    last = Some((s.next_event, s.next_value));
+                    (s.next_event, s.next_value) =
+                        self.next_in_block(&mut s.draws, b, s.next_event, &mut s.work);
                 }
             }
             s.block = Some(target);

@@ -211,7 +211,7 @@ impl Trace {
                 .iter()
                 .map(|w| u64::from(w.count_ones()))
                 .sum();
-            if n % 64 > 0 {
+            if !n.is_multiple_of(64) {
                 c += u64::from((self.bits[full] & ((1u64 << (n % 64)) - 1)).count_ones());
             }
             c

@@ -113,11 +113,11 @@ fn variant(v: &mut Value) -> Option<&mut Value> {
 fn set(at: &mut Value, steps: &[Step], value: &Value, walked: &str) -> Result<usize, String> {
     let Some(step) = steps.first() else {
         // A one-parameter law (`Bernoulli(0.5)`) or a bare number.
-        if let Some(inner) = variant(at) {
-            if inner.is_number() {
-                *inner = value.clone();
-                return Ok(1);
-            }
+        if let Some(inner) = variant(at)
+            && inner.is_number()
+        {
+            *inner = value.clone();
+            return Ok(1);
         }
         return if at.is_number() || at.is_null() {
             *at = value.clone();
@@ -134,10 +134,10 @@ fn set(at: &mut Value, steps: &[Step], value: &Value, walked: &str) -> Result<us
             } else {
                 format!("{walked}.{name}")
             };
-            if let Value::Object(map) = at {
-                if let Some(next) = map.get_mut(name) {
-                    return set(next, rest, value, &here);
-                }
+            if let Value::Object(map) = at
+                && let Some(next) = map.get_mut(name)
+            {
+                return set(next, rest, value, &here);
             }
             if let Some(inner) = variant(at) {
                 // Enum variants are not part of the path: `policy.alpha` in `CcUcb(alpha: ..)`.

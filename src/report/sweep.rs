@@ -217,7 +217,7 @@ fn charts(
                 curves,
                 band: Some("95 % confidence interval".into()),
                 references: Vec::new(),
-                notes: vec!["bars: 95 % confidence interval".into()],
+                notes: Vec::new(),
                 y_range_from: f64::NEG_INFINITY,
                 y_from_zero: pick == 0,
                 verticals: None,

@@ -56,10 +56,10 @@ fn describe_identification(s: &IdentificationScenario) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} is valid: identification scenario {:?}, {} runs per cell, seed {}, confidence ν = {}, sample cap {}",
+        "{} is valid: identification scenario {:?}, {} per cell, seed {}, confidence ν = {}, sample cap {}",
         s.source.display(),
         s.name,
-        s.runs,
+        super::markdown::count(s.runs, "run"),
         s.seed,
         s.confidence,
         s.sample_cap
@@ -117,11 +117,11 @@ fn describe_regret(s: &RegretScenario) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} is valid: regret scenario {:?}, horizon {} slots, {} runs, seed {}",
+        "{} is valid: regret scenario {:?}, horizon {} slots, {}, seed {}",
         s.source.display(),
         s.name,
         s.horizon,
-        s.runs,
+        super::markdown::count(s.runs, "run"),
         s.seed
     );
     if !s.description.is_empty() {

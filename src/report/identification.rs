@@ -308,10 +308,14 @@ pub fn markdown(s: &IdentificationSummary, charts: &[(String, String)]) -> Strin
     }
     let _ = writeln!(
         out,
-        "Best-K identification: confidence ν = {}, {} runs per cell, seed {}, sample cap {} per run; \
+        "Best-K identification: confidence ν = {}, {} per cell, seed {}, sample cap {} per run; \
          faithful setting ε = {} (δ chosen so that each algorithm's guaranteed error is at most ν), \
          heuristic setting ε = 0, δ = ν.\n",
-        s.confidence, s.runs, s.seed, s.sample_cap, s.faithful_epsilon
+        s.confidence,
+        super::markdown::count(s.runs, "run"),
+        s.seed,
+        s.sample_cap,
+        s.faithful_epsilon
     );
     let r = &s.results;
     for instance in distinct(r.iter().map(|c| c.instance.clone())) {
@@ -325,7 +329,7 @@ pub fn markdown(s: &IdentificationSummary, charts: &[(String, String)]) -> Strin
             let sizes = distinct(cells.iter().map(|c| (c.n, c.k)));
             let _ = writeln!(
                 out,
-                "### {setting}: mean samples to stop ± s.e. (errors / capped runs when any)\n"
+                "### {setting}: mean samples to stop [95 % interval] (errors / capped runs when any)\n"
             );
             let mut head = "| algorithm |".to_string();
             let mut rule = "|---|".to_string();
@@ -344,9 +348,9 @@ pub fn markdown(s: &IdentificationSummary, charts: &[(String, String)]) -> Strin
                         Some(c) => {
                             let _ = write!(
                                 row,
-                                " {} ± {}",
+                                " {} {}",
                                 sig(c.samples.mean, 4),
-                                sig(c.samples.stderr, 2)
+                                super::markdown::interval(c.samples.ci95)
                             );
                             if c.errors > 0 || c.capped > 0 {
                                 let _ = write!(row, " ({} / {})", c.errors, c.capped);

@@ -21,6 +21,24 @@ pub(crate) fn sig(x: f64, digits: usize) -> String {
     format!("{x:.decimals$}")
 }
 
+/// `1 run`, `3 runs`.
+pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A statistic's 95 % confidence interval as `[lo, hi]`; `–` for a single run (no interval).
+pub(crate) fn interval(ci95: Option<[f64; 2]>) -> String {
+    match ci95 {
+        Some([lo, hi]) => format!("[{}, {}]", sig(lo, 4), sig(hi, 4)),
+        None => "–".to_string(),
+    }
+}
+
 /// Runs of consecutive equal items, as `(first, last)` index pairs (inclusive).
 pub(crate) fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
@@ -85,12 +103,11 @@ pub(crate) fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> S
     let exps = s.body.experiments();
     let _ = writeln!(
         out,
-        "Regret experiment: horizon T = {} slots, {} runs per policy, seed {}, {} configuration{}.\n",
+        "Regret experiment: horizon T = {} slots, {} per policy, seed {}, {}.\n",
         s.horizon,
-        s.runs,
+        count(s.runs, "run"),
         s.seed,
-        exps.len(),
-        if exps.len() == 1 { "" } else { "s" }
+        count(exps.len() as u64, "configuration"),
     );
     if exps.len() > 1 {
         grid_table(&mut out, s);
@@ -103,7 +120,8 @@ pub(crate) fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> S
         out,
         "---\nPseudo-regret: Σ_t (E[r(I*)] − E[r(I_t)]) from the exact expected reward of each list; \
          realised regret: Σ_t (r_t(benchmark) − r_t), the benchmark run on the same sample paths. \
-         ± values are standard deviations across runs; s.e. is the standard error of the mean."
+         Intervals are 95 % confidence intervals of the mean across runs (Student's t with n − 1 \
+         degrees of freedom; none for a single run); sd is the standard deviation across runs."
     );
     out
 }
@@ -113,7 +131,7 @@ fn grid_table(out: &mut String, s: &RegretSummary) {
     let policies: Vec<&str> = exps[0].policies.iter().map(|p| p.name.as_str()).collect();
     let _ = writeln!(
         out,
-        "## Final pseudo-regret per configuration (mean ± s.e.)\n"
+        "## Final pseudo-regret per configuration (mean [95 % interval])\n"
     );
     let mut head = "| configuration | K | UCR-T1 length |".to_string();
     let mut rule = "|---|---:|---:|".to_string();
@@ -137,9 +155,9 @@ fn grid_table(out: &mut String, s: &RegretSummary) {
             if let Some(ps) = e.policies.iter().find(|x| x.name == *p) {
                 let _ = write!(
                     row,
-                    " {} ± {} |",
+                    " {} {} |",
                     sig(ps.pseudo_regret.mean, 4),
-                    sig(ps.pseudo_regret.stderr, 2)
+                    interval(ps.pseudo_regret.ci95)
                 );
             }
             if exps.iter().any(|x| x.reference.contains_key(*p)) {
@@ -216,17 +234,11 @@ fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary
             b.violations.join("; ")
         );
     }
-    let _ = writeln!(
-        out,
-        "{}| policy | pseudo-regret | s.e. | realised regret | reward/slot | energy/slot{} | delay/slot{} | probes/slot (mean, p50, p99, max) |\n|---|---:|---:|---:|---:|---:|---:|---|",
-        if grid {
-            ""
-        } else {
-            "### Results at the horizon\n\n"
-        },
-        unit(&s.units.energy),
-        unit(&s.units.delay)
-    );
+    if !grid {
+        out.push_str("### Results at the horizon\n\n");
+    }
+    let (head, rule) = result_columns(s);
+    let _ = writeln!(out, "| policy | {head} |\n|---|{rule}|");
     for p in &e.policies {
         policy_row(out, p);
     }
@@ -374,10 +386,10 @@ pub(crate) fn compare_report(
     for (label, s) in sources {
         let _ = writeln!(
             out,
-            "- **{label}**: scenario `{}`, T = {}, {} runs, seed {}{}",
+            "- **{label}**: scenario `{}`, T = {}, {}, seed {}{}",
             s.scenario,
             s.horizon,
-            s.runs,
+            count(s.runs, "run"),
             s.seed,
             if s.description.is_empty() {
                 String::new()
@@ -388,7 +400,9 @@ pub(crate) fn compare_report(
     }
     let _ = writeln!(
         out,
-        "\n## Results at the horizon\n\n| source | configuration | E[r*] | policy | pseudo-regret | s.e. | realised regret | reward/slot | energy/slot | delay/slot | probes/slot (mean, p50, p99, max) |\n|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|"
+        "\n## Results at the horizon\n\n| source | configuration | E[r*] | policy | {} |\n|---|---|---:|---|{}|",
+        RESULT_HEAD.replace("{energy}", "").replace("{delay}", ""),
+        RESULT_RULE
     );
     for (label, s) in sources {
         for e in s.body.experiments() {
@@ -408,16 +422,29 @@ pub(crate) fn compare_report(
     out
 }
 
+/// The per-policy result columns (after the policy's name), with the energy and delay units.
+const RESULT_HEAD: &str = "pseudo-regret | 95 % interval | sd | realised regret | 95 % interval | reward/slot | energy/slot{energy} | delay/slot{delay} | probes/slot (mean, p50, p99, max)";
+const RESULT_RULE: &str = "---:|---|---:|---:|---|---:|---:|---:|---";
+
+fn result_columns(s: &RegretSummary) -> (String, &'static str) {
+    (
+        RESULT_HEAD
+            .replace("{energy}", &unit(&s.units.energy))
+            .replace("{delay}", &unit(&s.units.delay)),
+        RESULT_RULE,
+    )
+}
+
 fn policy_row(out: &mut String, p: &PolicySummary) {
     let _ = writeln!(
         out,
-        "| {} | {} ± {} | {} | {} ± {} | {} | {} | {} | {}, {}, {}, {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {}, {}, {}, {} |",
         p.name,
         sig(p.pseudo_regret.mean, 4),
+        interval(p.pseudo_regret.ci95),
         sig(p.pseudo_regret.std, 3),
-        sig(p.pseudo_regret.stderr, 2),
         sig(p.realized_regret.mean, 4),
-        sig(p.realized_regret.std, 3),
+        interval(p.realized_regret.ci95),
         sig(p.reward_per_slot, 4),
         sig(p.energy_per_slot, 4),
         sig(p.delay_per_slot, 4),

@@ -6,7 +6,7 @@
 use super::ReportError;
 use super::charts::Rendered;
 use super::curves::{self, CurveRow};
-use super::markdown::{charts_section, sig};
+use super::markdown::{charts_section, count, interval, sig};
 use super::plots::lines::{Curve, LineChart};
 use super::plots::{ChartError, ChartOptions, render};
 use super::summary::{RegretSummary, Stat, regret_summary};
@@ -245,10 +245,10 @@ pub fn markdown(s: &SweepSummary, charts: &[(String, String)]) -> String {
     let runs = s.cells.first().map_or(0, |c| c.runs);
     let _ = writeln!(
         out,
-        "Sweep of `{}` over {} values, {} runs per cell; each cell runs exactly as a separate scenario with that value would (same seed and random streams).\n",
+        "Sweep of `{}` over {}, {} per cell; each cell runs exactly as a separate scenario with that value would (same seed and random streams).\n",
         s.field,
-        s.values.len(),
-        runs
+        count(s.values.len() as u64, "value"),
+        count(runs, "run")
     );
     let policies = policies(s);
     for configuration in configurations(s) {
@@ -279,9 +279,9 @@ pub fn markdown(s: &SweepSummary, charts: &[(String, String)]) -> String {
                             row,
                             " {} {}<br>{} {} |",
                             sig(r.pseudo_regret.mean, 4),
-                            interval(&r.pseudo_regret),
+                            interval(r.pseudo_regret.ci95),
                             sig(r.realized_regret.mean, 4),
-                            interval(&r.realized_regret)
+                            interval(r.realized_regret.ci95)
                         );
                     }
                     None => row.push_str(" – |"),
@@ -293,11 +293,4 @@ pub fn markdown(s: &SweepSummary, charts: &[(String, String)]) -> String {
     }
     charts_section(&mut out, charts);
     out
-}
-
-fn interval(s: &Stat) -> String {
-    match s.ci95 {
-        Some([lo, hi]) => format!("[{}, {}]", sig(lo, 4), sig(hi, 4)),
-        None => String::new(),
-    }
 }

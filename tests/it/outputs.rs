@@ -202,13 +202,29 @@ fn every_markdown_table_is_well_formed() {
         reports += 1;
     }
     assert!(reports >= 12, "{reports} reports checked");
+    // compare's combined table, over a single list and a grid.
+    let out = tmp.path().join("compare");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args(["compare", "--no-charts", "--out"])
+        .arg(&out)
+        .arg(tmp.path().join("paper-fig1a"))
+        .arg(tmp.path().join("paper-table1"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    check_tables(&md, Path::new("compare"));
 }
 
-/// The cells of a Markdown table row (pipes escaped as `\|` do not split).
+/// The cells of a Markdown table row (pipes escaped as `\|` do not split; one leading and one
+/// trailing pipe delimit the row, so `||` at the end is an extra empty cell).
 fn cells(line: &str) -> usize {
     let mut n = 0;
     let mut escaped = false;
-    for c in line.trim().trim_matches('|').chars() {
+    let line = line.trim();
+    let line = line.strip_prefix('|').unwrap_or(line);
+    let line = line.strip_suffix('|').unwrap_or(line);
+    for c in line.chars() {
         if c == '|' && !escaped {
             n += 1;
         }

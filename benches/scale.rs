@@ -62,6 +62,7 @@ impl PolicyVisitor for Episode<'_> {
             &mut paths,
             &mut record,
             &mut list,
+            &specprobe::Cancel::new(),
         );
         record.rows.last().unwrap()[0]
     }

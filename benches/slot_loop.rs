@@ -72,6 +72,7 @@ fn run_policy<P: Policy>(env: &Environment, policy: &mut P, horizon: u64, seed: 
         &mut paths,
         &mut record,
         &mut list,
+        &specprobe::Cancel::new(),
     );
     record.rows.last().unwrap()[Metric::PseudoRegret as usize]
 }

@@ -1,7 +1,8 @@
 //! What each CLI command does, as library calls (the binary only parses arguments and prints).
 //! `run` goes through [`Simulation`], the same path a library user takes.
 
-use crate::output::OutputDir;
+use crate::cancel::Cancel;
+use crate::output::{Destination, Previous, Replace};
 use crate::partial;
 use crate::policy::PolicySpec;
 use crate::report::charts::{Source, compare_charts};
@@ -13,7 +14,7 @@ use crate::report::{
 };
 use crate::runner::Shard;
 use crate::scenario::{self, Overrides, Scenario};
-use crate::simulation::Simulation;
+use crate::simulation::{Results, Simulation};
 use anyhow::{Context, Result};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -33,6 +34,13 @@ pub struct RunArgs {
     pub shard: Option<Shard>,
     /// Chart formats, size and axes (no formats: no charts).
     pub charts: ChartOptions,
+    /// `--force`: replace an output folder that holds something other than this scenario's
+    /// results.
+    pub force: bool,
+    /// `--max-memory`: refuse runs estimated to need more (default: the machine's memory).
+    pub max_memory: Option<u64>,
+    /// Stops the run when set (the command line sets it on SIGINT and SIGTERM).
+    pub cancel: Cancel,
 }
 
 /// What a command wrote.
@@ -42,6 +50,25 @@ pub struct RunOutcome {
     pub out: PathBuf,
     /// Files written.
     pub files: Vec<PathBuf>,
+    /// What the output folder held before.
+    pub previous: Previous,
+}
+
+impl RunOutcome {
+    /// What to tell the user about the folder's earlier content, if anything.
+    pub fn note(&self) -> Option<String> {
+        match &self.previous {
+            Previous::Nothing => None,
+            Previous::SameScenario => Some(format!(
+                "replaced the earlier results of this scenario in {}",
+                self.out.display()
+            )),
+            Previous::Forced(what) => Some(format!(
+                "--force: replaced {what} in {}",
+                self.out.display()
+            )),
+        }
+    }
 }
 
 /// The default output folder of a scenario.
@@ -49,30 +76,101 @@ pub fn default_out(name: &str) -> PathBuf {
     Path::new("results").join(name)
 }
 
-/// `specprobe run`: simulate a scenario and write its results.
-pub fn run(args: &RunArgs) -> Result<RunOutcome> {
-    let mut sim = Simulation::from_file(&args.scenario)?.overrides(args.overrides);
+fn replace(force: bool) -> Replace {
+    if force {
+        Replace::Any
+    } else {
+        Replace::SameScenario
+    }
+}
+
+/// Opens the output folder (locked, checked replaceable, a staging folder beside it), naming
+/// `--out` when it cannot be used.
+fn open_out(path: &Path, scenario: &str, kind: &str, force: bool) -> Result<Destination> {
+    Destination::open(path, scenario, kind, replace(force)).with_context(|| {
+        format!(
+            "--out: {} cannot be used as the output folder",
+            path.display()
+        )
+    })
+}
+
+/// Writes `results` into the staging folder of `dest` and swaps them in.
+fn write_and_commit(
+    results: &Results,
+    dest: Destination,
+    charts: &ChartOptions,
+    cancel: &Cancel,
+) -> Result<RunOutcome> {
+    let out = dest.path().to_path_buf();
+    let files = results.write_to(&dest.staging(), charts).with_context(|| {
+        format!(
+            "writing results for {} (nothing there was changed)",
+            out.display()
+        )
+    })?;
+    let previous = dest.commit(cancel)?;
+    Ok(RunOutcome {
+        out,
+        files,
+        previous,
+    })
+}
+
+/// The checked simulation of `args` (file, overrides, threads, shard, limits, cancel flag).
+fn simulation(args: &RunArgs) -> Result<Simulation> {
+    let mut sim = Simulation::from_file(&args.scenario)?
+        .overrides(args.overrides)
+        .cancel(args.cancel.clone());
     if let Some(t) = args.threads {
         sim = sim.threads(t);
     }
     if let Some(shard) = args.shard {
         sim = sim.shard(shard);
     }
-    // Overrides are checked and the output folder proven writable before simulating.
-    let name = sim.checked()?.name().to_string();
+    if let Some(m) = args.max_memory {
+        sim = sim.max_memory(m);
+    }
+    Ok(sim)
+}
+
+/// Warns before a run estimated to take more than an hour.
+fn warn_if_long(sim: &Simulation) {
+    if let Ok(e) = sim.estimate()
+        && let Some(seconds) = e.seconds()
+        && seconds > 3600.0
+    {
+        tracing::warn!(
+            "this run {}; Ctrl-C stops it and leaves earlier results as they were",
+            e.describe()
+        );
+    }
+}
+
+/// `specprobe run`: simulate a scenario and write its results.
+pub fn run(args: &RunArgs) -> Result<RunOutcome> {
+    let sim = simulation(args)?;
+    // Overrides, shard and memory are checked and the output folder locked before simulating.
+    let checked = sim.checked()?;
+    let name = checked.name().to_string();
     let default = match args.shard {
         None => default_out(&name),
         Some(s) => default_out(&name).join(format!("shard-{}-of-{}", s.index, s.count)),
     };
-    let out = prepare_dir(args.out.as_deref().unwrap_or(&default))?;
+    let kind = if args.shard.is_some() {
+        "partial"
+    } else {
+        checked.kind()
+    };
+    let dest = open_out(
+        args.out.as_deref().unwrap_or(&default),
+        &name,
+        kind,
+        args.force,
+    )?;
+    warn_if_long(&sim);
     let results = sim.run()?;
-    let files = results
-        .write_to(&out, &args.charts)
-        .with_context(|| format!("writing results into {}", out.path().display()))?;
-    Ok(RunOutcome {
-        out: out.path().to_path_buf(),
-        files,
-    })
+    write_and_commit(&results, dest, &args.charts, &args.cancel)
 }
 
 /// Arguments of `specprobe merge`.
@@ -84,57 +182,79 @@ pub struct MergeArgs {
     pub out: Option<PathBuf>,
     /// Charts.
     pub charts: ChartOptions,
+    /// `--force`, as for `run`.
+    pub force: bool,
+    /// Stops writing when set.
+    pub cancel: Cancel,
 }
 
 /// `specprobe merge`: combines every shard's partial result into the outputs of the unsharded
-/// run (byte-identical `summary.json` and `curves.csv`).
+/// run (byte-identical `summary.json`, `curves.csv` and `runs.csv`).
 pub fn merge(args: &MergeArgs) -> Result<RunOutcome> {
     let results = partial::merge(&args.inputs)?;
-    let out = prepare_dir(
-        &args
-            .out
-            .clone()
-            .unwrap_or_else(|| default_out(results.name())),
-    )?;
-    let files = results
-        .write_to(&out, &args.charts)
-        .with_context(|| format!("writing results into {}", out.path().display()))?;
-    Ok(RunOutcome {
-        out: out.path().to_path_buf(),
-        files,
-    })
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(results.name()));
+    let dest = open_out(&out, results.name(), results.kind(), args.force)?;
+    write_and_commit(&results, dest, &args.charts, &args.cancel)
 }
 
-/// Creates the output folder and proves it writable, naming `--out` when it is not.
-fn prepare_dir(path: &Path) -> Result<OutputDir> {
-    OutputDir::prepare(path).with_context(|| {
-        format!(
-            "--out: {} cannot be used as the output folder (pass another --out)",
-            path.display()
-        )
-    })
+/// Whether a file of a results folder is data `plot` keeps (charts and the report it redraws).
+fn is_data(name: &str) -> bool {
+    !(name.ends_with(".png")
+        || name.ends_with(".svg")
+        || name == "report.md"
+        || name == crate::output::MARKER)
 }
 
 /// `specprobe plot`: re-renders the charts and `report.md` of saved results, without simulating.
-pub fn plot(dir: &Path, charts: &ChartOptions) -> Result<RunOutcome> {
+/// The folder is replaced whole: its data files and the new charts and report.
+pub fn plot(dir: &Path, charts: &ChartOptions, cancel: &Cancel) -> Result<RunOutcome> {
     let kind = saved_kind(dir)?;
-    let out = OutputDir::prepare(dir)
-        .with_context(|| format!("the results folder {} must be writable", dir.display()))?;
-    let files = if kind == "identification" {
-        let summary = load_identification(dir)?;
-        identification::render_report(&out, &summary, charts)
-    } else if kind == "sweep" {
-        let summary = crate::report::load_sweep(dir)?;
-        crate::report::sweep::render_report(&out, &summary, charts)
-    } else {
-        let (summary, rows) = load_saved(dir)?;
-        render_report(&out, &summary, &rows, charts)
+    // Everything is read and checked before the folder is touched.
+    let saved = match kind.as_str() {
+        "identification" => Saved::Identification(load_identification(dir)?),
+        "sweep" => Saved::Sweep(crate::report::load_sweep(dir)?),
+        _ => {
+            let (summary, rows) = load_saved(dir)?;
+            Saved::Regret(summary, rows)
+        }
+    };
+    let scenario = match &saved {
+        Saved::Identification(s) => s.scenario.clone(),
+        Saved::Sweep(s) => s.scenario.clone(),
+        Saved::Regret(s, _) => s.scenario.clone(),
+    };
+    let dest = Destination::open(dir, &scenario, &kind, Replace::SameScenario)
+        .with_context(|| format!("the results folder {} cannot be rewritten", dir.display()))?;
+    let staging = dest.staging();
+    staging.copy_data_from(dir, is_data)?;
+    let files = match &saved {
+        Saved::Identification(s) => identification::render_report(&staging, s, charts),
+        Saved::Sweep(s) => crate::report::sweep::render_report(&staging, s, charts),
+        Saved::Regret(s, rows) => render_report(&staging, s, rows, charts),
     }
-    .with_context(|| format!("rendering into {}", dir.display()))?;
+    .with_context(|| {
+        format!(
+            "rendering into {} (nothing there was changed)",
+            dir.display()
+        )
+    })?;
+    let out = dest.path().to_path_buf();
+    let previous = dest.commit(cancel)?;
     Ok(RunOutcome {
-        out: dir.to_path_buf(),
+        out,
         files,
+        previous,
     })
+}
+
+/// Saved results of any kind, read back for `plot`.
+enum Saved {
+    Regret(RegretSummary, Vec<crate::report::curves::CurveRow>),
+    Identification(crate::report::identification::IdentificationSummary),
+    Sweep(crate::report::sweep::SweepSummary),
 }
 
 /// Arguments of `specprobe compare`.
@@ -192,26 +312,35 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
             }
         });
     }
-    let out_path = args.out.clone().unwrap_or_else(|| {
-        let joined: Vec<&str> = names.iter().map(String::as_str).collect();
-        default_out(&format!("compare-{}", joined.join("-vs-")))
-    });
-    let out = prepare_dir(&out_path)?;
+    let joined: Vec<&str> = names.iter().map(String::as_str).collect();
+    let compare_name = format!("compare-{}", joined.join("-vs-"));
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&compare_name));
+    let dest = open_out(&out_path, &compare_name, "comparison", args.run.force)?;
+    let out = dest.staging();
     let mut loaded = Vec::new();
-    for (input, name) in args.inputs.iter().zip(&names) {
-        let dir = if input.is_dir() {
-            input.clone()
+    for (i, (input, name)) in args.inputs.iter().zip(&names).enumerate() {
+        if input.is_dir() {
+            loaded.push(load_saved(input)?);
+            continue;
+        }
+        // Each scenario's own full results go into a subfolder of the comparison.
+        let sub = if names.iter().filter(|n| *n == name).count() > 1 {
+            out.subfolder(&format!("{name}-{}", i + 1))?
         } else {
-            // Each scenario's own full results go into a subfolder of the comparison.
-            let sub = out_path.join(name);
-            run(&RunArgs {
-                scenario: input.clone(),
-                out: Some(sub.clone()),
-                ..args.run.clone()
-            })?;
-            sub
+            out.subfolder(name)?
         };
-        loaded.push(load_saved(&dir)?);
+        let results = simulation(&RunArgs {
+            scenario: input.clone(),
+            ..args.run.clone()
+        })?
+        .run()?;
+        results
+            .write_to(&sub, &args.run.charts)
+            .with_context(|| format!("writing the results of {}", input.display()))?;
+        loaded.push(load_saved(sub.staging_path())?);
     }
     // Labels: the scenario names, made unique with the input's position when they repeat.
     let labels: Vec<String> = names
@@ -266,15 +395,26 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
         .collect();
     let md = compare_report(&table, &embedded(&rendered, &args.run.charts));
     files.push(out.write("report.md", md.as_bytes())?);
+    let previous = dest.commit(&args.run.cancel)?;
     Ok(RunOutcome {
-        out: out.path().to_path_buf(),
+        out: out_path,
         files,
+        previous,
     })
 }
 
 /// `specprobe validate`: the checked scenario, its UCR-T1 optimum and bounds, as text.
+/// Also says what the scenario needs (memory, work) and refuses one that would not fit in this
+/// machine's memory.
 pub fn validate(path: &Path) -> Result<String> {
-    Ok(describe::describe(&scenario::load(path)?))
+    let loaded = scenario::load(path)?;
+    let mut text = describe::describe(&loaded);
+    let estimate = Simulation::new(loaded).estimate()?;
+    estimate
+        .check(None)
+        .with_context(|| format!("{} is valid but cannot run here", path.display()))?;
+    let _ = writeln!(text, "resources: the run {}", estimate.describe());
+    Ok(text)
 }
 
 /// `specprobe policies`: every policy, its parameters with defaults, and what it does.

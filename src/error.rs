@@ -38,12 +38,12 @@ impl Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     /// The file could not be read.
-    #[error("cannot read scenario file {path}: {error}")]
+    #[error("cannot read scenario file {path}: {error}", path = path.display())]
     Read {
         /// The file.
         path: PathBuf,
-        /// The underlying error.
-        error: std::io::Error,
+        /// Why (it must be a regular UTF-8 file of at most 16 MiB).
+        error: crate::input::ReadError,
     },
     /// The file is not valid RON for the schema (syntax, unknown or missing field, wrong type).
     #[error("{}", problem.at(path))]

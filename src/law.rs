@@ -261,15 +261,22 @@ impl Checks {
         }
     }
 
-    /// Finite bounds with `lo < hi`.
+    /// Finite bounds with `lo < hi` and a finite width (`hi − lo` may overflow even when both
+    /// are finite, and every mean and draw is computed from it).
     fn interval(&self, lo: f64, hi: f64) -> Result<(), LawError> {
         self.finite("lo", lo)?;
         self.finite("hi", hi)?;
-        if lo < hi {
-            Ok(())
-        } else {
-            Err(self.fail("hi", "must be greater than `lo`", hi))
+        if lo >= hi {
+            return Err(self.fail("hi", "must be greater than `lo`", hi));
         }
+        if !(hi - lo).is_finite() {
+            return Err(self.fail(
+                "hi",
+                "must lie within a finite distance of `lo` (hi − lo overflows)",
+                hi,
+            ));
+        }
+        Ok(())
     }
 
     fn bernoulli(&self, p: f64) -> Result<Built, LawError> {

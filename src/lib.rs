@@ -22,6 +22,8 @@
 //! The simulator never reads files and the report never simulates. [`commands`] holds what
 //! each CLI command does; the binary only parses arguments.
 
+pub mod budget;
+pub mod cancel;
 pub mod channel;
 pub mod commands;
 pub mod cost;
@@ -29,6 +31,7 @@ pub mod crn;
 pub mod error;
 pub mod holding;
 pub mod identify;
+pub mod input;
 pub mod law;
 pub mod occupancy;
 pub mod output;
@@ -48,8 +51,10 @@ pub mod simulation;
 pub mod stats;
 pub mod theory;
 
+pub use cancel::Cancel;
 pub use error::ScenarioError;
 pub use identify::Identifier;
+pub use output::Replace;
 pub use policy::Policy;
 /// The random-number crate of [`Policy`] and [`Identifier`]: `use specprobe::rand::RngExt` gives
 /// the sampling methods, with no separate dependency to keep in step.

@@ -1,6 +1,8 @@
 //! The `specprobe` command line: parses arguments, installs logging, calls the library.
 
 use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
+use specprobe::Cancel;
+use specprobe::budget::parse_bytes;
 use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
 use specprobe::report::{
     AxisMode, Band, ChartOptions, Format, ValueAxis, parse_formats, parse_size,
@@ -42,6 +44,19 @@ struct OverrideArgs {
     /// Worker threads [default: one per core]; results do not depend on it.
     #[arg(long, value_parser = value_parser!(u64).range(1..4096))]
     threads: Option<u64>,
+    /// Refuse runs estimated to need more memory than this (e.g. 8G) [default: this machine's
+    /// physical memory].
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+}
+
+/// Replacing an output folder.
+#[derive(Debug, Args)]
+struct ForceArg {
+    /// Replace the output folder even when it holds another scenario's results or files
+    /// specprobe did not write (they are deleted).
+    #[arg(long)]
+    force: bool,
 }
 
 /// A list of chart formats (one flag value, comma-separated).
@@ -104,6 +119,8 @@ enum Command {
         #[arg(long, value_name = "I/N")]
         shard: Option<Shard>,
         #[command(flatten)]
+        force: ForceArg,
+        #[command(flatten)]
         charts: ChartArgs,
     },
     /// Combine the partial.json of every shard into the outputs of the unsharded run.
@@ -114,6 +131,8 @@ enum Command {
         /// Output folder [default: results/<scenario name>].
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        force: ForceArg,
         #[command(flatten)]
         charts: ChartArgs,
     },
@@ -134,6 +153,8 @@ enum Command {
         out: Option<PathBuf>,
         #[command(flatten)]
         overrides: OverrideArgs,
+        #[command(flatten)]
+        force: ForceArg,
         #[command(flatten)]
         charts: ChartArgs,
     },
@@ -169,11 +190,42 @@ fn init_tracing(verbose: u8) {
         .try_init();
 }
 
+/// SIGINT and SIGTERM set the cancel flag (the run stops within a second, leaves earlier results
+/// as they were, and the process exits with 128 + the signal); a second one exits at once.
+fn install_signal_handlers(cancel: &Cancel) {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let again = Arc::new(AtomicBool::new(false));
+        for signal in [SIGINT, SIGTERM] {
+            let _ = signal_hook::flag::register_conditional_shutdown(
+                signal,
+                128 + signal,
+                Arc::clone(&again),
+            );
+            let _ = signal_hook::flag::register(signal, Arc::clone(&again));
+            let _ = signal_hook::flag::register_usize(signal, cancel.flag(), signal as usize);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = cancel;
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.verbose);
-    match execute(cli.command) {
+    let cancel = Cancel::new();
+    install_signal_handlers(&cancel);
+    match execute(cli.command, &cancel) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if cancel.is_cancelled() => {
+            eprintln!("specprobe: {err:#}");
+            eprintln!("specprobe: stopped; earlier results were left as they were");
+            let code = cancel.signal().map_or(130, |s| 128 + s);
+            ExitCode::from(u8::try_from(code).unwrap_or(1))
+        }
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE
@@ -185,7 +237,9 @@ fn run_args(
     scenario: PathBuf,
     out: Option<PathBuf>,
     o: OverrideArgs,
+    force: ForceArg,
     charts: &ChartArgs,
+    cancel: &Cancel,
 ) -> RunArgs {
     RunArgs {
         scenario,
@@ -198,40 +252,48 @@ fn run_args(
         threads: o.threads.map(|t| t as usize),
         shard: None,
         charts: charts.options(),
+        force: force.force,
+        max_memory: o.max_memory,
+        cancel: cancel.clone(),
     }
 }
 
-fn execute(command: Command) -> anyhow::Result<()> {
+fn execute(command: Command, cancel: &Cancel) -> anyhow::Result<()> {
     let outcome = match command {
         Command::Run {
             scenario,
             out,
             overrides,
             shard,
+            force,
             charts,
         } => commands::run(&RunArgs {
             shard,
-            ..run_args(scenario, out, overrides, &charts)
+            ..run_args(scenario, out, overrides, force, &charts, cancel)
         })?,
         Command::Merge {
             inputs,
             out,
+            force,
             charts,
         } => commands::merge(&MergeArgs {
             inputs,
             out,
             charts: charts.options(),
+            force: force.force,
+            cancel: cancel.clone(),
         })?,
-        Command::Plot { results, charts } => commands::plot(&results, &charts.options())?,
+        Command::Plot { results, charts } => commands::plot(&results, &charts.options(), cancel)?,
         Command::Compare {
             inputs,
             out,
             overrides,
+            force,
             charts,
         } => commands::compare(&CompareArgs {
             inputs,
             out,
-            run: run_args(PathBuf::new(), None, overrides, &charts),
+            run: run_args(PathBuf::new(), None, overrides, force, &charts, cancel),
         })?,
         Command::Validate { scenario } => {
             print!("{}", commands::validate(&scenario)?);
@@ -244,6 +306,9 @@ fn execute(command: Command) -> anyhow::Result<()> {
     };
     for f in &outcome.files {
         println!("wrote {}", f.display());
+    }
+    if let Some(note) = outcome.note() {
+        eprintln!("note: {note}");
     }
     Ok(())
 }

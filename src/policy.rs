@@ -28,7 +28,7 @@ mod ucb1;
 
 pub use cascade_kl_ucb::{CascadeKlUcb, CascadeKlUcbSpec};
 pub use cascade_ucb1::{CascadeUcb1, CascadeUcb1Spec};
-pub use cc_ucb::{CcUcb, CcUcbKnownCostSpec, CcUcbSpec, DEFAULT_ALPHA, DEFAULT_EPSILON};
+pub use cc_ucb::{CcUcb, CcUcbKnownCostSpec, CcUcbSpec, DEFAULT_ALPHA, DEFAULT_EPSILON, MAX_ALPHA};
 pub use custom::{CustomPolicy, PolicyFactory};
 pub use d_cc_ucb::{DCcUcb, DCcUcbSpec};
 pub use estimates::Estimates;
@@ -130,9 +130,31 @@ impl ParamError {
         } else {
             Err(ParamError {
                 param,
-                rule: format!("must be a positive finite number (got {value})"),
+                rule: format!("must be a positive finite number (got {value:?})"),
             })
         }
+    }
+
+    /// `param` must be a finite number in `(0, max]`.
+    pub fn within(param: &'static str, value: f64, max: f64) -> Result<(), ParamError> {
+        if value.is_finite() && value > 0.0 && value <= max {
+            Ok(())
+        } else {
+            Err(ParamError {
+                param,
+                rule: format!("must be a positive finite number at most {max} (got {value:?})"),
+            })
+        }
+    }
+
+    /// CC-UCB's exploration parameter α: in `(0, MAX_ALPHA]`.
+    pub fn alpha(value: f64) -> Result<(), ParamError> {
+        ParamError::within("alpha", value, MAX_ALPHA)
+    }
+
+    /// CC-UCB's cost floor ε: in `(0, 1]` (costs lie in [0, 1]).
+    pub fn epsilon(value: f64) -> Result<(), ParamError> {
+        ParamError::within("epsilon", value, 1.0)
     }
 
     /// `param` (a list length) must lie in `1..=k`.

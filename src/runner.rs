@@ -7,6 +7,7 @@
 //! on which thread or shard ran it. Runs fold into [`PolicyStats`] whose merge is exact, so rayon
 //! may split and join the work any way it likes and the output bytes never change.
 
+use crate::cancel::{Cancel, Cancelled};
 use crate::channel::{Environment, Paths};
 use crate::crn::RunKey;
 use crate::identify::confidence::{Params, Setting};
@@ -42,6 +43,16 @@ impl Shard {
     /// Whether run `run` belongs to this shard.
     pub fn contains(&self, run: u64) -> bool {
         run % self.count == self.index
+    }
+
+    /// How many of the runs `0..runs` this shard holds.
+    pub fn runs_of(&self, runs: u64) -> u64 {
+        runs / self.count + u64::from(self.index < runs % self.count)
+    }
+
+    /// The `i`-th run of this shard (`i < runs_of(runs)`).
+    pub fn run(&self, i: u64) -> u64 {
+        self.index + i * self.count
     }
 
     /// Whether this is the whole job.
@@ -88,6 +99,8 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// The runs to simulate.
     pub shard: Shard,
+    /// Stops the runs when set.
+    pub cancel: Cancel,
 }
 
 /// Results of a regret scenario: per experiment, per policy (scenario order).
@@ -106,6 +119,9 @@ pub enum RunError {
     /// be simulated.
     #[error("{0:?} is a user's policy known here by its name only; it cannot be simulated")]
     NotRunnable(String),
+    /// The run was stopped through its [`Cancel`] flag.
+    #[error(transparent)]
+    Cancelled(#[from] Cancelled),
     /// Rayon could not start its workers.
     #[error("cannot start {threads} worker threads: {error}")]
     ThreadPool {
@@ -153,7 +169,7 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, 
         }
     }
     let shard = opts.shard;
-    let shard_runs = s.runs / shard.count + u64::from(shard.index < s.runs % shard.count);
+    let shard_runs = shard.runs_of(s.runs);
     let total = s.experiments.len() as u64 * shard_runs;
     info!(
         scenario = %s.name,
@@ -182,12 +198,14 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, 
                 .iter()
                 .map(|exp| {
                     let worker = || Worker::new(s, exp, &checkpoints);
-                    (0..s.runs)
+                    (0..shard_runs)
                         .into_par_iter()
-                        .filter(|&r| shard.contains(r))
+                        .map(|i| shard.run(i))
                         .fold(worker, |mut w, run| {
-                            w.run(run);
-                            progress.inc();
+                            if !opts.cancel.is_cancelled() {
+                                w.run(run, &opts.cancel);
+                                progress.inc();
+                            }
                             w
                         })
                         .map(|w| w.stats)
@@ -204,6 +222,7 @@ pub fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, 
                 .collect()
         })
     };
+    opts.cancel.check()?;
     let elapsed = started.elapsed();
     info!(
         seconds = elapsed.as_secs_f64(),
@@ -249,7 +268,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Run `run`: the benchmark, then every policy, on the run's sample paths.
-    fn run(&mut self, run: u64) {
+    fn run(&mut self, run: u64, cancel: &Cancel) {
         let env = &self.exp.env;
         let key = RunKey::new(self.s.seed, self.domain, run);
         self.benchmark.reset();
@@ -262,6 +281,7 @@ impl<'a> Worker<'a> {
             paths: &mut self.paths,
             record: &mut self.benchmark,
             list: &mut self.list,
+            cancel,
         });
         for (entry, stats) in self.s.policies.iter().zip(&mut self.stats) {
             self.record.reset();
@@ -277,6 +297,7 @@ impl<'a> Worker<'a> {
                 paths: &mut self.paths,
                 record: &mut self.record,
                 list: &mut self.list,
+                cancel,
             });
             self.record.set_realized(&self.benchmark);
             stats.absorb(run, &self.record);
@@ -293,6 +314,7 @@ struct Episode<'a> {
     paths: &'a mut Paths,
     record: &'a mut RunRecord,
     list: &'a mut Vec<usize>,
+    cancel: &'a Cancel,
 }
 
 impl PolicyVisitor for Episode<'_> {
@@ -308,6 +330,7 @@ impl PolicyVisitor for Episode<'_> {
             self.paths,
             self.record,
             self.list,
+            self.cancel,
         );
     }
 }
@@ -406,9 +429,10 @@ pub fn run_identification(
     {
         return Err(RunError::NotRunnable(cell.name.clone()));
     }
-    let runs: Vec<u64> = (0..s.runs).filter(|&r| opts.shard.contains(r)).collect();
-    let total = (cells.len() * runs.len()) as u64;
-    info!(scenario = %s.name, cells = cells.len(), runs = runs.len(), "identifying: {total} runs");
+    let shard = opts.shard;
+    let shard_runs = shard.runs_of(s.runs);
+    let total = (cells.len() as u64).saturating_mul(shard_runs);
+    info!(scenario = %s.name, cells = cells.len(), runs = shard_runs, "identifying: {total} runs");
     let pool = thread_pool(opts.threads)?;
     let progress = Progress::new(
         tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty),
@@ -427,11 +451,15 @@ pub fn run_identification(
                 let cap = s.sample_cap;
                 let problem = problem(cell);
                 let algorithm = &s.algorithms[cell.algorithm];
-                cell.stats = runs
-                    .par_iter()
+                cell.stats = (0..shard_runs)
+                    .into_par_iter()
+                    .map(|i| shard.run(i))
                     .fold(
                         || (IdentifyStats::new(), Vec::with_capacity(arms.k())),
-                        |(mut stats, mut answer), &run| {
+                        |(mut stats, mut answer), run| {
+                            if opts.cancel.is_cancelled() {
+                                return (stats, answer);
+                            }
                             let mut rng = stream(s.seed, domain, run);
                             let outcome = algorithm
                                 .build(&problem)
@@ -441,6 +469,7 @@ pub fn run_identification(
                                     cap,
                                     rng: &mut rng,
                                     answer: &mut answer,
+                                    cancel: &opts.cancel,
                                 });
                             stats.absorb(run, &outcome);
                             progress.inc();
@@ -455,6 +484,7 @@ pub fn run_identification(
             });
         });
     }
+    opts.cancel.check()?;
     info!(
         seconds = started.elapsed().as_secs_f64(),
         "identification finished"
@@ -468,12 +498,20 @@ struct Identify<'a> {
     cap: u64,
     rng: &'a mut SimRng,
     answer: &'a mut Vec<usize>,
+    cancel: &'a Cancel,
 }
 
 impl IdentifierVisitor for Identify<'_> {
     type Output = IdentifyOutcome;
 
     fn visit<I: Identifier>(self, mut algorithm: I) -> Self::Output {
-        crate::identify::identify(self.arms, &mut algorithm, self.cap, self.rng, self.answer)
+        crate::identify::identify(
+            self.arms,
+            &mut algorithm,
+            self.cap,
+            self.rng,
+            self.answer,
+            self.cancel,
+        )
     }
 }

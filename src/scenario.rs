@@ -126,6 +126,24 @@ impl Scenario {
         })
     }
 
+    /// `regret`, `identification` or `sweep`: the `kind` of its `summary.json`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Scenario::Regret(_) => "regret",
+            Scenario::Identification(_) => "identification",
+            Scenario::Sweep(_) => "sweep",
+        }
+    }
+
+    /// Runs per policy (or per identification cell; per sweep cell).
+    pub fn runs(&self) -> u64 {
+        match self {
+            Scenario::Regret(s) => s.runs,
+            Scenario::Identification(s) => s.runs,
+            Scenario::Sweep(s) => s.cells.first().map_or(0, |c| c.runs),
+        }
+    }
+
     /// A hash (hex) of everything that determines the results and outputs, used to check that
     /// shards belong together.
     pub fn fingerprint(&self) -> String {
@@ -384,11 +402,14 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     parse(&read(path)?, path)
 }
 
-/// Reads a scenario file's text.
+/// Reads a scenario file's text (a regular file of at most
+/// [`MAX_SCENARIO_BYTES`](crate::input::MAX_SCENARIO_BYTES)).
 pub fn read(path: &Path) -> Result<String, ScenarioError> {
-    std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        path: path.to_path_buf(),
-        error: source,
+    crate::input::read_text(path, crate::input::MAX_SCENARIO_BYTES).map_err(|error| {
+        ScenarioError::Read {
+            path: path.to_path_buf(),
+            error,
+        }
     })
 }
 
@@ -435,7 +456,7 @@ pub fn ron_options() -> ron::Options {
         .with_default_extension(Extensions::IMPLICIT_SOME | Extensions::UNWRAP_VARIANT_NEWTYPES)
 }
 
-fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
+pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
     // A policy written bare (`CcUcb`) is parsed as `CcUcb()`: serde cannot look ahead for the
     // parenthesis, and recovering from the failed attempt would leave serde_path_to_error
     // reporting the wrong field for a later error. Positions are mapped back to the file's.
@@ -531,7 +552,7 @@ impl Checker<'_> {
             is_safe_name(name),
             path,
             format!(
-                "must be non-empty and use only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {name:?})"
+                "must be 1 to {MAX_NAME} characters, only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {name:?})"
             ),
         );
     }
@@ -550,8 +571,13 @@ impl Checker<'_> {
     }
 }
 
+/// Longest scenario name: it names the output folder, beside which the lock and staging
+/// folders add a few characters, all within a file name's 255 bytes.
+pub const MAX_NAME: usize = 100;
+
 pub(crate) fn is_safe_name(s: &str) -> bool {
     !s.is_empty()
+        && s.len() <= MAX_NAME
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
         && !s.starts_with('.')
@@ -635,7 +661,27 @@ fn check_sweep(mut raw: RawRegret, source: &Source, ck: &mut Checker) -> Option<
         );
         return None;
     }
+    // Every cell is a full scenario held until the end: the channels of all cells together
+    // are bounded before any cell is expanded (a cell sweeping a count may hold more).
+    let per_cell = base.as_ref().map_or(0, |b| {
+        b.experiments
+            .iter()
+            .map(|e| e.env.len() as u64)
+            .sum::<u64>()
+    });
+    let total = per_cell.saturating_mul(spec.values.len() as u64);
+    if total > MAX_CHANNELS {
+        ck.fail(
+            &at_values,
+            format!(
+                "{} cells of {per_cell} channels hold {total} channels in all; at most {MAX_CHANNELS} are supported",
+                spec.values.len()
+            ),
+        );
+        return None;
+    }
     let mut cells = Vec::new();
+    let mut cell_channels = 0u64;
     for (i, &v) in spec.values.iter().enumerate() {
         let at = at_values.index(i);
         if !ck.require(
@@ -679,6 +725,19 @@ fn check_sweep(mut raw: RawRegret, source: &Source, ck: &mut Checker) -> Option<
             );
         }
         if let (Some(cell), true) = (cell, own.is_empty()) {
+            cell_channels = cell_channels.saturating_add(
+                cell.experiments
+                    .iter()
+                    .map(|e| e.env.len() as u64)
+                    .sum::<u64>(),
+            );
+            if cell_channels > MAX_CHANNELS {
+                ck.fail(
+                    &at,
+                    format!("the cells up to this value hold {cell_channels} channels in all; at most {MAX_CHANNELS} are supported"),
+                );
+                return None;
+            }
             cells.push(cell);
         }
     }
@@ -800,6 +859,22 @@ fn check_experiments(
                 reference: BTreeMap::new(),
             });
         }
+    }
+    // Every configuration's channels are held at once: their total is bounded before any
+    // configuration is expanded.
+    let total = raw
+        .grid
+        .iter()
+        .map(|c| channel_count(&c.channels))
+        .fold(0u64, u64::saturating_add);
+    if total > MAX_CHANNELS {
+        ck.fail(
+            &root.field("grid"),
+            format!(
+                "its configurations hold {total} channels in all; at most {MAX_CHANNELS} are supported"
+            ),
+        );
+        return (experiments, sizes);
     }
     let labels: BTreeSet<&str> = policies.iter().map(|p| p.label.as_str()).collect();
     let mut seen = BTreeSet::new();

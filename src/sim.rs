@@ -12,6 +12,7 @@
 //! benchmark epoch; realised regret is filled in afterwards from the benchmark's run on the
 //! same sample paths ([`RunRecord::set_realized`]).
 
+use crate::cancel::{CHECK_MASK, Cancel};
 use crate::channel::{Environment, Paths};
 use crate::crn;
 use crate::policy::Policy;
@@ -20,7 +21,8 @@ use crate::rng::SimRng;
 
 /// Runs one episode of `horizon` slots, recording cumulative metrics at `checkpoints` (increasing,
 /// the last one equal to `horizon`) into `record`, which must be sized for them and reset.
-/// `paths` must be reset for this run; `rng` is the policy's own stream.
+/// `paths` must be reset for this run; `rng` is the policy's own stream. Returns early, with
+/// the record incomplete, when `cancel` is set (looked at every 2¹⁶ slots).
 #[allow(clippy::too_many_arguments)]
 pub fn episode<P: Policy>(
     env: &Environment,
@@ -31,6 +33,7 @@ pub fn episode<P: Policy>(
     paths: &mut Paths,
     record: &mut RunRecord,
     list: &mut Vec<usize>,
+    cancel: &Cancel,
 ) {
     debug_assert_eq!(checkpoints.last(), Some(&horizon));
     debug_assert_eq!(record.rows.len(), checkpoints.len());
@@ -47,6 +50,9 @@ pub fn episode<P: Policy>(
     let mut next = 0;
     let mut next_t = checkpoints[0];
     for t in 1..=horizon {
+        if t & CHECK_MASK == 0 && cancel.is_cancelled() {
+            return;
+        }
         if t > epochs[epoch].last {
             while t > epochs[epoch].last {
                 epoch += 1;
@@ -154,6 +160,7 @@ mod tests {
             &mut paths,
             &mut rec,
             &mut list,
+            &Cancel::new(),
         );
         let last = rec.rows.last().unwrap();
         assert_eq!(last[Metric::PseudoRegret as usize], 0.0);
@@ -188,6 +195,7 @@ mod tests {
             &mut paths,
             &mut rec,
             &mut list,
+            &Cancel::new(),
         );
         let last = rec.rows[0];
         // Every slot finds channel 0 idle.

@@ -25,9 +25,10 @@
 //! ```
 
 use crate::ScenarioError;
+use crate::cancel::Cancel;
 use crate::channel::Environment;
 use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
-use crate::output::{OutputDir, OutputError};
+use crate::output::{Destination, OutputDir, OutputError, Replace};
 use crate::partial::Partial;
 use crate::policy::{CustomPolicy, Policy};
 use crate::report::ReportError;
@@ -63,6 +64,17 @@ pub enum SimulationError {
     /// An added label is empty or already used.
     #[error("{0:?}: labels must be non-empty and unique within the scenario")]
     Label(String),
+    /// More shards than runs: every shard must hold at least one run.
+    #[error("--shard {shard}: {runs} run{} cannot be split into {} shards (at most one shard per run)", if *runs == 1 { "" } else { "s" }, shard.count)]
+    Shard {
+        /// The shard asked for.
+        shard: Shard,
+        /// The scenario's runs.
+        runs: u64,
+    },
+    /// The scenario would need more memory than allowed.
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
     /// The runs could not start.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -77,6 +89,7 @@ pub struct Simulation {
     sharded: bool,
     policies: Vec<(String, CustomPolicy)>,
     algorithms: Vec<CustomIdentifier>,
+    max_memory: Option<u64>,
 }
 
 impl Simulation {
@@ -89,6 +102,7 @@ impl Simulation {
             sharded: false,
             policies: Vec::new(),
             algorithms: Vec::new(),
+            max_memory: None,
         }
     }
 
@@ -160,6 +174,13 @@ impl Simulation {
         self
     }
 
+    /// A flag that stops the runs when set (from another thread, or a signal handler): `run`
+    /// then returns [`RunError::Cancelled`] within a fraction of a second.
+    pub fn cancel(mut self, cancel: Cancel) -> Simulation {
+        self.options.cancel = cancel;
+        self
+    }
+
     /// Simulates only one shard's runs; its results write `partial.json` for `merge`.
     pub fn shard(mut self, shard: Shard) -> Simulation {
         self.options.shard = shard;
@@ -176,6 +197,36 @@ impl Simulation {
     /// what [`Simulation::run`] simulates.
     pub fn checked(&self) -> Result<Scenario, SimulationError> {
         let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
+        let runs = scenario.runs();
+        if self.sharded && self.options.shard.count > runs {
+            return Err(SimulationError::Shard {
+                shard: self.options.shard,
+                runs,
+            });
+        }
+        let checked = self.with_additions(scenario)?;
+        let estimate = crate::budget::Estimate::of(&checked, &self.options);
+        estimate.check(self.max_memory)?;
+        Ok(checked)
+    }
+
+    /// What the checked scenario would need: memory and work (see [`crate::budget`]).
+    pub fn estimate(&self) -> Result<crate::budget::Estimate, SimulationError> {
+        let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
+        Ok(crate::budget::Estimate::of(
+            &self.with_additions(scenario)?,
+            &self.options,
+        ))
+    }
+
+    /// Caps the memory a run may need, in bytes (default: the machine's physical memory).
+    /// A scenario whose estimate exceeds it is refused before anything is simulated.
+    pub fn max_memory(mut self, bytes: u64) -> Simulation {
+        self.max_memory = Some(bytes);
+        self
+    }
+
+    fn with_additions(&self, scenario: Scenario) -> Result<Scenario, SimulationError> {
         Ok(match scenario {
             Scenario::Regret(s) => Scenario::Regret(self.add_policies(s)?),
             Scenario::Sweep(mut s) => {
@@ -416,18 +467,46 @@ impl Results {
         }
     }
 
-    /// Writes the usual outputs into `dir` (created if needed): summary, curves, charts and
-    /// report, or a shard's `partial.json`. Returns the files written.
+    /// Writes the usual outputs into `dir` (created if needed): summary, curves, runs, charts
+    /// and report, or a shard's `partial.json`. Returns the files written.
+    ///
+    /// The set is written whole or not at all: into a staging folder beside `dir`, then
+    /// swapped in (see [`crate::output`]). `dir` may hold nothing, or earlier results of this
+    /// scenario; anything else is refused ([`Results::write_replacing`] with [`Replace::Any`]
+    /// replaces it).
     pub fn write(
         &self,
         dir: impl AsRef<Path>,
         charts: &ChartOptions,
     ) -> Result<Vec<PathBuf>, WriteError> {
-        let out = OutputDir::prepare(dir.as_ref())?;
-        self.write_to(&out, charts)
+        self.write_replacing(dir, charts, Replace::SameScenario)
     }
 
-    /// [`Results::write`] into an output folder prepared (and proven writable) beforehand.
+    /// [`Results::write`], saying what `dir` may hold and be replaced.
+    pub fn write_replacing(
+        &self,
+        dir: impl AsRef<Path>,
+        charts: &ChartOptions,
+        replace: Replace,
+    ) -> Result<Vec<PathBuf>, WriteError> {
+        let dest = Destination::open(dir.as_ref(), self.name(), self.kind(), replace)?;
+        let files = self.write_to(&dest.staging(), charts)?;
+        dest.commit(&Cancel::new())?;
+        Ok(files)
+    }
+
+    /// What the results folder will hold: `regret`, `identification`, `sweep`, or `partial`
+    /// for one shard's.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            _ if self.shard().is_some() => "partial",
+            Results::Regret(_) => "regret",
+            Results::Identification(_) => "identification",
+            Results::Sweep(_) => "sweep",
+        }
+    }
+
+    /// Writes the outputs into a folder being staged (the caller swaps it in).
     pub(crate) fn write_to(
         &self,
         out: &OutputDir,

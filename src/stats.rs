@@ -130,6 +130,25 @@ impl Moments {
         self.sum_sq.add_product(x, x);
     }
 
+    /// Whether these moments could have come from [`Moments::add`]: finite sums held in at most
+    /// 64 components (an expansion of doubles needs about 40 at most). Moments read from a
+    /// file are checked with this before use: a damaged one could otherwise make
+    /// [`Moments::std`] (quadratic in the components) run for hours.
+    pub fn is_sound(&self) -> bool {
+        let sound = |s: &ExactSum| {
+            s.components().len() <= 64
+                && s.components().iter().all(|x| x.is_finite())
+                && s.value().is_finite()
+        };
+        sound(&self.sum) && sound(&self.sum_sq)
+    }
+
+    /// `(n, Σx, Σx²)`, each sum rounded once: equal for equal multisets of values whatever
+    /// their order (for checking stored moments against the values they summarise).
+    pub fn totals(&self) -> (u64, f64, f64) {
+        (self.n, self.sum.value(), self.sum_sq.value())
+    }
+
     /// Merges another stream (exactly: any grouping gives the same result).
     pub fn merge(&mut self, other: &Moments) {
         self.n += other.n;

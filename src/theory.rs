@@ -296,19 +296,21 @@ impl Bounds {
             .map(|i| (cost[i] - theta[i]) / kl_bernoulli(theta[i], cost[i]))
             .filter(|x| x.is_finite())
             .sum();
+        // Every written number must be finite (JSON has no infinity): a bound that overflows
+        // is left out rather than written as null.
+        let bound = |alpha: Option<f64>, coefficient: f64| {
+            let at_horizon = coefficient * log_t;
+            (coefficient.is_finite() && at_horizon.is_finite()).then_some(LogBound {
+                alpha,
+                coefficient,
+                at_horizon,
+            })
+        };
         Bounds {
             assumptions_hold: true,
             violations,
-            theorem2: Some(LogBound {
-                alpha: Some(alpha),
-                coefficient: coef2,
-                at_horizon: coef2 * log_t,
-            }),
-            theorem3: Some(LogBound {
-                alpha: None,
-                coefficient: coef3,
-                at_horizon: coef3 * log_t,
-            }),
+            theorem2: bound(Some(alpha), coef2),
+            theorem3: bound(None, coef3),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::Identifier;
 use super::instance::Arms;
+use crate::cancel::{CHECK_MASK, Cancel};
 use crate::rng::SimRng;
 
 /// What one identification run ended with.
@@ -24,12 +25,16 @@ pub fn identify<I: Identifier>(
     cap: u64,
     rng: &mut SimRng,
     answer: &mut Vec<usize>,
+    cancel: &Cancel,
 ) -> IdentifyOutcome {
     let mut samples = 0u64;
     let mut capped = false;
     while let Some(arm) = algorithm.next(rng) {
         if samples == cap {
             capped = true;
+            break;
+        }
+        if samples & CHECK_MASK == CHECK_MASK && cancel.is_cancelled() {
             break;
         }
         let reward = arms.sample(arm, rng);

@@ -72,17 +72,8 @@ impl TraceFile {
             path: path.to_path_buf(),
             message,
         };
-        let meta = std::fs::metadata(path).map_err(|e| unreadable(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(unreadable("not a regular file".into()));
-        }
-        if meta.len() > MAX_TRACE_BYTES {
-            return Err(unreadable(format!(
-                "{} bytes, more than the {MAX_TRACE_BYTES} accepted",
-                meta.len()
-            )));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+        let text = crate::input::read_text(path, MAX_TRACE_BYTES)
+            .map_err(|e| unreadable(e.to_string()))?;
         TraceFile::parse(&text, path)
     }
 

@@ -19,6 +19,10 @@ use serde::{Deserialize, Serialize};
 
 /// The exploration parameter α the paper states (used wherever a scenario gives none).
 pub const DEFAULT_ALPHA: f64 = 1.5;
+
+/// Largest α accepted: beyond it exploration never ends within any horizon a run can have, and
+/// Theorem 2's bound (linear in α) stops being a number worth printing.
+pub const MAX_ALPHA: f64 = 1000.0;
 /// The floor ε of the cost's lower confidence bound.
 pub const DEFAULT_EPSILON: f64 = 1e-5;
 
@@ -66,8 +70,8 @@ impl Builtin for CcUcbSpec {
     }
     fn check(&self, _k: usize) -> Vec<ParamError> {
         [
-            ParamError::positive("alpha", self.alpha),
-            ParamError::positive("epsilon", self.epsilon),
+            ParamError::alpha(self.alpha),
+            ParamError::epsilon(self.epsilon),
         ]
         .into_iter()
         .filter_map(Result::err)
@@ -110,10 +114,7 @@ impl Builtin for CcUcbKnownCostSpec {
         "cc-ucb-known-cost"
     }
     fn check(&self, _k: usize) -> Vec<ParamError> {
-        ParamError::positive("alpha", self.alpha)
-            .err()
-            .into_iter()
-            .collect()
+        ParamError::alpha(self.alpha).err().into_iter().collect()
     }
     fn build(&self, env: &Environment) -> CcUcb {
         CcUcb::known_cost(env.mean_cost().to_vec(), self.alpha)

@@ -64,8 +64,8 @@ impl Builtin for SwCcUcbSpec {
     }
     fn check(&self, _k: usize) -> Vec<ParamError> {
         let mut errors: Vec<ParamError> = [
-            ParamError::positive("alpha", self.alpha),
-            ParamError::positive("epsilon", self.epsilon),
+            ParamError::alpha(self.alpha),
+            ParamError::epsilon(self.epsilon),
         ]
         .into_iter()
         .filter_map(Result::err)

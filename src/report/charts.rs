@@ -42,7 +42,12 @@ fn unit(u: &str) -> String {
     }
 }
 
-/// File-name fragment for a label: lowercase ASCII letters, digits and '.', other runs → '-'.
+/// Longest slug: chart names stay far below the 255 bytes a file name may have.
+const MAX_SLUG: usize = 48;
+
+/// File-name fragment for a label: lowercase ASCII letters, digits and '.', other runs → '-';
+/// a long label is cut and given a hash of the whole label, so that names stay short and
+/// distinct.
 pub(crate) fn slug(label: &str) -> String {
     let mut s = String::new();
     for c in label.chars() {
@@ -52,7 +57,15 @@ pub(crate) fn slug(label: &str) -> String {
             s.push('-');
         }
     }
-    s.trim_matches('-').to_string()
+    let s = s.trim_matches('-');
+    if s.len() <= MAX_SLUG {
+        return s.to_string();
+    }
+    format!(
+        "{}-{:08x}",
+        s[..MAX_SLUG - 9].trim_end_matches('-'),
+        crate::rng::label_hash(&[label]) as u32
+    )
 }
 
 /// `(t, mean, spread)` of a metric for one (experiment, policy), divided by `t` when `per_slot`;
@@ -932,5 +945,9 @@ mod tests {
     fn slugs_are_file_safe() {
         assert_eq!(slug("K=12 L=3 Δ=0.1"), "k-12-l-3-0.1");
         assert_eq!(slug("paper-fig1a"), "paper-fig1a");
+        let long = "a very long configuration label ".repeat(10);
+        let other = format!("{long}!");
+        assert!(slug(&long).len() <= 48, "{}", slug(&long));
+        assert_ne!(slug(&long), slug(&other));
     }
 }

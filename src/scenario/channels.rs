@@ -272,6 +272,22 @@ fn check_law(spec: &LawSpec, at: &FieldPath, ck: &mut Checker) -> Option<Law> {
     }
 }
 
+/// Largest energy or delay of one probe: cumulative sums over any horizon stay finite.
+pub(crate) const MAX_PROBE_QUANTITY: f64 = 1e12;
+
+/// Energy and delay are physical quantities: never negative, and bounded.
+fn physical(law: Law, what: &str, at: &FieldPath, ck: &mut Checker) -> Option<Law> {
+    let (lo, hi) = law.support();
+    ck.require(
+        lo >= 0.0 && hi <= MAX_PROBE_QUANTITY,
+        at,
+        format!(
+            "the {what} of a probe ranges over [{lo}, {hi}], but must lie in [0, {MAX_PROBE_QUANTITY:e}] (an {what} cannot be negative)"
+        ),
+    )
+    .then_some(law)
+}
+
 fn check_cost(
     ch: &RawChannel,
     here: &FieldPath,
@@ -296,8 +312,10 @@ fn check_cost(
         (Some(cost), None, None) => CostModel::Plain(check_law(cost, &here.field("cost"), ck)?),
         (None, energy, delay) => {
             let zero = LawSpec::Constant(0.0);
-            let e = check_law(energy.as_ref().unwrap_or(&zero), &here.field("energy"), ck);
-            let d = check_law(delay.as_ref().unwrap_or(&zero), &here.field("delay"), ck);
+            let e = check_law(energy.as_ref().unwrap_or(&zero), &here.field("energy"), ck)
+                .and_then(|l| physical(l, "energy", &here.field("energy"), ck));
+            let d = check_law(delay.as_ref().unwrap_or(&zero), &here.field("delay"), ck)
+                .and_then(|l| physical(l, "delay", &here.field("delay"), ck));
             CostModel::Split {
                 energy: e?,
                 delay: d?,

@@ -412,7 +412,26 @@ fn channel_means(
     ck: &mut Checker,
 ) -> Option<Vec<f64>> {
     let path = source.parent().unwrap_or(Path::new(".")).join(scenario);
-    let loaded = match super::load(&path) {
+    // The kind is read before the file is checked: an identification scenario referring to
+    // itself (or to another that refers back) must not recurse.
+    let text = match super::read(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            ck.fail(&at.field("scenario"), format!("cannot load it: {e}"));
+            return None;
+        }
+    };
+    if let Ok(super::raw::RawScenario::Identification(_)) = super::parse_raw(&text, &path) {
+        ck.fail(
+            &at.field("scenario"),
+            format!(
+                "{} is an identification scenario, not a regret scenario with one channel list per configuration",
+                path.display()
+            ),
+        );
+        return None;
+    }
+    let loaded = match super::parse(&text, &path) {
         Ok(Scenario::Regret(s)) => s,
         Ok(other @ (Scenario::Identification(_) | Scenario::Sweep(_))) => {
             ck.fail(

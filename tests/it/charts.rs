@@ -147,7 +147,7 @@ fn plot_redraws_exactly_what_run_drew() {
     for (name, _) in &before {
         std::fs::remove_file(out.join(name)).unwrap();
     }
-    commands::plot(&out, &options((800, 450))).unwrap();
+    commands::plot(&out, &options((800, 450)), &Default::default()).unwrap();
     for (name, bytes) in &before {
         assert!(read(name) == *bytes, "{name} differs after plot");
     }

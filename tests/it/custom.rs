@@ -137,6 +137,7 @@ fn sharded_runs_with_a_user_policy_merge_to_the_unsharded_bytes() {
         inputs: shards,
         out: Some(out.clone()),
         charts: no_charts(),
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(

@@ -43,6 +43,7 @@ fn floor_matches_engine() {
             &mut specprobe::channel::Paths::new(&env, specprobe::crn::RunKey::new(3, 0, 0)),
             &mut record,
             &mut Vec::new(),
+            &specprobe::Cancel::new(),
         );
         let (regret, reward) = handwritten::cc_ucb(&theta, &cost, 1.5, 1e-5, horizon, 3);
         assert_eq!(record.rows[0][Metric::PseudoRegret as usize], regret);

@@ -160,7 +160,7 @@ fn identification_is_deterministic_across_thread_counts_and_writes_its_outputs()
     // `plot` re-renders identification results too.
     let before = std::fs::read(out.join("samples-top2-faithful.svg")).unwrap();
     std::fs::remove_file(out.join("samples-top2-faithful.svg")).unwrap();
-    commands::plot(&out, &ChartOptions::default()).unwrap();
+    commands::plot(&out, &ChartOptions::default(), &Default::default()).unwrap();
     assert_eq!(
         std::fs::read(out.join("samples-top2-faithful.svg")).unwrap(),
         before

@@ -24,6 +24,7 @@ fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
             ..Default::default()
         },
         charts: no_charts(),
+        ..Default::default()
     })
     .unwrap();
 }
@@ -33,6 +34,7 @@ fn merge(inputs: Vec<PathBuf>, out: &Path) -> anyhow::Result<()> {
         inputs,
         out: Some(out.to_path_buf()),
         charts: no_charts(),
+        ..Default::default()
     })
     .map(|_| ())
 }
@@ -53,9 +55,10 @@ fn assert_same(a: &Path, b: &Path, files: &[&str]) {
 }
 
 fn shard_and_merge(scenario: &Path, tmp: &Path, n: u64) -> PathBuf {
+    let stem = scenario.file_stem().unwrap().to_string_lossy().into_owned();
     let dirs: Vec<PathBuf> = (0..n)
         .map(|i| {
-            let d = tmp.join(format!("n{n}-shard{i}"));
+            let d = tmp.join(format!("{stem}-n{n}-shard{i}"));
             run(scenario, &d, Some(Shard { index: i, count: n }), None);
             assert!(d.join("partial.json").exists());
             assert!(
@@ -65,7 +68,7 @@ fn shard_and_merge(scenario: &Path, tmp: &Path, n: u64) -> PathBuf {
             d
         })
         .collect();
-    let out = tmp.join(format!("merged-{n}"));
+    let out = tmp.join(format!("{stem}-merged-{n}"));
     // Shards in any order.
     merge(dirs.into_iter().rev().collect(), &out).unwrap();
     out
@@ -78,15 +81,30 @@ fn sharded_regret_runs_merge_to_the_unsharded_bytes() {
     let path = scenario_file(tmp.path(), "s.ron", &fig1a(2000, 5, policies));
     let whole = tmp.path().join("whole");
     run(&path, &whole, None, None);
-    // N = 7 > 5 runs: two shards hold no run at all.
-    for n in [1, 2, 3, 7] {
+    // N = 5 = runs: every shard holds exactly one run.
+    for n in [1, 2, 3, 5] {
         let merged = shard_and_merge(&path, tmp.path(), n);
         assert_same(
             &whole,
             &merged,
-            &["summary.json", "curves.csv", "report.md"],
+            &["summary.json", "curves.csv", "runs.csv", "report.md"],
         );
     }
+    // More shards than runs would leave shards empty: refused before anything runs, as is a
+    // count no run could ever fill.
+    for count in [6, u64::MAX] {
+        let err = commands::run(&RunArgs {
+            scenario: path.clone(),
+            out: Some(tmp.path().join("too-many")),
+            shard: Some(Shard { index: 0, count }),
+            charts: no_charts(),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("at most one shard per run"), "{err}");
+    }
+    assert!(!tmp.path().join("too-many").exists());
 }
 
 #[test]
@@ -114,7 +132,7 @@ fn sharded_grids_and_identification_merge_to_the_unsharded_bytes() {
     let path = scenario_file(tmp.path(), "id.ron", id);
     let whole = tmp.path().join("whole-id");
     run(&path, &whole, None, None);
-    for n in [2, 5] {
+    for n in [2, 3] {
         let merged = shard_and_merge(&path, tmp.path(), n);
         assert_same(&whole, &merged, &["summary.json", "identification.csv"]);
     }

@@ -167,7 +167,7 @@ fn sweeps_shard_merge_and_plot() {
     assert_eq!(summary["kind"], "sweep");
     assert_eq!(summary["cells"][1]["channels"].as_array().unwrap().len(), 8);
     let before = std::fs::read(whole.join("report.md")).unwrap();
-    specprobe::commands::plot(&whole, &ChartOptions::default()).unwrap();
+    specprobe::commands::plot(&whole, &ChartOptions::default(), &Default::default()).unwrap();
     assert_eq!(std::fs::read(whole.join("report.md")).unwrap(), before);
     assert!(whole.join("sweep-pseudo-regret.svg").exists());
 }

@@ -4,6 +4,7 @@
 //! finished statistics, or read back from saved files.
 
 pub(crate) mod charts;
+pub(crate) mod check;
 pub mod curves;
 pub(crate) mod describe;
 pub mod identification;
@@ -44,6 +45,14 @@ pub enum ReportError {
     /// A chart failed.
     #[error(transparent)]
     Chart(#[from] plots::ChartError),
+    /// Results about to be written would not read back (a bug: nothing is replaced).
+    #[error("{file} would not read back ({message}); nothing was replaced")]
+    Unreadable {
+        /// The file.
+        file: &'static str,
+        /// Why.
+        message: String,
+    },
     /// Saved results could not be read back.
     #[error("{file} in {}: {message}", dir.display())]
     Saved {
@@ -71,11 +80,22 @@ pub fn write_regret(
         file: "summary.json",
         error: source,
     })?;
+    let csv = curves::to_csv(&rows)?;
+    reads_back_regret(&json, &csv)?;
     written.push(out.write("summary.json", &json)?);
-    written.push(out.write("curves.csv", &curves::to_csv(&rows)?)?);
+    written.push(out.write("curves.csv", &csv)?);
     written.push(out.write(runs::FILE, &runs::regret(s, results)?)?);
     written.extend(render_report(out, &summary, &rows, charts)?);
     Ok(written)
+}
+
+/// What `run` writes, `plot` and `compare` must read: the summary and curves are read back and
+/// checked exactly as they will be, before anything is written.
+fn reads_back_regret(json: &[u8], csv: &[u8]) -> Result<(), ReportError> {
+    let unreadable = |file, message| ReportError::Unreadable { file, message };
+    let summary = parse_regret(json).map_err(|m| unreadable("summary.json", m))?;
+    let rows = curves::from_csv(csv).map_err(|m| unreadable("curves.csv", m))?;
+    check::regret(&summary, Some(&rows)).map_err(|m| unreadable("summary.json", m))
 }
 
 /// Draws the charts and writes `report.md` from a summary and its curves.
@@ -123,29 +143,91 @@ pub fn saved_kind(dir: &std::path::Path) -> Result<String, ReportError> {
     Ok(k.kind)
 }
 
-/// Reads `summary.json` saved by an identification run.
+/// Parses JSON, naming the field at fault (`policies[0].pseudo_regret.mean: invalid type ...`).
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.into_inner().to_string()
+        } else {
+            format!("{path}: {}", e.into_inner())
+        }
+    })?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(value)
+}
+
+/// A regret summary; when it does not parse, the body is parsed again as the variant its keys
+/// announce (a grid's `experiments`, or one experiment), so that the error names the field
+/// rather than "did not match any variant".
+fn parse_regret(bytes: &[u8]) -> Result<RegretSummary, String> {
+    let generic = match parse_json::<RegretSummary>(bytes) {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Err(generic);
+    };
+    let detail = match value.get("experiments") {
+        Some(experiments) => {
+            serde_path_to_error::deserialize::<_, Vec<summary::ExperimentSummary>>(experiments)
+                .err()
+                .map(|e| {
+                    let path = bracket(&e.path().to_string());
+                    format!("experiments{path}: {}", e.into_inner())
+                })
+        }
+        None => serde_path_to_error::deserialize::<_, summary::ExperimentSummary>(&value)
+            .err()
+            .map(|e| {
+                let path = e.path().to_string();
+                format!("{path}: {}", e.into_inner())
+            }),
+    };
+    Err(detail.unwrap_or(generic))
+}
+
+/// `[0].policies` from a path that starts with an index.
+fn bracket(path: &str) -> String {
+    if path == "." {
+        String::new()
+    } else {
+        path.to_string()
+    }
+}
+
+/// Reads `summary.json` saved by an identification run, and checks it.
 pub fn load_identification(
     dir: &std::path::Path,
 ) -> Result<identification::IdentificationSummary, ReportError> {
     let json = OutputDir::existing(dir).read("summary.json")?;
-    serde_json::from_slice(&json).map_err(|e| ReportError::Saved {
+    let saved = |message: String| ReportError::Saved {
         dir: dir.to_path_buf(),
         file: "summary.json",
-        message: format!("not an identification summary: {e}"),
-    })
+        message,
+    };
+    let summary: identification::IdentificationSummary =
+        parse_json(&json).map_err(|e| saved(format!("not an identification summary: {e}")))?;
+    check::identification(&summary).map_err(saved)?;
+    Ok(summary)
 }
 
-/// Reads `summary.json` saved by a sweep.
+/// Reads `summary.json` saved by a sweep, and checks it.
 pub fn load_sweep(dir: &std::path::Path) -> Result<sweep::SweepSummary, ReportError> {
     let json = OutputDir::existing(dir).read("summary.json")?;
-    serde_json::from_slice(&json).map_err(|e| ReportError::Saved {
+    let saved = |message: String| ReportError::Saved {
         dir: dir.to_path_buf(),
         file: "summary.json",
-        message: format!("not a sweep summary: {e}"),
-    })
+        message,
+    };
+    let summary: sweep::SweepSummary =
+        parse_json(&json).map_err(|e| saved(format!("not a sweep summary: {e}")))?;
+    check::sweep(&summary).map_err(saved)?;
+    Ok(summary)
 }
 
-/// Reads `summary.json` and `curves.csv` saved by a regret run.
+/// Reads `summary.json` and `curves.csv` saved by a regret run, and checks them together.
 pub fn load_saved(
     dir: &std::path::Path,
 ) -> Result<(RegretSummary, Vec<curves::CurveRow>), ReportError> {
@@ -156,14 +238,10 @@ pub fn load_saved(
         message,
     };
     let json = folder.read("summary.json")?;
-    let summary: RegretSummary = serde_json::from_slice(&json)
+    let summary = parse_regret(&json)
         .map_err(|e| saved("summary.json", format!("not a regret summary: {e}")))?;
-    if summary.kind != "regret" {
-        return Err(saved(
-            "summary.json",
-            format!("kind is {:?}, expected \"regret\"", summary.kind),
-        ));
-    }
+    check::regret(&summary, None).map_err(|m| saved("summary.json", m))?;
     let rows = curves::from_csv(&folder.read("curves.csv")?).map_err(|m| saved("curves.csv", m))?;
+    check::regret(&summary, Some(&rows)).map_err(|m| saved("curves.csv", m))?;
     Ok((summary, rows))
 }

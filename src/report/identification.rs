@@ -398,6 +398,15 @@ pub fn write_summary(
         file: "summary.json",
         error: source,
     })?;
+    let back: IdentificationSummary =
+        super::parse_json(&json).map_err(|message| ReportError::Unreadable {
+            file: "summary.json",
+            message,
+        })?;
+    super::check::identification(&back).map_err(|message| ReportError::Unreadable {
+        file: "summary.json",
+        message,
+    })?;
     written.push(out.write("summary.json", &json)?);
     written.push(out.write("identification.csv", &to_csv(summary)?)?);
     written.extend(render_report(out, summary, opts)?);

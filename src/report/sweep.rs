@@ -105,6 +105,15 @@ pub fn write(
         file: "summary.json",
         error: source,
     })?;
+    let back: SweepSummary =
+        super::parse_json(&json).map_err(|message| ReportError::Unreadable {
+            file: "summary.json",
+            message,
+        })?;
+    super::check::sweep(&back).map_err(|message| ReportError::Unreadable {
+        file: "summary.json",
+        message,
+    })?;
     let runs: Vec<(Option<&str>, &RegretScenario, &RegretStats)> = cells
         .iter()
         .zip(&labels)

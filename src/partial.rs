@@ -484,6 +484,14 @@ pub fn check_together(parts: &[(PathBuf, Partial)]) -> Result<(), MergeError> {
                 p.scenario, p.fingerprint, first.scenario, first.fingerprint
             )));
         }
+        if p.source_text != first.source_text
+            || p.overrides != first.overrides
+            || p.custom != first.custom
+        {
+            return Err(mismatch(
+                "the same fingerprint but a different stored scenario text, overrides or added policies (edited?)".into(),
+            ));
+        }
         if p.version != first.version {
             return Err(mismatch(format!(
                 "written by specprobe {} and {}: rerun the shards with one version",

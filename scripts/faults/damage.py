@@ -25,6 +25,11 @@ def fresh(tmp, scenario, name, extra=()):
     return out
 
 
+def truncate(path, n):
+    text = open(path).read()
+    open(path, "w").write(text[:n])
+
+
 def edit_json(path, fn):
     d = json.load(open(path))
     fn(d)
@@ -41,12 +46,12 @@ def regret_cases():
     def first_policy(d):
         return (d.get("experiments") or [d])[0]["policies"][0]
     cases = {
-        "summary truncated": lambda o: open(f"{o}/summary.json", "w").write(open(f"{o}/summary.json").read()[:300]),
+        "summary truncated": lambda o: truncate(f"{o}/summary.json", 300),
         "summary empty file": lambda o: open(f"{o}/summary.json", "w").write(""),
         "summary not json": lambda o: open(f"{o}/summary.json", "w").write("garbage"),
-        "curves truncated": lambda o: open(f"{o}/curves.csv", "w").write(open(f"{o}/curves.csv").read()[:500]),
+        "curves truncated": lambda o: truncate(f"{o}/curves.csv", 500),
         "curves empty": lambda o: open(f"{o}/curves.csv", "w").write(""),
-        "curves header only": lambda o: open(f"{o}/curves.csv", "w").write(open(f"{o}/curves.csv").readline()),
+        "curves header only": lambda o: truncate(f"{o}/curves.csv", len(open(f"{o}/curves.csv").readline())),
         "empty policies": lambda o: edit_json(f"{o}/summary.json", lambda d: d.__setitem__("policies", [])),
         "empty channels": lambda o: edit_json(f"{o}/summary.json", lambda d: d.__setitem__("channels", [])),
         "optimum index out of range": lambda o: edit_json(f"{o}/summary.json", lambda d: d["optimum"].__setitem__("list", [0, 99])),
@@ -98,7 +103,7 @@ def rename_policy(o):
 
 def identification_cases():
     return {
-        "id summary truncated": lambda o: open(f"{o}/summary.json", "w").write(open(f"{o}/summary.json").read()[:200]),
+        "id summary truncated": lambda o: truncate(f"{o}/summary.json", 200),
         "id empty results": lambda o: edit_json(f"{o}/summary.json", lambda d: d.__setitem__("results", [])),
         "id k above n": lambda o: edit_json(f"{o}/summary.json", lambda d: d["results"][0].__setitem__("k", 10**6)),
         "id huge samples": lambda o: set_raw(f"{o}/summary.json", '"mean":', '"mean":1e999,"q":'),
@@ -112,7 +117,7 @@ def sweep_cases():
         "sweep empty cells": lambda o: edit_json(f"{o}/summary.json", lambda d: d.__setitem__("cells", [])),
         "sweep table unknown value": lambda o: edit_json(f"{o}/summary.json", lambda d: d["table"][0].__setitem__("value", 123.0)),
         "sweep table empty": lambda o: edit_json(f"{o}/summary.json", lambda d: d.__setitem__("table", [])),
-        "sweep truncated": lambda o: open(f"{o}/summary.json", "w").write(open(f"{o}/summary.json").read()[:400]),
+        "sweep truncated": lambda o: truncate(f"{o}/summary.json", 400),
     }
 
 

@@ -54,7 +54,7 @@ pub struct Estimate {
 
 /// A scenario that would need more memory than allowed.
 #[derive(Clone, Debug, thiserror::Error)]
-#[error("this run would need about {} of memory, more than the {} {}; reduce the runs, the horizon's checkpoints, the channels or the configurations{}", bytes(*needed), bytes(*limit), if *from_flag { "allowed by --max-memory" } else { "this machine has" }, if *from_flag { "" } else { ", or pass --max-memory if the estimate is too cautious" })]
+#[error("this run would need about {} of memory, more than the {} {}; reduce the runs or the scenario's size (checkpoints, channels, configurations, arms){}", bytes(*needed), bytes(*limit), if *from_flag { "allowed by --max-memory" } else { "this machine has" }, if *from_flag { "" } else { ", or pass --max-memory if the estimate is too cautious" })]
 pub struct BudgetError {
     /// The estimate.
     pub needed: u64,

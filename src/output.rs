@@ -270,7 +270,9 @@ impl OutputDir {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            // A data file the user linked in is read through the link (reading is harmless)
+            // and stored as a file; folders and anything else stay behind.
+            let is_file = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file());
             if is_file && keep(name) {
                 let bytes = OutputDir::existing(from).read(name)?;
                 self.write(name, &bytes)?;

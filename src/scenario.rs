@@ -102,6 +102,9 @@ impl Scenario {
         if o.horizon == Some(0) {
             return Err(OverrideError::ZeroHorizon);
         }
+        if let Some(h) = o.horizon.filter(|&h| h > MAX_HORIZON) {
+            return Err(OverrideError::HorizonTooLong(h));
+        }
         Ok(match self {
             Scenario::Regret(s) => Scenario::Regret(s.with_overrides(o)?),
             Scenario::Sweep(mut s) => {
@@ -199,6 +202,9 @@ pub enum OverrideError {
     /// `--horizon 0`.
     #[error("--horizon: must be at least 1 slot (got 0)")]
     ZeroHorizon,
+    /// `--horizon` beyond [`MAX_HORIZON`].
+    #[error("--horizon: at most {MAX_HORIZON} slots (2⁴⁰; got {0})")]
+    HorizonTooLong(u64),
     /// `--horizon` for a scenario that sweeps the horizon.
     #[error("--horizon: the scenario sweeps `horizon`; set the values in its `sweep` instead")]
     HorizonIsSwept,
@@ -571,6 +577,10 @@ impl Checker<'_> {
     }
 }
 
+/// Longest horizon: 2⁴⁰ slots. Even one policy's single run of that length takes days; a
+/// longer one is a typing slip, not an experiment.
+pub const MAX_HORIZON: u64 = 1 << 40;
+
 /// Longest scenario name: it names the output folder, beside which the lock and staging
 /// folders add a few characters, all within a file name's 255 bytes.
 pub const MAX_NAME: usize = 100;
@@ -759,6 +769,14 @@ fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
         raw.horizon >= 1,
         &root.field("horizon"),
         "must be at least 1 slot (got 0)",
+    );
+    ck.require(
+        raw.horizon <= MAX_HORIZON,
+        &root.field("horizon"),
+        format!(
+            "must be at most {MAX_HORIZON} slots (2⁴⁰: about two days for one policy's single run; got {})",
+            raw.horizon
+        ),
     );
     ck.require(
         raw.runs >= 1,

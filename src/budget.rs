@@ -144,8 +144,20 @@ fn histogram(k: u64) -> u64 {
 
 /// The physical memory of this machine (`MemTotal` on Linux), if known.
 pub fn machine_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    kib_field("/proc/meminfo", "MemTotal:")
+}
+
+/// This process's peak resident memory so far (`VmHWM` on Linux), if known. The command line
+/// logs it at `-v`; the fault tests read it there, since a parent's `wait4` also counts the
+/// memory of the process it was spawned from.
+pub fn peak_memory() -> Option<u64> {
+    kib_field("/proc/self/status", "VmHWM:")
+}
+
+/// A `Name:   1234 kB` line of a /proc file, in bytes.
+fn kib_field(file: &str, name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(name))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib.saturating_mul(1024))
 }

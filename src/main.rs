@@ -218,7 +218,15 @@ fn main() -> ExitCode {
     init_tracing(cli.verbose);
     let cancel = Cancel::new();
     install_signal_handlers(&cancel);
-    match execute(cli.command, &cancel) {
+    let result = execute(cli.command, &cancel);
+    if let Some(peak) = specprobe::budget::peak_memory() {
+        tracing::info!(
+            peak_memory_bytes = peak,
+            "peak memory {}",
+            specprobe::budget::bytes(peak)
+        );
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if cancel.is_cancelled() => {
             eprintln!("specprobe: {err:#}");

@@ -147,6 +147,63 @@ impl Scenario {
         }
     }
 
+    /// Every number the outputs derive from the scenario before simulating, by name: each
+    /// channel's θ and mean cost, each epoch's per-channel success and stop probabilities and
+    /// optimum reward, the theorems' coefficients, each identification arm's mean. The loader
+    /// guarantees all are finite (outputs are JSON, which has no NaN or infinity); the tests and
+    /// the fuzz targets check that promise through this list.
+    pub fn derived_numbers(&self) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        let mut regret = |s: &RegretScenario, prefix: &str| {
+            for e in &s.experiments {
+                let env = &e.env;
+                let name = |what: &str| format!("{prefix}{}: {what}", e.label);
+                let channels = env.theta().iter().zip(env.mean_cost());
+                for (i, (&theta, &cost)) in channels.enumerate() {
+                    out.push((name(&format!("channel {i} θ")), theta));
+                    out.push((name(&format!("channel {i} mean cost")), cost));
+                }
+                for (k, epoch) in env.epochs().iter().enumerate() {
+                    let pairs = epoch.success.iter().zip(&epoch.stop);
+                    for (i, (&success, &stop)) in pairs.enumerate() {
+                        out.push((name(&format!("epoch {k} channel {i} success")), success));
+                        out.push((name(&format!("epoch {k} channel {i} stop")), stop));
+                    }
+                    let optimum = epoch.optimum.expected_reward;
+                    out.push((name(&format!("epoch {k} optimum reward")), optimum));
+                }
+                let bounds = crate::report::summary::bounds(env, s.theorem2_alpha(), s.horizon);
+                for (which, b) in [
+                    ("theorem 2", &bounds.theorem2),
+                    ("theorem 3", &bounds.theorem3),
+                ] {
+                    if let Some(b) = b {
+                        out.push((name(&format!("{which} coefficient")), b.coefficient));
+                        out.push((name(&format!("{which} at the horizon")), b.at_horizon));
+                    }
+                }
+            }
+        };
+        match self {
+            Scenario::Regret(s) => regret(s, ""),
+            Scenario::Sweep(s) => {
+                for (value, cell) in s.values.iter().zip(&s.cells) {
+                    regret(cell, &format!("{} = {value}, ", s.field));
+                }
+            }
+            Scenario::Identification(s) => {
+                for inst in &s.instances {
+                    for p in &inst.points {
+                        for (i, &m) in p.means().iter().enumerate() {
+                            out.push((format!("{} N={}: arm {i} mean", inst.label, p.len()), m));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// A hash (hex) of everything that determines the results and outputs, used to check that
     /// shards belong together.
     pub fn fingerprint(&self) -> String {

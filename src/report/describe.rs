@@ -241,10 +241,11 @@ fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
                 ron_law(delay.spec())
             ),
         };
+        // A free probe has no finite ratio: UCR-T1 probes it whenever θ > 0.
         let ratio = if c > 0.0 {
             sig(theta / c, 4)
         } else {
-            "inf".into()
+            "free".into()
         };
         let _ = writeln!(
             out,

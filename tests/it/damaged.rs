@@ -1,0 +1,323 @@
+//! Damaged results through `plot`: every class is a clear error naming the file, never a panic,
+//! and the folder is left exactly as it was.
+
+use crate::common::{fig1a, run, scenario_file};
+use serde_json::Value;
+use specprobe::Cancel;
+use specprobe::commands::{self, RunArgs};
+use specprobe::report::{ChartOptions, Format};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn svg() -> ChartOptions {
+    ChartOptions {
+        formats: vec![Format::Svg],
+        size: (480, 320),
+        ..ChartOptions::default()
+    }
+}
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| {
+            (
+                e.file_name().into_string().unwrap(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn copy(from: &Path, to: &Path) -> PathBuf {
+    std::fs::create_dir_all(to).unwrap();
+    for (name, bytes) in files(from) {
+        std::fs::write(to.join(name), bytes).unwrap();
+    }
+    to.to_path_buf()
+}
+
+type Damage = Box<dyn Fn(&Path)>;
+
+fn edit_json(edit: impl Fn(&mut Value) + 'static) -> Damage {
+    Box::new(move |dir| {
+        let path = dir.join("summary.json");
+        let mut doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        edit(&mut doc);
+        std::fs::write(path, serde_json::to_vec(&doc).unwrap()).unwrap();
+    })
+}
+
+fn edit_text(file: &'static str, edit: impl Fn(String) -> String + 'static) -> Damage {
+    Box::new(move |dir| {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let edited = edit(text.clone());
+        assert_ne!(edited, text, "the damage must change {file}");
+        std::fs::write(path, edited).unwrap();
+    })
+}
+
+/// Replaces the cell `column` of curves.csv's data row `row` (1-based: after the header).
+fn curves_cell(row: usize, column: usize, value: &'static str) -> Damage {
+    edit_text("curves.csv", move |t| {
+        let mut lines: Vec<String> = t.lines().map(String::from).collect();
+        let mut cells: Vec<&str> = lines[row].split(',').collect();
+        cells[column] = value;
+        lines[row] = cells.join(",");
+        lines.join("\n") + "\n"
+    })
+}
+
+fn policy0(d: &mut Value) -> &mut Value {
+    &mut d["policies"][0]
+}
+
+fn regret_classes() -> Vec<(&'static str, &'static str, Damage)> {
+    vec![
+        (
+            "summary truncated",
+            "summary.json",
+            edit_text("summary.json", |t| t[..300].to_string()),
+        ),
+        (
+            "summary empty",
+            "summary.json",
+            edit_text("summary.json", |_| String::new()),
+        ),
+        (
+            "empty policies",
+            "summary.json",
+            edit_json(|d| d["policies"] = Value::Array(vec![])),
+        ),
+        (
+            "empty channels",
+            "summary.json",
+            edit_json(|d| d["channels"] = Value::Array(vec![])),
+        ),
+        (
+            "optimum channel out of range",
+            "summary.json",
+            edit_json(|d| d["optimum"]["list"] = serde_json::json!([0, 99])),
+        ),
+        (
+            "short channel_probes",
+            "summary.json",
+            edit_json(|d| policy0(d)["channel_probes"] = serde_json::json!([1.0])),
+        ),
+        (
+            "probe count out of range",
+            "summary.json",
+            edit_json(|d| policy0(d)["probe_distribution"] = serde_json::json!([[999, 5]])),
+        ),
+        (
+            "short probe pair",
+            "summary.json",
+            edit_json(|d| policy0(d)["probe_distribution"] = serde_json::json!([[1]])),
+        ),
+        (
+            "null mean",
+            "summary.json",
+            edit_text("summary.json", |t| {
+                t.replacen("\"mean\":", "\"mean\":null,\"x\":", 1)
+            }),
+        ),
+        (
+            "infinite number",
+            "summary.json",
+            edit_text("summary.json", |t| {
+                t.replacen(
+                    "\"expected_reward\":",
+                    "\"expected_reward\":1e999,\"y\":",
+                    1,
+                )
+            }),
+        ),
+        (
+            "zero horizon",
+            "summary.json",
+            edit_json(|d| d["horizon"] = Value::from(0)),
+        ),
+        (
+            "curves truncated",
+            "curves.csv",
+            edit_text("curves.csv", |t| t[..500].to_string()),
+        ),
+        (
+            "curves empty",
+            "curves.csv",
+            edit_text("curves.csv", |_| String::new()),
+        ),
+        ("NaN in curves", "curves.csv", curves_cell(5, 2, "NaN")),
+        ("inf in curves", "curves.csv", curves_cell(5, 2, "inf")),
+        (
+            "slot beyond the horizon",
+            "curves.csv",
+            curves_cell(5, 1, "99999999999"),
+        ),
+        (
+            "unknown policy in curves",
+            "curves.csv",
+            curves_cell(3, 0, "nobody"),
+        ),
+        (
+            "unsorted curves",
+            "curves.csv",
+            edit_text("curves.csv", |t| {
+                let mut lines: Vec<&str> = t.lines().collect();
+                lines.swap(3, 10);
+                lines.join("\n") + "\n"
+            }),
+        ),
+    ]
+}
+
+fn expect_refused(dir: &Path, file: &str, class: &str) {
+    let before = files(dir);
+    let err = match commands::plot(dir, &svg(), &Cancel::new()) {
+        Ok(_) => panic!("{class}: plot accepted a damaged folder"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert!(
+        err.contains(file),
+        "{class}: the error does not name {file}: {err}"
+    );
+    assert!(
+        files(dir) == before,
+        "{class}: the folder was changed by a refused plot"
+    );
+}
+
+#[test]
+fn every_damaged_regret_folder_is_an_error_that_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let policies = "(policy: CcUcb()), (policy: Oracle)";
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(2000, 3, policies));
+    let base = tmp.path().join("base");
+    run(&path, &base, 2);
+    // The untouched folder plots, so each refusal below is the damage's doing.
+    commands::plot(
+        &copy(&base, &tmp.path().join("clean")),
+        &svg(),
+        &Cancel::new(),
+    )
+    .unwrap();
+    for (i, (class, file, damage)) in regret_classes().into_iter().enumerate() {
+        let dir = copy(&base, &tmp.path().join(format!("case{i}")));
+        damage(&dir);
+        expect_refused(&dir, file, class);
+    }
+}
+
+#[test]
+fn damaged_identification_and_sweep_folders_are_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut bases = Vec::new();
+    for (name, horizon) in [
+        ("spectrum-8ch-top3.ron", None),
+        ("sweep-alpha.ron", Some(200)),
+    ] {
+        let out = tmp.path().join(name);
+        commands::run(&RunArgs {
+            scenario: root.join(name),
+            out: Some(out.clone()),
+            overrides: specprobe::scenario::Overrides {
+                runs: Some(2),
+                horizon,
+                ..Default::default()
+            },
+            charts: ChartOptions {
+                formats: Vec::new(),
+                ..ChartOptions::default()
+            },
+            ..Default::default()
+        })
+        .unwrap();
+        commands::plot(
+            &copy(&out, &tmp.path().join(format!("{name}-clean"))),
+            &svg(),
+            &Cancel::new(),
+        )
+        .unwrap();
+        bases.push(out);
+    }
+    let identification: Vec<(&str, Damage)> = vec![
+        (
+            "empty results",
+            edit_json(|d| d["results"] = Value::Array(vec![])),
+        ),
+        (
+            "k above n",
+            edit_json(|d| d["results"][0]["k"] = Value::from(1_000_000)),
+        ),
+        (
+            "negative samples",
+            edit_json(|d| d["results"][0]["samples"]["mean"] = Value::from(-5.0)),
+        ),
+        (
+            "infinite samples",
+            edit_text("summary.json", |t| {
+                t.replacen("\"mean\":", "\"mean\":1e999,\"q\":", 1)
+            }),
+        ),
+        (
+            "truncated",
+            edit_text("summary.json", |t| t[..200].to_string()),
+        ),
+    ];
+    let sweep: Vec<(&str, Damage)> = vec![
+        (
+            "empty values",
+            edit_json(|d| d["values"] = Value::Array(vec![])),
+        ),
+        (
+            "empty cells",
+            edit_json(|d| d["cells"] = Value::Array(vec![])),
+        ),
+        (
+            "table row of no value",
+            edit_json(|d| d["table"][0]["value"] = Value::from(123.0)),
+        ),
+        (
+            "truncated",
+            edit_text("summary.json", |t| t[..400].to_string()),
+        ),
+    ];
+    for (base, classes) in bases.iter().zip([identification, sweep]) {
+        for (i, (class, damage)) in classes.into_iter().enumerate() {
+            let dir = copy(
+                base,
+                &tmp.path().join(format!(
+                    "{}-{i}",
+                    base.file_name().unwrap().to_string_lossy()
+                )),
+            );
+            damage(&dir);
+            expect_refused(&dir, "summary.json", class);
+        }
+    }
+}
+
+#[test]
+fn what_run_writes_plot_reads_back_at_the_parameter_limits() {
+    // The largest α, and a cost law as wide as the range allows: outputs stay finite, so plot
+    // reads them back (α = 1e308 once wrote `null` bounds that plot then rejected).
+    let tmp = tempfile::tempdir().unwrap();
+    let text = fig1a(
+        300,
+        2,
+        "(policy: CcUcb(alpha: 1000.0)), (policy: CcUcbKnownCost(alpha: 1000.0))",
+    )
+    .replace(
+        "cost: Bernoulli(0.55)",
+        "energy: Beta(alpha: 0.5, beta: 0.5, lo: 0.0, hi: 1e12), delay: Constant(0.0)",
+    )
+    .replace("runs: 2,", "runs: 2, weights: (energy: 1e-12, delay: 1.0),");
+    let path = scenario_file(tmp.path(), "s.ron", &text);
+    let out = tmp.path().join("out");
+    run(&path, &out, 2);
+    commands::plot(&out, &svg(), &Cancel::new()).unwrap();
+}

@@ -407,12 +407,17 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome> {
 /// Also says what the scenario needs (memory, work) and refuses one that would not fit in this
 /// machine's memory.
 pub fn validate(path: &Path) -> Result<String> {
-    let loaded = scenario::load(path)?;
+    validate_scenario(scenario::load(path)?)
+}
+
+/// [`validate`] for a scenario already loaded (from a file, or built in memory).
+pub fn validate_scenario(loaded: Scenario) -> Result<String> {
     let mut text = describe::describe(&loaded);
+    let source = loaded.source().path.clone();
     let estimate = Simulation::new(loaded).estimate()?;
     estimate
         .check(None)
-        .with_context(|| format!("{} is valid but cannot run here", path.display()))?;
+        .with_context(|| format!("{} is valid but cannot run here", source.display()))?;
     let _ = writeln!(text, "resources: the run {}", estimate.describe());
     Ok(text)
 }

@@ -476,11 +476,30 @@ pub fn read(path: &Path) -> Result<String, ScenarioError> {
     })
 }
 
+/// Whether `path` names a JSON scenario (`.json`); anything else is read as RON.
+pub fn is_json(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// Whether scenario text is JSON: it comes from a `.json` file, or it opens with `{` (a RON
+/// scenario opens with `Regret(` or `Identification(`, after any comments).
+fn reads_as_json(text: &str, path: &Path) -> bool {
+    is_json(path) || text.trim_start().starts_with('{')
+}
+
 /// Parses and checks scenario text; `path` is used in messages and to resolve relative paths.
+/// A path ending in `.json`, or text opening with `{`, is read as JSON with the same schema.
 pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
-    let raw = parse_raw(text, path)?;
+    let json = reads_as_json(text, path);
+    let raw = if json {
+        parse_raw_json(text, path)?
+    } else {
+        parse_raw(text, path)?
+    };
     let mut checker = Checker {
-        src: text,
+        // Rule violations are located in RON text only; in JSON they name the field.
+        src: if json { "" } else { text },
         problems: Vec::new(),
         traces: Default::default(),
     };
@@ -577,6 +596,50 @@ pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, Scenario
     Ok(raw)
 }
 
+/// JSON with the schema of the RON files: an enum is an object with one key (`{"Regret": {..}}`,
+/// `{"Bernoulli": 0.55}`), a unit variant a string (`"Oracle"`), an optional field a value or
+/// `null`.
+pub(crate) fn parse_raw_json(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let problem = |line: usize, col: usize, field: String, rule: String| ScenarioError::Parse {
+        path: path.to_path_buf(),
+        problem: Problem {
+            line,
+            col,
+            field: if field.is_empty() || field == "." {
+                "(scenario)".to_string()
+            } else {
+                field
+            },
+            rule,
+        },
+    };
+    let raw: RawScenario = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let field = err.path().to_string();
+        let inner = err.into_inner();
+        let rule = strip_position(&inner.to_string());
+        problem(inner.line(), inner.column(), field, rule)
+    })?;
+    de.end().map_err(|e| {
+        problem(
+            e.line(),
+            e.column(),
+            String::new(),
+            strip_position(&e.to_string()),
+        )
+    })?;
+    Ok(raw)
+}
+
+/// serde_json's message without its trailing ` at line L column C` (the position is reported
+/// separately, as for RON).
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
 /// Collects problems with their positions.
 struct Checker<'a> {
     src: &'a str,
@@ -591,6 +654,7 @@ impl Checker<'_> {
         // as `Bernoulli(1.5)` has no name to find, so the law itself is pointed at.
         let (line, col) = (0..=path.0.len())
             .rev()
+            .filter(|_| !self.src.is_empty())
             .find_map(|n| locate(self.src, &FieldPath(path.0[..n].to_vec())))
             .unwrap_or((0, 0));
         self.problems.push(Problem {

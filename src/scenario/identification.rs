@@ -421,7 +421,12 @@ fn channel_means(
             return None;
         }
     };
-    if let Ok(super::raw::RawScenario::Identification(_)) = super::parse_raw(&text, &path) {
+    let raw = if super::reads_as_json(&text, &path) {
+        super::parse_raw_json(&text, &path)
+    } else {
+        super::parse_raw(&text, &path)
+    };
+    if let Ok(super::raw::RawScenario::Identification(_)) = raw {
         ck.fail(
             &at.field("scenario"),
             format!(

@@ -158,7 +158,7 @@ fn policies_lists_every_policy_with_defaults() {
 fn every_shipped_scenario_validates() {
     for entry in std::fs::read_dir("scenarios").unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "ron") {
+        if path.extension().is_some_and(|e| e == "ron" || e == "json") {
             let o = specprobe(&["validate", path.to_str().unwrap()]);
             assert!(o.status.success(), "{}: {}", path.display(), stderr(&o));
         }
@@ -306,4 +306,47 @@ fn parallel_shards_script_reproduces_the_unsharded_run() {
             "{f}"
         );
     }
+}
+
+#[test]
+fn json_scenarios_run_like_their_ron_twins_and_errors_name_the_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut summaries = Vec::new();
+    for ext in ["ron", "json"] {
+        let out = tmp.path().join(ext);
+        let scenario = format!("scenarios/paper-fig1a.{ext}");
+        let o = specprobe(
+            &[
+                "run",
+                &scenario,
+                "--runs",
+                "2",
+                "--horizon",
+                "500",
+                "--no-charts",
+            ]
+            .into_iter()
+            .chain(["--out", out.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        summaries.push(std::fs::read(out.join("curves.csv")).unwrap());
+    }
+    assert_eq!(summaries[0], summaries[1]);
+    let text = std::fs::read_to_string("scenarios/paper-fig1a.json").unwrap();
+    let bad = tmp.path().join("bad.json");
+    std::fs::write(&bad, text.replacen("0.7", "\"high\"", 1)).unwrap();
+    let o = specprobe(&["validate", bad.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("bad.json:10:") && err.contains("channels[1].theta") && err.contains("string"),
+        "{err}"
+    );
+    std::fs::write(&bad, text.replacen("0.7", "7.0", 1)).unwrap();
+    let err = stderr(&specprobe(&["validate", bad.to_str().unwrap()]));
+    assert!(
+        err.contains("channels[1].theta") && err.contains("[0, 1]"),
+        "{err}"
+    );
 }

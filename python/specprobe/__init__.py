@@ -1,0 +1,215 @@
+"""specprobe from Python: run cost-aware spectrum-access and best-K identification scenarios on
+the Rust engine, read the results as dicts or DataFrames, and race policies written in Python
+against the built-in ones.
+
+    import specprobe
+    res = specprobe.run("scenarios/paper-fig1a.ron", runs=50, threads=2)
+    res.summary["policies"][0]["pseudo_regret"]["mean"]
+    df = res.curves()          # a pandas DataFrame (a dict of lists without pandas)
+
+Every function mirrors a command of the `specprobe` command line, with its flags as keywords.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+from . import _specprobe
+from ._specprobe import PolicyError, ScenarioError, SpecprobeError, __version__
+
+__all__ = [
+    "run",
+    "validate",
+    "plot",
+    "merge",
+    "compare",
+    "policies",
+    "Results",
+    "ScenarioError",
+    "SpecprobeError",
+    "PolicyError",
+    "__version__",
+]
+
+Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def _scenario(scenario: Scenario) -> tuple:
+    """(text or path, is JSON text) for the extension."""
+    if isinstance(scenario, Mapping):
+        try:
+            return json.dumps(scenario, allow_nan=False), True
+        except (TypeError, ValueError) as e:
+            err = ScenarioError(f"<dict>: cannot be written as JSON: {e}")
+            err.file, err.line, err.column, err.field, err.rule = None, 0, 0, "(scenario)", str(e)
+            err.problems = [{"line": 0, "column": 0, "field": "(scenario)", "rule": str(e)}]
+            raise err from e
+    if isinstance(scenario, (str, os.PathLike)):
+        return os.fspath(scenario), False
+    raise TypeError(f"scenario: expected a path or a dict, got {type(scenario).__name__}")
+
+
+def _table(data: bytes) -> Any:
+    """A CSV file as a DataFrame, or as a dict of lists (numbers parsed) without pandas."""
+    try:
+        import pandas as pd
+    except ImportError:
+        pd = None
+    if pd is not None:
+        return pd.read_csv(io.BytesIO(data))
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8"))))
+    if not rows:
+        return {}
+    header, body = rows[0], rows[1:]
+    columns: Dict[str, List[Any]] = {h: [] for h in header}
+    for row in body:
+        for h, cell in zip(header, row):
+            columns[h].append(_number(cell))
+    return columns
+
+
+def _number(cell: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(cell)
+        except ValueError:
+            pass
+    return cell
+
+
+class Results:
+    """The results of a run: the same data as the files the command line writes.
+
+    ``summary`` is ``summary.json`` as a dict (the same numbers, bit for bit); ``curves()``,
+    ``runs()`` and ``table()`` are ``curves.csv``, ``runs.csv`` and ``identification.csv`` as
+    DataFrames; ``files`` maps each file name to its bytes; ``out`` is the folder written, if any.
+    """
+
+    def __init__(self, kind: str, files: Dict[str, bytes], out: Optional[str]):
+        self.kind = kind
+        self.files = files
+        self.out = out
+        self.summary: Dict[str, Any] = json.loads(files["summary.json"])
+
+    def __repr__(self) -> str:
+        where = f", out={self.out!r}" if self.out else ""
+        return f"<specprobe.Results {self.kind} {self.summary.get('scenario')!r}{where}>"
+
+    def _csv(self, name: str) -> Any:
+        if name not in self.files:
+            raise KeyError(f"{name}: not written for {self.kind} results (files: {sorted(self.files)})")
+        return _table(self.files[name])
+
+    def curves(self) -> Any:
+        """``curves.csv``: every policy's metrics at every checkpoint (regret and sweep results)."""
+        return self._csv("curves.csv")
+
+    def runs(self) -> Any:
+        """``runs.csv``: one row per (experiment, policy, run) with its final values."""
+        return self._csv("runs.csv")
+
+    def table(self) -> Any:
+        """``identification.csv`` for identification results; ``curves.csv`` otherwise."""
+        if self.kind == "identification":
+            return self._csv("identification.csv")
+        return self.curves()
+
+    def plot(self, out: Optional[Union[str, "os.PathLike[str]"]] = None,
+             formats: Sequence[str] = ("png", "svg")) -> List[str]:
+        """Draws specprobe's own charts and ``report.md``, the same files ``specprobe plot`` writes.
+
+        Into ``out`` (default: the folder the run wrote, else a new temporary folder), which
+        receives the data files first. Returns the paths of the files drawn.
+        """
+        target = os.fspath(out) if out is not None else self.out
+        if target is None:
+            target = os.path.join(tempfile.mkdtemp(prefix="specprobe-"), str(self.summary.get("scenario", "results")))
+        if target != self.out:
+            os.makedirs(target, exist_ok=True)
+            for name, data in self.files.items():
+                with open(os.path.join(target, name), "wb") as f:
+                    f.write(data)
+        return [os.fspath(p) for p in _specprobe.plot(target, formats=list(formats))]
+
+
+def run(
+    scenario: Scenario,
+    *,
+    runs: Optional[int] = None,
+    horizon: Optional[int] = None,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
+    out: Optional[Union[str, "os.PathLike[str]"]] = None,
+    force: bool = False,
+    formats: Sequence[str] = ("png", "svg"),
+    max_memory: Optional[int] = None,
+    policies: Optional[Mapping[str, Callable[..., Any]]] = None,
+    identifiers: Optional[Mapping[str, Callable[..., Any]]] = None,
+) -> Results:
+    """Runs a scenario (a path to a RON or JSON file, or a dict with the same schema).
+
+    Keywords mirror ``specprobe run``: ``runs``, ``horizon``, ``seed``, ``threads``, ``out``
+    (write the usual folder, with ``formats`` charts), ``force``, ``max_memory`` (bytes).
+
+    ``policies`` adds Python policies by label: a class called as ``cls(channels,
+    mean_costs=[...])`` for every run, with ``plan(t) -> list of channels`` (the probe order of
+    slot t) and ``observe(channel, idle, cost)``. ``identifiers`` adds best-K algorithms to an
+    identification scenario: ``cls(arms, k, sigma=..., confidence=...)`` with ``next() -> arm or
+    None`` (None stops), ``observe(arm, reward)`` and ``answer() -> list of k arms``. Python
+    code runs on one thread (it holds the interpreter); built-in policies alone run on
+    ``threads`` with the interpreter released. Ctrl-C stops a run within a second with
+    ``KeyboardInterrupt`` and writes nothing.
+    """
+    text, is_json = _scenario(scenario)
+    kind, files = _specprobe.run(
+        text,
+        json=is_json,
+        runs=runs,
+        horizon=horizon,
+        seed=seed,
+        threads=threads,
+        out=None if out is None else os.fspath(out),
+        force=force,
+        formats=list(formats),
+        max_memory=max_memory,
+        policies=list((policies or {}).items()),
+        identifiers=list((identifiers or {}).items()),
+    )
+    return Results(kind, dict(files), None if out is None else os.fspath(out))
+
+
+def validate(scenario: Scenario) -> str:
+    """``specprobe validate``: the checked scenario, its optimum, bounds and resource needs."""
+    text, is_json = _scenario(scenario)
+    return _specprobe.validate(text, json=is_json)
+
+
+def plot(results: Union[str, "os.PathLike[str]"], *, formats: Sequence[str] = ("png", "svg")) -> List[str]:
+    """``specprobe plot``: redraws the charts and report of a results folder."""
+    return [os.fspath(p) for p in _specprobe.plot(os.fspath(results), formats=list(formats))]
+
+
+def merge(inputs: Sequence[Union[str, "os.PathLike[str]"]], *, out: Optional[Union[str, "os.PathLike[str]"]] = None,
+          force: bool = False, formats: Sequence[str] = ("png", "svg")) -> str:
+    """``specprobe merge``: combines shards' ``partial.json`` into the unsharded outputs."""
+    return os.fspath(_specprobe.merge([os.fspath(i) for i in inputs], out=None if out is None else os.fspath(out),
+                                      force=force, formats=list(formats)))
+
+
+def compare(inputs: Sequence[Union[str, "os.PathLike[str]"]], *, out: Optional[Union[str, "os.PathLike[str]"]] = None,
+            runs: Optional[int] = None, horizon: Optional[int] = None, seed: Optional[int] = None,
+            threads: Optional[int] = None, force: bool = False, formats: Sequence[str] = ("png", "svg")) -> str:
+    """``specprobe compare``: runs or loads each input and draws all their policies together."""
+    return os.fspath(_specprobe.compare([os.fspath(i) for i in inputs], out=None if out is None else os.fspath(out),
+                                        runs=runs, horizon=horizon, seed=seed, threads=threads, force=force,
+                                        formats=list(formats)))
+
+
+def policies() -> str:
+    """``specprobe policies``: every built-in policy with its parameters and defaults."""
+    return _specprobe.policies()

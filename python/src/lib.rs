@@ -1,0 +1,655 @@
+//! `specprobe._specprobe`: the Python extension. It calls the specprobe library and nothing
+//! else: scenarios come in as a path or as JSON text (a dict dumped by the Python side), results
+//! go out as the bytes of the files the command line writes, so that Python and the CLI agree bit
+//! for bit. The friendly API (`specprobe.run`, `Results`, DataFrames) is `specprobe/__init__.py`.
+//!
+//! Built-in policies run with the interpreter detached (other Python threads go on); the calling
+//! thread wakes every 20 ms to run Python's signal handlers, so Ctrl-C stops a run through its
+//! cancel flag within a second. Python policies and identifiers call back into the interpreter
+//! for every `plan`, `observe`, `next` and `answer`: they run on one worker thread.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use pyo3::{create_exception, intern};
+use specprobe::channel::Environment;
+use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
+use specprobe::identify::{CustomIdentifier, Identifier, Problem};
+use specprobe::output::Replace;
+use specprobe::policy::{CustomPolicy, Policy};
+use specprobe::report::{ChartOptions, Format};
+use specprobe::scenario::{self, Overrides, Scenario};
+use specprobe::{Cancel, ScenarioError as CoreScenarioError, SimRng, Simulation};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+create_exception!(
+    _specprobe,
+    SpecprobeError,
+    PyRuntimeError,
+    "A specprobe command failed (the message says why, as the command line would)."
+);
+create_exception!(
+    _specprobe,
+    ScenarioError,
+    PyValueError,
+    "A scenario that cannot be read, parsed or checked. Attributes: `file` (None for a dict), \
+     `problems` (dicts with `line`, `column`, `field`, `rule`; line and column 0 when unknown) \
+     and the first problem's `line`, `column`, `field` and `rule`."
+);
+create_exception!(
+    _specprobe,
+    PolicyError,
+    SpecprobeError,
+    "A Python policy or identifier raised, or returned something invalid; the message names \
+     it and the slot (or sample), and the original exception is the `__cause__`."
+);
+
+/// How long the calling thread sleeps between two looks at Python's signal handlers.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
+
+/// The name a dict scenario goes by in messages.
+const DICT: &str = "<dict>";
+
+fn scenario_error(py: Python<'_>, e: &CoreScenarioError, file: Option<&Path>) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let value = err.value(py);
+    let problems = PyList::empty(py);
+    for p in e.problems() {
+        let d = PyDict::new(py);
+        let _ = d.set_item("line", p.line);
+        let _ = d.set_item("column", p.col);
+        let _ = d.set_item("field", &p.field);
+        let _ = d.set_item("rule", &p.rule);
+        let _ = problems.append(d);
+    }
+    let first = e.problems().first().map(|p| (*p).clone());
+    let _ = value.setattr("file", file.map(|f| f.display().to_string()));
+    let _ = value.setattr("problems", problems);
+    let _ = value.setattr("line", first.as_ref().map(|p| p.line));
+    let _ = value.setattr("column", first.as_ref().map(|p| p.col));
+    let _ = value.setattr("field", first.as_ref().map(|p| p.field.clone()));
+    let _ = value.setattr("rule", first.as_ref().map(|p| p.rule.clone()));
+    err
+}
+
+/// An error of the library as a Python exception: scenario errors as `ScenarioError`, anything
+/// else as `SpecprobeError`, with the whole chain of causes in the message.
+fn command_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
+    if let Some(s) = e.downcast_ref::<CoreScenarioError>() {
+        let file = match s {
+            CoreScenarioError::Read { path, .. }
+            | CoreScenarioError::Parse { path, .. }
+            | CoreScenarioError::Invalid { path, .. } => path,
+        };
+        let file = (file != Path::new(DICT)).then_some(file.as_path());
+        return scenario_error(py, s, file);
+    }
+    SpecprobeError::new_err(format!("{e:#}"))
+}
+
+/// A scenario from a path, or JSON text of a dict (`json=True`).
+fn load(py: Python<'_>, scenario: &str, json: bool) -> PyResult<Scenario> {
+    let result = if json {
+        scenario::parse(scenario, Path::new(DICT))
+    } else {
+        scenario::load(Path::new(scenario))
+    };
+    result.map_err(|e| scenario_error(py, &e, (!json).then(|| Path::new(scenario))))
+}
+
+fn chart_options(formats: Option<Vec<String>>) -> PyResult<ChartOptions> {
+    let formats = match formats {
+        None => Vec::new(),
+        Some(list) => list
+            .iter()
+            .map(|f| match f.to_ascii_lowercase().as_str() {
+                "png" => Ok(Format::Png),
+                "svg" => Ok(Format::Svg),
+                other => Err(PyValueError::new_err(format!(
+                    "formats: {other:?} is not a chart format (png or svg)"
+                ))),
+            })
+            .collect::<PyResult<_>>()?,
+    };
+    Ok(ChartOptions {
+        formats,
+        ..ChartOptions::default()
+    })
+}
+
+/// The first error a Python callback raised, shared by every copy of the policy.
+#[derive(Clone, Default)]
+struct Failure(Arc<Mutex<Option<PyErr>>>);
+
+impl Failure {
+    /// Keeps the first error and stops the run.
+    fn record(&self, err: PyErr, cancel: &Cancel) {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(err);
+        }
+        cancel.cancel();
+    }
+
+    fn take(&self) -> Option<PyErr> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// `PolicyError("policy 'eps' raised at slot 12: ...")` caused by `err`.
+fn policy_error(py: Python<'_>, what: &str, err: PyErr) -> PyErr {
+    let wrapped = PolicyError::new_err(format!(
+        "{what}: {}",
+        err.value(py)
+            .repr()
+            .map_or_else(|_| err.to_string(), |r| r.to_string())
+    ));
+    wrapped.set_cause(py, Some(err));
+    wrapped
+}
+
+/// Keeps the worker thread known to the interpreter (a Python thread state) for as long as a
+/// policy lives, without holding the interpreter. Without it every callback from a thread that
+/// Python did not create builds and destroys a thread state: 30 µs a slot instead of well under
+/// one. Created and dropped on the worker thread that runs the policy.
+struct ThreadAnchor {
+    state: pyo3::ffi::PyGILState_STATE,
+    saved: *mut pyo3::ffi::PyThreadState,
+}
+
+impl ThreadAnchor {
+    fn new() -> ThreadAnchor {
+        // SAFETY: the interpreter is initialised (this runs inside a call from Python); Ensure
+        // attaches this thread, SaveThread detaches it again and keeps its thread state.
+        unsafe {
+            let state = pyo3::ffi::PyGILState_Ensure();
+            let saved = pyo3::ffi::PyEval_SaveThread();
+            ThreadAnchor { state, saved }
+        }
+    }
+}
+
+impl Drop for ThreadAnchor {
+    fn drop(&mut self) {
+        // SAFETY: the same thread that created the anchor (policies never move between
+        // threads), undoing `new` in reverse order.
+        unsafe {
+            pyo3::ffi::PyEval_RestoreThread(self.saved);
+            pyo3::ffi::PyGILState_Release(self.state);
+        }
+    }
+}
+
+/// A Python object driven as a [`Policy`].
+struct PyPolicy {
+    obj: Option<Py<PyAny>>,
+    label: String,
+    channels: usize,
+    slot: u64,
+    seen: Vec<bool>,
+    failure: Failure,
+    cancel: Cancel,
+    /// Last: dropped after the Python object.
+    _anchor: ThreadAnchor,
+}
+
+impl PyPolicy {
+    fn fail(&mut self, py: Python<'_>, doing: &str, err: PyErr) {
+        let what = format!(
+            "policy {:?} raised in {doing} at slot {}",
+            self.label, self.slot
+        );
+        self.failure
+            .record(policy_error(py, &what, err), &self.cancel);
+        self.obj = None;
+    }
+}
+
+impl Policy for PyPolicy {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
+        self.slot = t;
+        // Taken for the call and put back unless it failed: a failed policy is called no more.
+        let Some(obj) = self.obj.take() else { return };
+        Python::attach(|py| {
+            let planned = obj
+                .call_method1(py, intern!(py, "plan"), (t,))
+                .and_then(|r| r.extract::<Vec<usize>>(py));
+            match planned {
+                Ok(order) => {
+                    self.seen.iter_mut().for_each(|s| *s = false);
+                    for &c in &order {
+                        if c >= self.channels || std::mem::replace(&mut self.seen[c], true) {
+                            let err = PyValueError::new_err(format!(
+                                "plan() returned {order:?}: channels must be distinct indices below {}",
+                                self.channels
+                            ));
+                            self.fail(py, "plan()", err);
+                            return;
+                        }
+                    }
+                    list.extend_from_slice(&order);
+                    self.obj = Some(obj);
+                }
+                Err(e) => self.fail(py, "plan()", e),
+            }
+        });
+    }
+
+    fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+        let Some(obj) = self.obj.take() else { return };
+        Python::attach(|py| {
+            match obj.call_method1(py, intern!(py, "observe"), (channel, idle, cost)) {
+                Ok(_) => self.obj = Some(obj),
+                Err(e) => self.fail(py, "observe()", e),
+            }
+        });
+    }
+}
+
+/// A Python object driven as an [`Identifier`].
+struct PyIdentifier {
+    obj: Option<Py<PyAny>>,
+    name: String,
+    arms: usize,
+    k: usize,
+    samples: u64,
+    failure: Failure,
+    cancel: Cancel,
+    /// Last: dropped after the Python object.
+    _anchor: ThreadAnchor,
+}
+
+impl PyIdentifier {
+    fn fail(&self, py: Python<'_>, doing: &str, err: PyErr) {
+        let what = format!(
+            "identifier {:?} raised in {doing} after {} samples",
+            self.name, self.samples
+        );
+        self.failure
+            .record(policy_error(py, &what, err), &self.cancel);
+    }
+}
+
+impl Identifier for PyIdentifier {
+    fn next(&mut self, _rng: &mut SimRng) -> Option<usize> {
+        let obj = self.obj.take()?;
+        Python::attach(|py| {
+            let arm = obj
+                .call_method0(py, intern!(py, "next"))
+                .and_then(|r| r.extract::<Option<usize>>(py));
+            match arm {
+                Ok(Some(a)) if a < self.arms => {
+                    self.samples += 1;
+                    self.obj = Some(obj);
+                    Some(a)
+                }
+                Ok(None) => {
+                    self.obj = Some(obj);
+                    None
+                }
+                Ok(Some(a)) => {
+                    let err = PyValueError::new_err(format!(
+                        "next() returned arm {a}; arms are 0 to {}",
+                        self.arms - 1
+                    ));
+                    self.fail(py, "next()", err);
+                    None
+                }
+                Err(e) => {
+                    self.fail(py, "next()", e);
+                    None
+                }
+            }
+        })
+    }
+
+    fn observe(&mut self, arm: usize, reward: f64) {
+        let Some(obj) = self.obj.take() else { return };
+        Python::attach(
+            |py| match obj.call_method1(py, intern!(py, "observe"), (arm, reward)) {
+                Ok(_) => self.obj = Some(obj),
+                Err(e) => self.fail(py, "observe()", e),
+            },
+        );
+    }
+
+    fn answer(&self, out: &mut Vec<usize>) {
+        let Some(obj) = &self.obj else { return };
+        Python::attach(|py| {
+            let answer = obj
+                .call_method0(py, intern!(py, "answer"))
+                .and_then(|r| r.extract::<Vec<usize>>(py));
+            match answer {
+                Ok(a) if a.len() == self.k && a.iter().all(|&i| i < self.arms) => {
+                    out.extend_from_slice(&a);
+                }
+                Ok(a) => self.fail(
+                    py,
+                    "answer()",
+                    PyValueError::new_err(format!(
+                        "answer() returned {a:?}: it must list {} arms below {}",
+                        self.k, self.arms
+                    )),
+                ),
+                Err(e) => self.fail(py, "answer()", e),
+            }
+        });
+    }
+}
+
+fn policy_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cancel) -> CustomPolicy {
+    let description = Python::attach(|py| {
+        class
+            .bind(py)
+            .getattr("__qualname__")
+            .map_or_else(|_| "python".to_string(), |n| format!("python:{n}"))
+    });
+    let factory = move |env: &Environment| -> Box<dyn Policy> {
+        let anchor = ThreadAnchor::new();
+        let channels = env.len();
+        let obj = Python::attach(|py| {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("mean_costs", env.mean_cost().to_vec())?;
+            class.call(py, (channels,), Some(&kwargs))
+        });
+        let mut policy = PyPolicy {
+            obj: None,
+            label: label.clone(),
+            channels,
+            slot: 0,
+            seen: vec![false; channels],
+            failure: failure.clone(),
+            cancel: cancel.clone(),
+            _anchor: anchor,
+        };
+        match obj {
+            Ok(o) => policy.obj = Some(o),
+            Err(e) => Python::attach(|py| policy.fail(py, "its constructor", e)),
+        }
+        Box::new(policy)
+    };
+    CustomPolicy::from_factory(description, Arc::new(factory))
+}
+
+fn identifier_entry(
+    class: Py<PyAny>,
+    name: String,
+    failure: Failure,
+    cancel: Cancel,
+) -> CustomIdentifier {
+    let label = name.clone();
+    let factory = move |p: &Problem| -> Box<dyn Identifier> {
+        let anchor = ThreadAnchor::new();
+        let obj = Python::attach(|py| {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("sigma", p.sigma)?;
+            kwargs.set_item("confidence", p.confidence)?;
+            class.call(py, (p.arms, p.k), Some(&kwargs))
+        });
+        let identifier = PyIdentifier {
+            obj: None,
+            name: name.clone(),
+            arms: p.arms,
+            k: p.k,
+            samples: 0,
+            failure: failure.clone(),
+            cancel: cancel.clone(),
+            _anchor: anchor,
+        };
+        let identifier = match obj {
+            Ok(o) => PyIdentifier {
+                obj: Some(o),
+                ..identifier
+            },
+            Err(e) => {
+                Python::attach(|py| identifier.fail(py, "its constructor", e));
+                identifier
+            }
+        };
+        Box::new(identifier)
+    };
+    CustomIdentifier::from_factory(label, Arc::new(factory))
+}
+
+/// Runs `work` on a worker thread with the interpreter detached, looking at Python's signal
+/// handlers every 20 ms: a KeyboardInterrupt (or any exception a handler raises) cancels the
+/// work and is returned once the worker has stopped.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    cancel: &Cancel,
+    work: impl FnOnce() -> T + Send,
+) -> Result<T, PyErr> {
+    let mut interrupted = None;
+    let out = py.detach(|| {
+        std::thread::scope(|s| {
+            let worker = s.spawn(work);
+            while !worker.is_finished() {
+                std::thread::sleep(SIGNAL_POLL);
+                if interrupted.is_none()
+                    && let Err(e) = Python::attach(|py| py.check_signals())
+                {
+                    interrupted = Some(e);
+                    cancel.cancel();
+                }
+            }
+            worker.join()
+        })
+    });
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    out.map_err(|_| SpecprobeError::new_err("the simulation thread panicked"))
+}
+
+/// (file name, bytes) of each data file written.
+type DataFiles = Vec<(String, Vec<u8>)>;
+
+/// The files of a results folder that Python reads back.
+const DATA_FILES: [&str; 4] = [
+    "summary.json",
+    "curves.csv",
+    "runs.csv",
+    "identification.csv",
+];
+
+/// Runs a scenario; returns the kind and the bytes of the data files, written into `out` with
+/// `formats` charts when `out` is given, into a scratch folder otherwise.
+#[pyfunction]
+#[pyo3(signature = (scenario, *, json=false, runs=None, horizon=None, seed=None, threads=None,
+    out=None, force=false, formats=None, max_memory=None, policies=Vec::new(), identifiers=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn run(
+    py: Python<'_>,
+    scenario: &str,
+    json: bool,
+    runs: Option<u64>,
+    horizon: Option<u64>,
+    seed: Option<u64>,
+    threads: Option<usize>,
+    out: Option<PathBuf>,
+    force: bool,
+    formats: Option<Vec<String>>,
+    max_memory: Option<u64>,
+    policies: Vec<(String, Py<PyAny>)>,
+    identifiers: Vec<(String, Py<PyAny>)>,
+) -> PyResult<(String, DataFiles)> {
+    let loaded = load(py, scenario, json)?;
+    let charts = chart_options(formats)?;
+    let cancel = Cancel::new();
+    let failure = Failure::default();
+    let python_code = !policies.is_empty() || !identifiers.is_empty();
+    let mut sim = Simulation::new(loaded)
+        .overrides(Overrides {
+            runs,
+            horizon,
+            seed,
+        })
+        .cancel(cancel.clone());
+    // Python callbacks serialise on the interpreter: more threads would only contend for it.
+    if python_code {
+        sim = sim.threads(1);
+    } else if let Some(t) = threads {
+        sim = sim.threads(t.max(1));
+    }
+    if let Some(m) = max_memory {
+        sim = sim.max_memory(m);
+    }
+    for (label, class) in policies {
+        sim = sim.custom_policy(
+            label.clone(),
+            policy_entry(class, label, failure.clone(), cancel.clone()),
+        );
+    }
+    for (name, class) in identifiers {
+        sim = sim.custom_identifier(identifier_entry(
+            class,
+            name,
+            failure.clone(),
+            cancel.clone(),
+        ));
+    }
+    let outcome = interruptible(py, &cancel, || sim.run());
+    if let Some(e) = failure.take() {
+        return Err(e);
+    }
+    let results = outcome?.map_err(|e| command_error(py, &e.into()))?;
+    let scratch;
+    let (dir, replace) = match &out {
+        Some(dir) => (
+            dir.clone(),
+            if force {
+                Replace::Any
+            } else {
+                Replace::SameScenario
+            },
+        ),
+        None => {
+            scratch = tempfile::tempdir().map_err(|e| SpecprobeError::new_err(e.to_string()))?;
+            (scratch.path().join("results"), Replace::SameScenario)
+        }
+    };
+    let charts = if out.is_some() {
+        charts
+    } else {
+        ChartOptions {
+            formats: Vec::new(),
+            ..charts
+        }
+    };
+    py.detach(|| results.write_replacing(&dir, &charts, replace))
+        .map_err(|e| command_error(py, &e.into()))?;
+    let mut files = Vec::new();
+    for name in DATA_FILES {
+        if let Ok(bytes) = std::fs::read(dir.join(name)) {
+            files.push((name.to_string(), bytes));
+        }
+    }
+    Ok((results.kind().to_string(), files))
+}
+
+/// `specprobe validate`: the checked scenario as text.
+#[pyfunction]
+#[pyo3(signature = (scenario, *, json=false))]
+fn validate(py: Python<'_>, scenario: &str, json: bool) -> PyResult<String> {
+    let loaded = load(py, scenario, json)?;
+    commands::validate_scenario(loaded).map_err(|e| command_error(py, &e))
+}
+
+/// `specprobe plot`: redraws the charts and report of a results folder.
+#[pyfunction]
+#[pyo3(signature = (results, *, formats=None))]
+fn plot(py: Python<'_>, results: PathBuf, formats: Option<Vec<String>>) -> PyResult<Vec<PathBuf>> {
+    let charts = chart_options(Some(
+        formats.unwrap_or_else(|| vec!["png".into(), "svg".into()]),
+    ))?;
+    let cancel = Cancel::new();
+    let outcome = interruptible(py, &cancel, || commands::plot(&results, &charts, &cancel))?;
+    outcome.map(|o| o.files).map_err(|e| command_error(py, &e))
+}
+
+/// `specprobe merge`: combines shards into the outputs of the unsharded run.
+#[pyfunction]
+#[pyo3(signature = (inputs, *, out=None, force=false, formats=None))]
+fn merge(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    out: Option<PathBuf>,
+    force: bool,
+    formats: Option<Vec<String>>,
+) -> PyResult<PathBuf> {
+    let cancel = Cancel::new();
+    let args = MergeArgs {
+        inputs,
+        out,
+        charts: chart_options(Some(
+            formats.unwrap_or_else(|| vec!["png".into(), "svg".into()]),
+        ))?,
+        force,
+        cancel: cancel.clone(),
+    };
+    let outcome = interruptible(py, &cancel, || commands::merge(&args))?;
+    outcome.map(|o| o.out).map_err(|e| command_error(py, &e))
+}
+
+/// `specprobe compare`: runs or loads each input and draws them on shared axes.
+#[pyfunction]
+#[pyo3(signature = (inputs, *, out=None, runs=None, horizon=None, seed=None, threads=None,
+    force=false, formats=None))]
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    out: Option<PathBuf>,
+    runs: Option<u64>,
+    horizon: Option<u64>,
+    seed: Option<u64>,
+    threads: Option<usize>,
+    force: bool,
+    formats: Option<Vec<String>>,
+) -> PyResult<PathBuf> {
+    let cancel = Cancel::new();
+    let args = CompareArgs {
+        inputs,
+        out,
+        run: RunArgs {
+            overrides: Overrides {
+                runs,
+                horizon,
+                seed,
+            },
+            threads,
+            charts: chart_options(Some(
+                formats.unwrap_or_else(|| vec!["png".into(), "svg".into()]),
+            ))?,
+            force,
+            cancel: cancel.clone(),
+            ..RunArgs::default()
+        },
+    };
+    let outcome = interruptible(py, &cancel, || commands::compare(&args))?;
+    outcome.map(|o| o.out).map_err(|e| command_error(py, &e))
+}
+
+/// The policies' catalogue, as `specprobe policies` prints it.
+#[pyfunction]
+fn policies() -> String {
+    commands::policies()
+}
+
+#[pymodule]
+fn _specprobe(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("SpecprobeError", py.get_type::<SpecprobeError>())?;
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add("PolicyError", py.get_type::<PolicyError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(plot, m)?)?;
+    m.add_function(wrap_pyfunction!(merge, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    Ok(())
+}

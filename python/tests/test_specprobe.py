@@ -1,0 +1,244 @@
+"""The Python package against the command line and the engine's own policies."""
+
+import _thread
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import specprobe
+
+ROOT = Path(__file__).resolve().parents[2]
+FIG1A = ROOT / "scenarios" / "paper-fig1a.ron"
+TOP3 = ROOT / "scenarios" / "spectrum-8ch-top3.ron"
+
+
+def cli():
+    """The specprobe binary: $SPECPROBE, else this checkout's build (cargo test builds debug)."""
+    for candidate in (os.environ.get("SPECPROBE"), ROOT / "target/release/specprobe", ROOT / "target/debug/specprobe"):
+        if candidate and Path(candidate).is_file():
+            return str(candidate)
+    found = shutil.which("specprobe")
+    if found is None:
+        pytest.skip("no specprobe binary (run cargo build first)")
+    return found
+
+
+def test_python_and_cli_write_the_same_bytes(tmp_path):
+    out = tmp_path / "cli"
+    subprocess.run([cli(), "run", str(FIG1A), "--runs", "3", "--horizon", "3000", "--seed", "5",
+                    "--out", str(out), "--no-charts"], check=True, capture_output=True)
+    res = specprobe.run(FIG1A, runs=3, horizon=3000, seed=5, threads=2)
+    for name in ("summary.json", "curves.csv", "runs.csv"):
+        assert res.files[name] == (out / name).read_bytes(), name
+    mean = res.summary["policies"][0]["pseudo_regret"]["mean"]
+    assert mean == json.loads((out / "summary.json").read_text())["policies"][0]["pseudo_regret"]["mean"]
+
+
+def test_json_files_and_dicts_are_the_same_scenario():
+    ron = specprobe.run(FIG1A, runs=2, horizon=1000)
+    from_json = specprobe.run(ROOT / "scenarios" / "paper-fig1a.json", runs=2, horizon=1000)
+    as_dict = specprobe.run(json.loads((ROOT / "scenarios" / "paper-fig1a.json").read_text()), runs=2, horizon=1000)
+    assert ron.files["curves.csv"] == from_json.files["curves.csv"] == as_dict.files["curves.csv"]
+    assert ron.summary["policies"] == from_json.summary["policies"] == as_dict.summary["policies"]
+
+
+def test_out_writes_the_usual_folder(tmp_path):
+    res = specprobe.run(FIG1A, runs=2, horizon=500, out=tmp_path / "fig", formats=["svg"])
+    names = set(os.listdir(tmp_path / "fig"))
+    assert {"summary.json", "curves.csv", "runs.csv", "report.md", "regret.svg"} <= names
+    assert res.out == str(tmp_path / "fig")
+    drawn = res.plot(tmp_path / "again", formats=["svg"])
+    assert any(p.endswith("regret.svg") for p in drawn)
+
+
+def test_scenario_errors_name_the_file_line_field_and_rule(tmp_path):
+    bad = tmp_path / "bad.ron"
+    bad.write_text(FIG1A.read_text().replace("theta: 0.7", "theta: 7.0"))
+    with pytest.raises(specprobe.ScenarioError) as e:
+        specprobe.run(bad)
+    err = e.value
+    assert err.file == str(bad)
+    assert err.field == "channels[1].theta" and "[0, 1]" in err.rule
+    assert err.line == 12 and err.column > 0
+    assert str(bad) in str(err) and "channels[1].theta" in str(err)
+    assert isinstance(err, ValueError)
+
+
+def test_dict_errors_name_the_field_including_a_wrong_type():
+    base = json.loads((ROOT / "scenarios" / "paper-fig1a.json").read_text())
+    base["Regret"]["channels"][0]["theta"] = 1.5
+    with pytest.raises(specprobe.ScenarioError) as e:
+        specprobe.validate(base)
+    assert e.value.field == "channels[0].theta" and e.value.file is None
+    base["Regret"]["channels"][0]["theta"] = "high"
+    with pytest.raises(specprobe.ScenarioError) as e:
+        specprobe.run(base)
+    assert "channels[0].theta" in e.value.field and "string" in e.value.rule
+    with pytest.raises(specprobe.ScenarioError):
+        specprobe.run({"Regret": {"name": "x", "theta": float("nan")}})
+    with pytest.raises(TypeError):
+        specprobe.run(42)
+
+
+class PyOracle:
+    """Probes UCR-T1's list for Figure 1(a) (θ = 0.8 .. 0.3, c = 0.55): channels 0, 1, 2."""
+
+    def __init__(self, channels, mean_costs=None):
+        assert channels == 6 and len(mean_costs) == 6
+
+    def plan(self, t):
+        return [0, 1, 2]
+
+    def observe(self, channel, idle, cost):
+        pass
+
+
+def test_a_python_oracle_gives_the_built_in_oracles_statistics_exactly():
+    res = specprobe.run(FIG1A, runs=3, horizon=2000, policies={"py-oracle": PyOracle})
+    by_name = {p["name"]: p for p in res.summary["policies"]}
+    built_in, python = dict(by_name["oracle"]), dict(by_name["py-oracle"])
+    for p in (built_in, python):
+        p.pop("name"), p.pop("policy"), p.pop("paired")
+    assert built_in == python
+
+
+class Fails:
+    def __init__(self, channels, mean_costs=None):
+        pass
+
+    def plan(self, t):
+        if t == 5:
+            raise ZeroDivisionError("boom")
+        return [0]
+
+    def observe(self, channel, idle, cost):
+        pass
+
+
+def test_a_failing_python_policy_raises_naming_it_and_the_slot_and_writes_nothing(tmp_path):
+    out = tmp_path / "never"
+    with pytest.raises(specprobe.PolicyError) as e:
+        specprobe.run(FIG1A, runs=2, horizon=1000, out=out, policies={"fails": Fails})
+    assert "'fails'" in str(e.value) or '"fails"' in str(e.value)
+    assert "slot 5" in str(e.value) and "boom" in str(e.value)
+    assert isinstance(e.value.__cause__, ZeroDivisionError)
+    assert not out.exists()
+
+
+class BadPlan(PyOracle):
+    def plan(self, t):
+        return [0, 0, 99]
+
+
+def test_an_invalid_plan_is_an_error_not_a_crash():
+    with pytest.raises(specprobe.PolicyError, match="distinct indices below 6"):
+        specprobe.run(FIG1A, runs=1, horizon=100, policies={"bad": BadPlan})
+
+
+def test_ctrl_c_interrupts_a_run_within_a_second(tmp_path):
+    out = tmp_path / "interrupted"
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        specprobe.run(FIG1A, runs=4, horizon=10**11, threads=2, out=out)
+    assert time.monotonic() - started < 0.5 + 1.0
+    assert not out.exists()
+
+
+def test_ctrl_c_interrupts_a_python_policy_run():
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        specprobe.run(FIG1A, runs=1, horizon=10**9, policies={"py-oracle": PyOracle})
+    assert time.monotonic() - started < 0.5 + 1.0
+
+
+def test_built_in_runs_release_the_interpreter():
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    started = time.monotonic()
+    specprobe.run(FIG1A, runs=4, horizon=300_000, threads=1)
+    elapsed = time.monotonic() - started
+    stop.set()
+    counter.join()
+    # The counter thread ran throughout (about one tick per millisecond when not starved).
+    assert elapsed > 0.2 and len(ticks) > elapsed * 100, (elapsed, len(ticks))
+
+
+class Uniform:
+    """Samples every arm in turn 30 times, then answers the k best empirical means."""
+
+    def __init__(self, arms, k, sigma=None, confidence=None):
+        self.arms, self.k = arms, k
+        self.n, self.s, self.i = [0] * arms, [0.0] * arms, 0
+
+    def next(self):
+        if self.i >= 30 * self.arms:
+            return None
+        self.i += 1
+        return (self.i - 1) % self.arms
+
+    def observe(self, arm, reward):
+        self.n[arm] += 1
+        self.s[arm] += reward
+
+    def answer(self):
+        means = [s / max(n, 1) for s, n in zip(self.s, self.n)]
+        return sorted(range(self.arms), key=lambda a: -means[a])[: self.k]
+
+
+def test_identification_gives_its_table_and_runs_python_identifiers():
+    res = specprobe.run(TOP3, runs=2, identifiers={"uniform": Uniform})
+    assert res.kind == "identification"
+    table = res.table()
+    algorithms = table["algorithm"] if isinstance(table, dict) else list(table["algorithm"])
+    assert "uniform" in algorithms and "LUCB1" in algorithms
+    rows = [r for r in res.summary["results"] if r["algorithm"] == "uniform"]
+    assert rows and all(r["samples"]["mean"] == 30 * r["n"] for r in rows)
+
+
+def test_curves_without_pandas_are_a_dict_of_lists(monkeypatch):
+    res = specprobe.run(FIG1A, runs=2, horizon=500)
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    curves = res.curves()
+    assert isinstance(curves, dict) and curves["policy"][0] == "cc-ucb"
+    assert isinstance(curves["t"][0], int) and isinstance(curves["pseudo_regret_mean"][0], float)
+
+
+def test_curves_with_pandas_are_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    df = specprobe.run(FIG1A, runs=2, horizon=500).curves()
+    assert isinstance(df, pd.DataFrame) and set(df["policy"]) >= {"cc-ucb", "oracle"}
+
+
+def test_validate_merge_compare_and_policies(tmp_path):
+    assert "UCR-T1 optimum" in specprobe.validate(FIG1A)
+    assert "CcUcb" in specprobe.policies()
+    shards = []
+    for i in range(2):
+        d = tmp_path / f"shard{i}"
+        subprocess.run([cli(), "run", str(FIG1A), "--runs", "2", "--horizon", "500", "--shard", f"{i}/2",
+                        "--out", str(d)], check=True, capture_output=True)
+        shards.append(d)
+    merged = specprobe.merge(shards, out=tmp_path / "merged", formats=["svg"])
+    whole = specprobe.run(FIG1A, runs=2, horizon=500)
+    assert (Path(merged) / "summary.json").read_bytes() == whole.files["summary.json"]
+    cmp = specprobe.compare([merged, FIG1A], out=tmp_path / "cmp", runs=2, horizon=500, formats=["svg"])
+    assert (Path(cmp) / "report.md").exists()

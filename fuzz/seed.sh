@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 bin=target/release/specprobe
 [ -x "$bin" ] || cargo build --release --locked
 rm -rf fuzz/corpus && mkdir -p fuzz/corpus/scenario fuzz/corpus/results
-find scenarios -name '*.ron' -exec cp {} fuzz/corpus/scenario/ \;
+find scenarios -name '*.ron' -o -name '*.json' | while read -r f; do cp "$f" fuzz/corpus/scenario/; done
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 n=0
 for s in paper-fig1a paper-table1 spectrum-8ch paper-best1 sweep-alpha spectrum-markov spectrum-trace; do

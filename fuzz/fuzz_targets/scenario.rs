@@ -1,5 +1,6 @@
-//! The scenario loader on arbitrary text: it must never panic, and a scenario it accepts must
-//! have finite derived quantities and a resource estimate (outputs are JSON, which has no NaN).
+//! The scenario loader on arbitrary text, RON or JSON (text opening with `{` is read as JSON):
+//! it must never panic, and a scenario it accepts must have finite derived quantities and a
+//! resource estimate (outputs are JSON, which has no NaN).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -150,41 +150,43 @@ fn policy_error(py: Python<'_>, what: &str, err: PyErr) -> PyErr {
     wrapped
 }
 
-/// Keeps the worker thread known to the interpreter (a Python thread state) for as long as a
-/// policy lives, without holding the interpreter. Without it every callback from a thread that
-/// Python did not create builds and destroys a thread state: 30 µs a slot instead of well under
-/// one. Created and dropped on the worker thread that runs the policy.
+/// Keeps the worker thread attached to the interpreter for as long as a Python policy lives.
+/// Without it every callback from a thread that Python did not create would build and destroy a
+/// thread state (30 µs a slot) or at least take and release the interpreter lock twice a slot.
+/// Attached, each callback is a nested attach, and the interpreter still switches to other
+/// Python threads (the caller polling for Ctrl-C among them) while the policy's own Python code
+/// runs, as it does between any two Python threads. Created and dropped on the worker thread
+/// that runs the policy.
 struct ThreadAnchor {
     state: pyo3::ffi::PyGILState_STATE,
-    saved: *mut pyo3::ffi::PyThreadState,
 }
 
 impl ThreadAnchor {
     fn new() -> ThreadAnchor {
-        // SAFETY: the interpreter is initialised (this runs inside a call from Python); Ensure
-        // attaches this thread, SaveThread detaches it again and keeps its thread state.
-        unsafe {
-            let state = pyo3::ffi::PyGILState_Ensure();
-            let saved = pyo3::ffi::PyEval_SaveThread();
-            ThreadAnchor { state, saved }
+        // SAFETY: the interpreter is initialised (this runs inside a call from Python).
+        ThreadAnchor {
+            state: unsafe { pyo3::ffi::PyGILState_Ensure() },
         }
     }
 }
 
 impl Drop for ThreadAnchor {
     fn drop(&mut self) {
-        // SAFETY: the same thread that created the anchor (policies never move between
-        // threads), undoing `new` in reverse order.
-        unsafe {
-            pyo3::ffi::PyEval_RestoreThread(self.saved);
-            pyo3::ffi::PyGILState_Release(self.state);
-        }
+        // SAFETY: on the thread that created the anchor (policies never move between threads),
+        // undoing `new`.
+        unsafe { pyo3::ffi::PyGILState_Release(self.state) }
     }
+}
+
+/// A Python policy's bound methods, looked up once (a lookup per call costs more than the call).
+struct Methods {
+    plan: Py<PyAny>,
+    observe: Py<PyAny>,
 }
 
 /// A Python object driven as a [`Policy`].
 struct PyPolicy {
-    obj: Option<Py<PyAny>>,
+    obj: Option<Methods>,
     label: String,
     channels: usize,
     slot: u64,
@@ -214,7 +216,8 @@ impl Policy for PyPolicy {
         let Some(obj) = self.obj.take() else { return };
         Python::attach(|py| {
             let planned = obj
-                .call_method1(py, intern!(py, "plan"), (t,))
+                .plan
+                .call1(py, (t,))
                 .and_then(|r| r.extract::<Vec<usize>>(py));
             match planned {
                 Ok(order) => {
@@ -239,11 +242,9 @@ impl Policy for PyPolicy {
 
     fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
         let Some(obj) = self.obj.take() else { return };
-        Python::attach(|py| {
-            match obj.call_method1(py, intern!(py, "observe"), (channel, idle, cost)) {
-                Ok(_) => self.obj = Some(obj),
-                Err(e) => self.fail(py, "observe()", e),
-            }
+        Python::attach(|py| match obj.observe.call1(py, (channel, idle, cost)) {
+            Ok(_) => self.obj = Some(obj),
+            Err(e) => self.fail(py, "observe()", e),
         });
     }
 }
@@ -352,7 +353,11 @@ fn policy_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cance
         let obj = Python::attach(|py| {
             let kwargs = PyDict::new(py);
             kwargs.set_item("mean_costs", env.mean_cost().to_vec())?;
-            class.call(py, (channels,), Some(&kwargs))
+            let o = class.call(py, (channels,), Some(&kwargs))?;
+            Ok::<_, PyErr>(Methods {
+                plan: o.getattr(py, intern!(py, "plan"))?,
+                observe: o.getattr(py, intern!(py, "observe"))?,
+            })
         });
         let mut policy = PyPolicy {
             obj: None,

@@ -150,22 +150,25 @@ fn policy_error(py: Python<'_>, what: &str, err: PyErr) -> PyErr {
     wrapped
 }
 
-/// Keeps the worker thread attached to the interpreter for as long as a Python policy lives.
-/// Without it every callback from a thread that Python did not create would build and destroy a
-/// thread state (30 µs a slot) or at least take and release the interpreter lock twice a slot.
-/// Attached, each callback is a nested attach, and the interpreter still switches to other
-/// Python threads (the caller polling for Ctrl-C among them) while the policy's own Python code
-/// runs, as it does between any two Python threads. Created and dropped on the worker thread
-/// that runs the policy.
+/// Keeps the worker thread known to the interpreter (a Python thread state) for as long as a
+/// Python policy lives, without holding the interpreter lock between callbacks. Without it,
+/// every callback from a thread that Python did not create would build and destroy a thread
+/// state (30 µs a slot). The lock itself is taken only for each callback, so other Python
+/// threads, and the caller polling for Ctrl-C, run whenever the engine does. Created and dropped
+/// on the worker thread that runs the policy.
 struct ThreadAnchor {
     state: pyo3::ffi::PyGILState_STATE,
+    saved: *mut pyo3::ffi::PyThreadState,
 }
 
 impl ThreadAnchor {
     fn new() -> ThreadAnchor {
-        // SAFETY: the interpreter is initialised (this runs inside a call from Python).
-        ThreadAnchor {
-            state: unsafe { pyo3::ffi::PyGILState_Ensure() },
+        // SAFETY: the interpreter is initialised (this runs inside a call from Python); Ensure
+        // attaches this thread, SaveThread releases the lock and keeps the thread state.
+        unsafe {
+            let state = pyo3::ffi::PyGILState_Ensure();
+            let saved = pyo3::ffi::PyEval_SaveThread();
+            ThreadAnchor { state, saved }
         }
     }
 }
@@ -173,8 +176,11 @@ impl ThreadAnchor {
 impl Drop for ThreadAnchor {
     fn drop(&mut self) {
         // SAFETY: on the thread that created the anchor (policies never move between threads),
-        // undoing `new`.
-        unsafe { pyo3::ffi::PyGILState_Release(self.state) }
+        // undoing `new` in reverse order.
+        unsafe {
+            pyo3::ffi::PyEval_RestoreThread(self.saved);
+            pyo3::ffi::PyGILState_Release(self.state);
+        }
     }
 }
 

@@ -571,11 +571,7 @@ pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, Scenario
             problem: Problem {
                 line,
                 col: col.max(1),
-                field: if field.is_empty() || field == "." {
-                    "(scenario)".to_string()
-                } else {
-                    field
-                },
+                field: whole_if_empty(field),
                 rule: err.code.to_string(),
             },
         }
@@ -606,11 +602,7 @@ pub(crate) fn parse_raw_json(text: &str, path: &Path) -> Result<RawScenario, Sce
         problem: Problem {
             line,
             col,
-            field: if field.is_empty() || field == "." {
-                "(scenario)".to_string()
-            } else {
-                field
-            },
+            field: whole_if_empty(field),
             rule,
         },
     };
@@ -629,6 +621,15 @@ pub(crate) fn parse_raw_json(text: &str, path: &Path) -> Result<RawScenario, Sce
         )
     })?;
     Ok(raw)
+}
+
+/// A serde path as a problem's field: `(scenario)` for the whole file.
+fn whole_if_empty(field: String) -> String {
+    if field.is_empty() || field == "." {
+        "(scenario)".to_string()
+    } else {
+        field
+    }
 }
 
 /// serde_json's message without its trailing ` at line L column C` (the position is reported

@@ -9,15 +9,19 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use specprobe::Cancel;
 use specprobe::commands::{self, MergeArgs};
 use specprobe::partial::Partial;
 use specprobe::report::{ChartOptions, Format};
-use specprobe::Cancel;
 use std::path::PathBuf;
 
 fn scratch() -> PathBuf {
     let shm = std::path::Path::new("/dev/shm");
-    let base = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
+    let base = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
     base.join(format!("specprobe-fuzz-{}", std::process::id()))
 }
 

@@ -8,6 +8,7 @@
 mod channels;
 pub mod identification;
 pub(crate) mod locate;
+mod locate_json;
 pub mod raw;
 pub mod sweep;
 
@@ -498,8 +499,8 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         parse_raw(text, path)?
     };
     let mut checker = Checker {
-        // Rule violations are located in RON text only; in JSON they name the field.
-        src: if json { "" } else { text },
+        src: text,
+        json,
         problems: Vec::new(),
         traces: Default::default(),
     };
@@ -644,6 +645,8 @@ fn strip_position(message: &str) -> String {
 /// Collects problems with their positions.
 struct Checker<'a> {
     src: &'a str,
+    /// Whether `src` is JSON (else RON): how positions are found.
+    json: bool,
     problems: Vec<Problem>,
     /// Trace files read so far.
     traces: channels::TraceCache,
@@ -653,10 +656,14 @@ impl Checker<'_> {
     fn fail(&mut self, path: &FieldPath, rule: impl Into<String>) {
         // The deepest part of the path present in the text: a parameter of a tuple variant such
         // as `Bernoulli(1.5)` has no name to find, so the law itself is pointed at.
+        let find = if self.json {
+            locate_json::locate_json
+        } else {
+            locate
+        };
         let (line, col) = (0..=path.0.len())
             .rev()
-            .filter(|_| !self.src.is_empty())
-            .find_map(|n| locate(self.src, &FieldPath(path.0[..n].to_vec())))
+            .find_map(|n| find(self.src, &FieldPath(path.0[..n].to_vec())))
             .unwrap_or((0, 0));
         self.problems.push(Problem {
             line,
@@ -840,6 +847,7 @@ fn check_sweep(mut raw: RawRegret, source: &Source, ck: &mut Checker) -> Option<
         };
         let mut cell_ck = Checker {
             src: ck.src,
+            json: ck.json,
             problems: Vec::new(),
             traces: std::mem::take(&mut ck.traces),
         };

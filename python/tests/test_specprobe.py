@@ -67,6 +67,11 @@ def test_scenario_errors_name_the_file_line_field_and_rule(tmp_path):
     assert err.file == str(bad)
     assert err.field == "channels[1].theta" and "[0, 1]" in err.rule
     assert err.line == 12 and err.column > 0
+    bad_json = tmp_path / "bad.json"
+    bad_json.write_text((ROOT / "scenarios" / "paper-fig1a.json").read_text().replace("0.7", "7.0", 1))
+    with pytest.raises(specprobe.ScenarioError) as e:
+        specprobe.validate(bad_json)
+    assert (e.value.file, e.value.line, e.value.column, e.value.field) == (str(bad_json), 10, 17, "channels[1].theta")
     assert str(bad) in str(err) and "channels[1].theta" in str(err)
     assert isinstance(err, ValueError)
 
@@ -77,6 +82,7 @@ def test_dict_errors_name_the_field_including_a_wrong_type():
     with pytest.raises(specprobe.ScenarioError) as e:
         specprobe.validate(base)
     assert e.value.field == "channels[0].theta" and e.value.file is None
+    assert e.value.line == 1 and e.value.column > 1
     base["Regret"]["channels"][0]["theta"] = "high"
     with pytest.raises(specprobe.ScenarioError) as e:
         specprobe.run(base)

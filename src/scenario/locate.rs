@@ -113,7 +113,7 @@ fn value_offset(src: &str, path: &FieldPath) -> Option<usize> {
     Some(c.i)
 }
 
-fn line_col(src: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(src: &str, offset: usize) -> (usize, usize) {
     let before = &src[..offset.min(src.len())];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;

@@ -343,10 +343,11 @@ fn json_scenarios_run_like_their_ron_twins_and_errors_name_the_position() {
         err.contains("bad.json:10:") && err.contains("channels[1].theta") && err.contains("string"),
         "{err}"
     );
+    // A rule broken in JSON is located like one in RON: the value's line and column.
     std::fs::write(&bad, text.replacen("0.7", "7.0", 1)).unwrap();
     let err = stderr(&specprobe(&["validate", bad.to_str().unwrap()]));
     assert!(
-        err.contains("channels[1].theta") && err.contains("[0, 1]"),
+        err.contains("bad.json:10:17: channels[1].theta") && err.contains("[0, 1]"),
         "{err}"
     );
 }

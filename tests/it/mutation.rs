@@ -131,7 +131,7 @@ fn shipped() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .filter(|p| p.extension().is_some_and(|e| e == "ron" || e == "json"))
         .collect();
     files.sort();
     files

@@ -55,8 +55,9 @@ const DICT: &str = "<dict>";
 fn scenario_error(py: Python<'_>, e: &CoreScenarioError, file: Option<&Path>) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
     let value = err.value(py);
+    let all = e.problems();
     let problems = PyList::empty(py);
-    for p in e.problems() {
+    for p in &all {
         let d = PyDict::new(py);
         let _ = d.set_item("line", p.line);
         let _ = d.set_item("column", p.col);
@@ -64,7 +65,7 @@ fn scenario_error(py: Python<'_>, e: &CoreScenarioError, file: Option<&Path>) ->
         let _ = d.set_item("rule", &p.rule);
         let _ = problems.append(d);
     }
-    let first = e.problems().first().map(|p| (*p).clone());
+    let first = all.first().map(|p| (*p).clone());
     let _ = value.setattr("file", file.map(|f| f.display().to_string()));
     let _ = value.setattr("problems", problems);
     let _ = value.setattr("line", first.as_ref().map(|p| p.line));
@@ -99,9 +100,10 @@ fn load(py: Python<'_>, scenario: &str, json: bool) -> PyResult<Scenario> {
     result.map_err(|e| scenario_error(py, &e, (!json).then(|| Path::new(scenario))))
 }
 
+/// Chart options for `formats` (`png`, `svg`); None draws both, as the command line does.
 fn chart_options(formats: Option<Vec<String>>) -> PyResult<ChartOptions> {
     let formats = match formats {
-        None => Vec::new(),
+        None => return Ok(ChartOptions::default()),
         Some(list) => list
             .iter()
             .map(|f| match f.to_ascii_lowercase().as_str() {
@@ -572,9 +574,7 @@ fn validate(py: Python<'_>, scenario: &str, json: bool) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (results, *, formats=None))]
 fn plot(py: Python<'_>, results: PathBuf, formats: Option<Vec<String>>) -> PyResult<Vec<PathBuf>> {
-    let charts = chart_options(Some(
-        formats.unwrap_or_else(|| vec!["png".into(), "svg".into()]),
-    ))?;
+    let charts = chart_options(formats)?;
     let cancel = Cancel::new();
     let outcome = interruptible(py, &cancel, || commands::plot(&results, &charts, &cancel))?;
     outcome.map(|o| o.files).map_err(|e| command_error(py, &e))
@@ -594,9 +594,7 @@ fn merge(
     let args = MergeArgs {
         inputs,
         out,
-        charts: chart_options(Some(
-            formats.unwrap_or_else(|| vec!["png".into(), "svg".into()]),
-        ))?,
+        charts: chart_options(formats)?,
         force,
         cancel: cancel.clone(),
     };
@@ -631,9 +629,7 @@ fn compare(
                 seed,
             },
             threads,
-            charts: chart_options(Some(
-                formats.unwrap_or_else(|| vec!["png".into(), "svg".into()]),
-            ))?,
+            charts: chart_options(formats)?,
             force,
             cancel: cancel.clone(),
             ..RunArgs::default()

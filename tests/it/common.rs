@@ -12,16 +12,21 @@ pub(crate) fn scenario_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// Chart options that draw nothing (`--no-charts`).
+pub(crate) fn no_charts() -> ChartOptions {
+    ChartOptions {
+        formats: Vec::new(),
+        ..ChartOptions::default()
+    }
+}
+
 /// Runs a scenario through the library into `out` (no charts) and returns the parsed summary.
 pub(crate) fn run(scenario: &Path, out: &Path, threads: usize) -> RegretSummary {
     commands::run(&RunArgs {
         scenario: scenario.to_path_buf(),
         out: Some(out.to_path_buf()),
         threads: Some(threads),
-        charts: ChartOptions {
-            formats: Vec::new(),
-            ..ChartOptions::default()
-        },
+        charts: no_charts(),
         ..RunArgs::default()
     })
     .unwrap();

@@ -1,7 +1,7 @@
 //! Policies and identification algorithms written against the public API run through the same
 //! pipeline as the built-in ones: same statistics, same outputs, same shards.
 
-use crate::common::{fig1a, scenario_file};
+use crate::common::{fig1a, no_charts, scenario_file};
 use specprobe::identify::{AlgorithmSpec, Problem};
 use specprobe::partial;
 use specprobe::recorder::PartialStats;
@@ -23,13 +23,6 @@ impl Policy for MyOracle {
 
 fn my_oracle(env: &specprobe::channel::Environment) -> MyOracle {
     MyOracle(specprobe::theory::ucr_t1(env.theta(), env.mean_cost()))
-}
-
-fn no_charts() -> ChartOptions {
-    ChartOptions {
-        formats: Vec::new(),
-        ..ChartOptions::default()
-    }
 }
 
 fn stats_of(results: &specprobe::Results, label: &str) -> PartialStats {

@@ -1,7 +1,7 @@
 //! Damaged results through `plot`: every class is a clear error naming the file, never a panic,
 //! and the folder is left exactly as it was.
 
-use crate::common::{fig1a, run, scenario_file};
+use crate::common::{fig1a, no_charts, run, scenario_file};
 use serde_json::Value;
 use specprobe::Cancel;
 use specprobe::commands::{self, RunArgs};
@@ -229,10 +229,7 @@ fn damaged_identification_and_sweep_folders_are_errors() {
                 horizon,
                 ..Default::default()
             },
-            charts: ChartOptions {
-                formats: Vec::new(),
-                ..ChartOptions::default()
-            },
+            charts: no_charts(),
             ..Default::default()
         })
         .unwrap();

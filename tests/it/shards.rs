@@ -1,17 +1,9 @@
 //! Sharded runs merged back equal the unsharded run, byte for byte; mismatched shards are refused.
 
-use crate::common::{fig1a, scenario_file};
+use crate::common::{fig1a, no_charts, scenario_file};
 use specprobe::commands::{self, MergeArgs, RunArgs};
-use specprobe::report::ChartOptions;
 use specprobe::runner::Shard;
 use std::path::{Path, PathBuf};
-
-fn no_charts() -> ChartOptions {
-    ChartOptions {
-        formats: Vec::new(),
-        ..ChartOptions::default()
-    }
-}
 
 fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
     commands::run(&RunArgs {

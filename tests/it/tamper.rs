@@ -2,11 +2,10 @@
 //! the field named, both as damage (the checksum catches it) and as a forger's edit with the
 //! checksum recomputed (the consistency checks behind the checksum catch it).
 
-use crate::common::{fig1a, scenario_file};
+use crate::common::{fig1a, no_charts, scenario_file};
 use serde_json::Value;
 use specprobe::commands::{self, RunArgs};
 use specprobe::partial::{self, Partial};
-use specprobe::report::ChartOptions;
 use specprobe::runner::Shard;
 use std::path::{Path, PathBuf};
 
@@ -23,10 +22,7 @@ fn two_shards(scenario: &Path, tmp: &Path, runs: u64) -> [PathBuf; 2] {
                 runs: Some(runs),
                 ..Default::default()
             },
-            charts: ChartOptions {
-                formats: Vec::new(),
-                ..ChartOptions::default()
-            },
+            charts: no_charts(),
             ..Default::default()
         })
         .unwrap();

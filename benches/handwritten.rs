@@ -1,10 +1,50 @@
 //! The floor: CC-UCB (unknown costs, Bernoulli costs) written as one plain loop over plain
 //! vectors, no traits, no enums, no recorder. It draws the same random numbers as specprobe's
 //! engine (each channel's state and cost at slot t from its counter streams), so both compute
-//! the same pseudo-regret bit for bit (checked by the integration test `floor_matches_engine`),
+//! the same pseudo-regret bit for bit (checked by `tests/it/floor.rs`),
 //! and the benchmark compares like with like.
 
-use specprobe::crn::{self, Purpose, RunKey};
+/// The common random numbers of specprobe's engine, restated (see `src/util/crn.rs`): each
+/// (run, channel) key, and the draw at slot `t` of a key's counter stream, SplitMix64 at
+/// position `t`.
+mod crn {
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    pub(super) fn splitmix64(x: u64) -> u64 {
+        let mut z = x.wrapping_add(GAMMA);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// The key of run `run` of the experiment of domain `domain`.
+    pub(super) fn run_key(seed: u64, domain: u64, run: u64) -> u64 {
+        splitmix64(splitmix64(splitmix64(seed ^ 0x6372_6e5f_6b65_7973) ^ domain) ^ run)
+    }
+
+    /// Channel `channel`'s key for `purpose` (1 occupancy, 2 cost).
+    pub(super) fn channel(run_key: u64, channel: usize, purpose: u64) -> u64 {
+        splitmix64(run_key ^ splitmix64((channel as u64) << 3 | purpose))
+    }
+
+    pub(super) fn bits(key: u64, t: u64) -> u64 {
+        splitmix64(key.wrapping_add(t.wrapping_mul(GAMMA)))
+    }
+
+    pub(super) fn threshold(p: f64) -> u64 {
+        if p >= 1.0 {
+            u64::MAX
+        } else if p <= 0.0 {
+            0
+        } else {
+            (p * 18_446_744_073_709_551_616.0) as u64
+        }
+    }
+
+    pub(super) fn bernoulli(bits: u64, threshold: u64) -> bool {
+        threshold == u64::MAX || bits < threshold
+    }
+}
 
 /// Cumulative pseudo-regret and net reward of one CC-UCB run.
 pub(crate) fn cc_ucb(
@@ -16,9 +56,9 @@ pub(crate) fn cc_ucb(
     seed: u64,
 ) -> (f64, f64) {
     let k = theta.len();
-    let key = RunKey::new(seed, 0, 0);
-    let idle_key: Vec<u64> = (0..k).map(|i| key.channel(i, Purpose::Occupancy)).collect();
-    let cost_key: Vec<u64> = (0..k).map(|i| key.channel(i, Purpose::Cost)).collect();
+    let key = crn::run_key(seed, 0, 0);
+    let idle_key: Vec<u64> = (0..k).map(|i| crn::channel(key, i, 1)).collect();
+    let cost_key: Vec<u64> = (0..k).map(|i| crn::channel(key, i, 2)).collect();
     let idle: Vec<u64> = theta.iter().map(|&p| crn::threshold(p)).collect();
     let pay: Vec<u64> = cost.iter().map(|&p| crn::threshold(p)).collect();
     // UCR-T1 and its expected reward.

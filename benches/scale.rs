@@ -4,69 +4,14 @@
 //! per slot per channel of each policy, measured on whole episodes (initialisation included) long
 //! enough that the steady state dominates. Each figure is the best of three repetitions (the
 //! machines are shared; the minimum is the least disturbed measurement). Set `SCALE_KS=6,64` to
-//! restrict the channel counts.
+//! restrict the channel counts. Each episode runs through the public API (`Simulation`, one
+//! thread, no files), the benchmark's reward on the same paths included.
 
-use specprobe::channel::{Channel, Environment};
-use specprobe::cost::CostModel;
-use specprobe::law::{Law, LawSpec};
-use specprobe::policy::{AnyPolicy, Policy, PolicySpec, PolicyVisitor};
-use specprobe::recorder::RunRecord;
-use specprobe::stats::CheckpointSpec;
+use specprobe::Simulation;
 use std::hint::black_box;
 use std::time::Instant;
 
-/// θ spread over [0.1, 0.9] in a scrambled order, Bernoulli(0.4) costs: about 5/8 of the
-/// channels are worth probing, so the lists are long (the hard case for ordering).
-fn environment(k: usize) -> Environment {
-    let theta: Vec<f64> = if k == 6 {
-        vec![0.8, 0.7, 0.6, 0.5, 0.4, 0.3]
-    } else {
-        (0..k)
-            .map(|i| 0.1 + 0.8 * ((i * 7919) % k) as f64 / k as f64)
-            .collect()
-    };
-    let cost = if k == 6 { 0.55 } else { 0.4 };
-    Environment::new(
-        theta
-            .iter()
-            .map(|&t| {
-                Channel::new(
-                    t,
-                    CostModel::Plain(Law::new(&LawSpec::Bernoulli(cost)).unwrap()),
-                )
-            })
-            .collect(),
-    )
-}
-
-struct Episode<'a> {
-    env: &'a Environment,
-    horizon: u64,
-}
-
-impl PolicyVisitor for Episode<'_> {
-    type Output = f64;
-    fn visit<P: Policy>(self, mut policy: P) -> f64 {
-        let checkpoints = CheckpointSpec::default().slots(self.horizon);
-        let mut record = RunRecord::new(self.env.len(), checkpoints.len());
-        let mut list = Vec::with_capacity(self.env.len());
-        let mut rng = specprobe::rng::stream(1, 0, 0);
-        let mut paths =
-            specprobe::channel::Paths::new(self.env, specprobe::crn::RunKey::new(1, 0, 0));
-        specprobe::sim::episode(
-            self.env,
-            &mut policy,
-            self.horizon,
-            &checkpoints,
-            &mut rng,
-            &mut paths,
-            &mut record,
-            &mut list,
-            &specprobe::Cancel::new(),
-        );
-        record.rows.last().unwrap()[0]
-    }
-}
+mod support;
 
 fn main() {
     // `cargo bench` passes `--bench`; anything else (e.g. `cargo test --benches`) runs one tiny
@@ -82,7 +27,7 @@ fn main() {
                 vec![6, 64, 1024, 4096]
             }
         });
-    let policies: Vec<PolicySpec> = [
+    let policies: Vec<&str> = [
         "Oracle",
         "CcUcb(alpha: 1.5, epsilon: 1e-5)",
         "CcUcbKnownCost(alpha: 1.5)",
@@ -92,15 +37,13 @@ fn main() {
         "Ucb1",
         "RandomList(list_len: 3)",
     ]
-    .iter()
-    .map(|s| s.parse().expect("a valid policy"))
-    .collect();
+    .to_vec();
     println!(
         "{:<26} {:>6} {:>9} {:>12} {:>14}",
         "policy", "K", "slots", "ns/slot", "ns/slot/chan"
     );
     for &k in &ks {
-        let env = environment(k);
+        let (theta, cost) = support::instance(k);
         // About 0.2 s of simulation per measurement, at least 5 slots per channel.
         let horizon: u64 = if smoke {
             2_000
@@ -110,14 +53,14 @@ fn main() {
         for spec in &policies {
             let mut best = f64::INFINITY;
             for _ in 0..if smoke { 1 } else { 3 } {
-                let policy: AnyPolicy = spec.build(&env);
+                let scenario = support::scenario(&theta, &cost, &[("p", spec)], horizon, 1);
                 let start = Instant::now();
-                black_box(policy.visit(Episode { env: &env, horizon }));
+                black_box(support::run(Simulation::new(scenario)));
                 best = best.min(start.elapsed().as_nanos() as f64 / horizon as f64);
             }
             println!(
                 "{:<26} {:>6} {:>9} {:>12.1} {:>14.2}",
-                spec.to_ron(),
+                spec,
                 k,
                 horizon,
                 best,

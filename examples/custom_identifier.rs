@@ -6,7 +6,7 @@
 //! cargo run --release --example custom_identifier -- OUT RUNS
 //! ```
 
-use specprobe::identify::Problem;
+use specprobe::Problem;
 use specprobe::{Identifier, SimRng, Simulation};
 
 /// Samples the arms in turn; after each full round, stops once the K best empirical means'

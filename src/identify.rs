@@ -12,30 +12,34 @@
 //! last four share the LUCB skeleton of [`lucb_core`]. Their radii and the faithful/heuristic
 //! parameter choices live in [`confidence`].
 
-pub mod confidence;
+pub(crate) mod confidence;
 mod custom;
 mod episode;
-pub mod instance;
+pub(crate) mod instance;
 mod lil_clucb;
 mod lil_lucb;
 mod lil_rand_lucb;
 mod lil_ucb;
 mod lucb1;
-pub mod lucb_core;
+pub(crate) mod lucb_core;
 mod lucb_pp;
 mod stats;
 
-pub use custom::{Algorithm, CustomIdentifier, IdentifierFactory, Problem};
-pub use episode::{IdentifyOutcome, identify};
-pub use lil_clucb::LilClucb;
-pub use lil_lucb::LilLucb;
-pub use lil_rand_lucb::LilRandLucb;
-pub use lil_ucb::LilUcb;
-pub use lucb_pp::LucbPlusPlus;
-pub use lucb1::Lucb1;
-pub use stats::IdentifyStats;
+pub(crate) use custom::Algorithm;
+pub use custom::CustomIdentifier;
+pub use custom::IdentifierFactory;
+pub use custom::Problem;
+pub(crate) use episode::IdentifyOutcome;
+pub(crate) use episode::identify;
+pub(crate) use lil_clucb::LilClucb;
+pub(crate) use lil_lucb::LilLucb;
+pub(crate) use lil_rand_lucb::LilRandLucb;
+pub(crate) use lil_ucb::LilUcb;
+pub(crate) use lucb_pp::LucbPlusPlus;
+pub(crate) use lucb1::Lucb1;
+pub(crate) use stats::IdentifyStats;
 
-use crate::rng::SimRng;
+use crate::util::rng::SimRng;
 use confidence::{Guarantee, Lil, Params, Setting};
 use serde::{Deserialize, Serialize};
 
@@ -74,7 +78,7 @@ use serde::{Deserialize, Serialize};
 /// }
 ///
 /// let mut a = RoundRobin { m: 2, k: 1, n: vec![0; 3], sum: vec![0.0; 3], next: 0 };
-/// let mut rng = specprobe::rng::stream(1, 0, 0);
+/// let mut rng = specprobe::stream(1, 0, 0);
 /// let mut samples = 0;
 /// while let Some(arm) = a.next(&mut rng) {
 ///     a.observe(arm, if arm == 2 { 1.0 } else { 0.0 });
@@ -113,7 +117,7 @@ impl<I: Identifier + ?Sized> Identifier for Box<I> {
 
 /// Per-arm counts and sums, and the "sample each arm once" initialisation.
 #[derive(Clone, Debug)]
-pub struct Samples {
+pub(crate) struct Samples {
     count: Vec<u64>,
     sum: Vec<f64>,
     mean: Vec<f64>,
@@ -122,7 +126,7 @@ pub struct Samples {
 
 impl Samples {
     /// No samples of `n` arms.
-    pub fn new(n: usize) -> Samples {
+    pub(crate) fn new(n: usize) -> Samples {
         Samples {
             count: vec![0; n],
             sum: vec![0.0; n],
@@ -132,7 +136,7 @@ impl Samples {
     }
 
     /// During initialisation, the next arm to sample once.
-    pub fn initial(&mut self) -> Option<usize> {
+    pub(crate) fn initial(&mut self) -> Option<usize> {
         (self.next_initial < self.count.len()).then(|| {
             self.next_initial += 1;
             self.next_initial - 1
@@ -140,35 +144,30 @@ impl Samples {
     }
 
     /// Whether every arm has its first sample.
-    pub fn initialised(&self) -> bool {
+    pub(crate) fn initialised(&self) -> bool {
         self.next_initial >= self.count.len() && self.count.iter().all(|&c| c > 0)
     }
 
     /// Records a sample.
-    pub fn add(&mut self, arm: usize, reward: f64) {
+    pub(crate) fn add(&mut self, arm: usize, reward: f64) {
         self.count[arm] += 1;
         self.sum[arm] += reward;
         self.mean[arm] = self.sum[arm] / self.count[arm] as f64;
     }
 
     /// Samples of each arm, `T_i`.
-    pub fn counts(&self) -> &[u64] {
+    pub(crate) fn counts(&self) -> &[u64] {
         &self.count
     }
 
     /// Empirical means.
-    pub fn means(&self) -> &[f64] {
+    pub(crate) fn means(&self) -> &[f64] {
         &self.mean
     }
 
     /// Number of arms.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.count.len()
-    }
-
-    /// Whether there are no arms.
-    pub fn is_empty(&self) -> bool {
-        self.count.is_empty()
     }
 }
 
@@ -259,6 +258,21 @@ impl AlgorithmSpec {
             }
         }
     }
+}
+
+/// A built-in identification algorithm by its scenario name (`"LilRandLucb"`), built for a
+/// problem: for an algorithm of your own that wraps or extends a built-in one.
+pub fn builtin_identifier(name: &str, problem: &Problem) -> Result<Box<dyn Identifier>, String> {
+    let spec: AlgorithmSpec = crate::util::ron_text::ron_options()
+        .from_str(name)
+        .map_err(|e| format!("{name:?} is not an identification algorithm: {e}"))?;
+    Ok(Box::new(spec.build(
+        problem.arms,
+        problem.k,
+        problem.sigma,
+        problem.setting,
+        problem.params,
+    )))
 }
 
 /// A built algorithm of any kind; [`AnyIdentifier::visit`] hands the concrete type to generic

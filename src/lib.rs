@@ -5,63 +5,104 @@
 //! first idle channel it finds. Net reward per slot = 1{idle found} − total probing cost.
 //! Learning which channels to probe, in which order and when to stop is the cost-aware cascading
 //! bandit of Zhou et al. (IJCAI 2018), whose offline optimum (UCR-T1) and online algorithm
-//! (CC-UCB) specprobe implements together with the baselines users compare against.
+//! (CC-UCB) specprobe implements together with the baselines users compare against. It also
+//! runs best-K identification experiments: find the K channels most often idle with confidence
+//! 1 − ν, using as few probes as possible.
 //!
-//! It also runs best-K identification experiments ([`identify`]): find the K channels most
-//! often idle with confidence 1 − ν, using as few probes as possible.
+//! # The library
+//! [`Simulation`] takes a checked [`Scenario`] (from [`load`] or [`parse`]), your own
+//! [`Policy`] or [`Identifier`] if you like, and runs it through the same pipeline as the
+//! command line; [`Results`] hold the exact statistics in memory ([`summary`] types) and write
+//! the files the command line writes. [`commands`] holds what each CLI command does.
 //!
-//! Data flow, one direction only:
+//! # Layers
+//! Each folder of `src/` imports only the folders below it (a test checks it):
 //! ```text
-//! scenario::load  (RON -> checked Scenario)
-//!   -> runner::run_regret / run_identification   (parallel runs, one RNG stream per run)
-//!        -> sim::episode / identify::identify         (the loops, generic over the policy)
-//!             -> recorder                          (checkpoints, histograms; exact merges)
-//!   -> report::write_regret / identification::write (summary.json, CSV, charts, report.md)
-//!   or partial::Partial                            (a shard's exact statistics, for merge)
+//! app       Simulation builder, commands, export (the one writer)
+//! report    summaries, CSV, charts and report.md by result kind, rendered to bytes
+//! store     result folders (lock, stage, swap), partial results of shards
+//! engine    slot loop, runner, recorder, results, budget
+//! scenario  raw serde structs -> checked scenario (errors with file:line:col, field, rule)
+//! policy    cascade policies    identify   identification algorithms
+//! model     channels, occupancy processes, costs, sensing, theory
+//! util      random streams, counter-based draws, exact statistics, bounded input
 //! ```
-//! The simulator never reads files and the report never simulates. [`commands`] holds what
-//! each CLI command does; the binary only parses arguments.
+//! The simulator never reads files, the report never simulates, the store never interprets.
 
-pub mod budget;
-pub mod cancel;
-pub mod channel;
-pub mod commands;
-pub mod cost;
-pub mod crn;
-pub mod error;
-pub mod holding;
-pub mod identify;
-pub mod input;
-pub mod law;
-pub mod occupancy;
-pub mod output;
-pub mod partial;
-pub mod policy;
-mod progress;
-pub mod ranking;
-pub mod recorder;
-pub mod report;
-pub mod rng;
-mod ron_text;
-pub mod runner;
-pub mod scenario;
-pub mod sensing;
-pub mod sim;
-pub mod simulation;
-pub mod stats;
-pub mod theory;
+mod app;
+mod engine;
+mod identify;
+mod model;
+mod policy;
+mod report;
+mod scenario;
+mod store;
+#[cfg(test)]
+mod testing;
+mod util;
 
-pub use cancel::Cancel;
-pub use error::ScenarioError;
-pub use identify::Identifier;
-pub use output::Replace;
-pub use policy::Policy;
+pub use app::commands;
+pub use app::export::{ExportError, Written, commit_files as write_files};
+pub use app::simulation::{Prepared, Simulation, SimulationError};
+pub use engine::budget::{BudgetError, Estimate, bytes as format_bytes, parse_bytes, peak_memory};
+pub use engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+pub use engine::runner::{RunError, Shard};
+pub use identify::confidence::{Params, Setting};
+pub use identify::{CustomIdentifier, Identifier, IdentifierFactory, Problem, builtin_identifier};
+pub use model::channel::Environment;
+pub use model::theory::Optimum;
+pub use policy::{CustomPolicy, Policy, PolicyFactory, builtin_policy};
 /// The random-number crate of [`Policy`] and [`Identifier`]: `use specprobe::rand::RngExt` gives
 /// the sampling methods, with no separate dependency to keep in step.
 pub use rand;
-pub use rng::SimRng;
-pub use scenario::{Scenario, load};
-pub use simulation::{Results, Simulation};
+pub use report::plots::{
+    AxisMode, Band, ChartError, ChartOptions, Format, MIN_SIZE, ValueAxis, parse_formats,
+    parse_size,
+};
+pub use report::{Artifact, ReportError};
+pub use scenario::error::{Problem as ScenarioProblem, ScenarioError};
+pub use scenario::{
+    IdentificationScenario, OverrideError, Overrides, RegretScenario, Scenario, Source,
+    SweepScenario, load, parse,
+};
+pub use store::folder::{Destination, OutputError, Previous, Replace};
+pub use store::names::ResultKind;
+pub use store::partial::{MergeError, merge as merge_shards};
+pub use util::cancel::{Cancel, Cancelled};
+pub use util::input::ReadError;
+pub use util::rng::{SimRng, stream};
+
+/// The data of `summary.json` and `curves.csv` as types: what [`RegretResults::summary`],
+/// [`IdentificationResults::summary`] and [`SweepResults::summary`] return, and what a saved
+/// `summary.json` deserialises into.
+pub mod summary {
+    pub use crate::model::channel::BenchmarkKind;
+    pub use crate::model::sensing::SensingSpec;
+    pub use crate::model::theory::{Bounds, LogBound};
+    pub use crate::report::identification::summary::{
+        CellSummary, IdentificationSummary, SampleStats,
+    };
+    pub use crate::report::regret::curves::CurveRow;
+    pub use crate::report::regret::summary::{
+        ChannelSummary, Difference, ExperimentSummary, Paired, PerSlot, PolicySummary, ProbeStats,
+        RegretBody, RegretSummary, SegmentSummary, Stat,
+    };
+    pub use crate::report::sweep::summary::{SweepRow, SweepSummary};
+    pub use crate::scenario::Units;
+    pub use crate::util::stats::{ExactSum, MeanStd};
+}
+
+/// Hooks for the fuzz targets in `fuzz/` (feature `fuzzing`): not an API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    /// `bytes` parsed as a `partial.json` and re-sealed with a fresh checksum, so that the
+    /// checks behind the checksum see the damage; `None` when it does not parse.
+    pub fn reseal_partial(bytes: &[u8]) -> Option<Vec<u8>> {
+        let p: crate::store::partial::Partial = serde_json::from_slice(bytes).ok()?;
+        serde_json::to_vec(&p.resealed()).ok()
+    }
+}
 
 /// The README's Rust snippets compile (they are doctests, not run).
 #[cfg(doctest)]

@@ -1,14 +1,11 @@
 //! The `specprobe` command line: parses arguments, installs logging, calls the library.
 
 use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
-use specprobe::Cancel;
-use specprobe::budget::parse_bytes;
 use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
-use specprobe::report::{
-    AxisMode, Band, ChartOptions, Format, ValueAxis, parse_formats, parse_size,
+use specprobe::{
+    AxisMode, Band, Cancel, ChartOptions, Format, Overrides, Shard, ValueAxis, parse_bytes,
+    parse_formats, parse_size,
 };
-use specprobe::runner::Shard;
-use specprobe::scenario::Overrides;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -219,11 +216,11 @@ fn main() -> ExitCode {
     let cancel = Cancel::new();
     install_signal_handlers(&cancel);
     let result = execute(cli.command, &cancel);
-    if let Some(peak) = specprobe::budget::peak_memory() {
+    if let Some(peak) = specprobe::peak_memory() {
         tracing::info!(
             peak_memory_bytes = peak,
             "peak memory {}",
-            specprobe::budget::bytes(peak)
+            specprobe::format_bytes(peak)
         );
     }
     match result {

@@ -26,21 +26,31 @@ mod sw_cc_ucb;
 mod thompson;
 mod ucb1;
 
-pub use cascade_kl_ucb::{CascadeKlUcb, CascadeKlUcbSpec};
-pub use cascade_ucb1::{CascadeUcb1, CascadeUcb1Spec};
-pub use cc_ucb::{CcUcb, CcUcbKnownCostSpec, CcUcbSpec, DEFAULT_ALPHA, DEFAULT_EPSILON, MAX_ALPHA};
-pub use custom::{CustomPolicy, PolicyFactory};
-pub use d_cc_ucb::{DCcUcb, DCcUcbSpec};
-pub use estimates::Estimates;
-pub use oracle::{Oracle, OracleSpec};
-pub use random_list::{RandomList, RandomListSpec};
-pub use registry::{AnyPolicy, CatalogueEntry, PolicySpec, PolicyVisitor};
-pub use sw_cc_ucb::{SwCcUcb, SwCcUcbSpec};
-pub use thompson::{ThompsonSampling, ThompsonSpec};
-pub use ucb1::{Ucb1, Ucb1Reward, Ucb1Spec};
+pub(crate) use cascade_kl_ucb::CascadeKlUcbSpec;
+pub(crate) use cascade_ucb1::CascadeUcb1Spec;
+pub(crate) use cc_ucb::CcUcbKnownCostSpec;
+pub(crate) use cc_ucb::CcUcbSpec;
+pub(crate) use cc_ucb::DEFAULT_ALPHA;
+pub(crate) use cc_ucb::MAX_ALPHA;
+pub use custom::CustomPolicy;
+pub use custom::PolicyFactory;
+pub(crate) use d_cc_ucb::DCcUcbSpec;
+pub(crate) use estimates::Estimates;
+pub(crate) use oracle::Oracle;
+pub(crate) use oracle::OracleSpec;
+#[cfg(test)]
+pub(crate) use random_list::RandomList;
+pub(crate) use random_list::RandomListSpec;
+pub(crate) use registry::AnyPolicy;
+pub(crate) use registry::PolicySpec;
+pub(crate) use registry::PolicyVisitor;
+pub use registry::builtin_policy;
+pub(crate) use sw_cc_ucb::SwCcUcbSpec;
+pub(crate) use thompson::ThompsonSpec;
+pub(crate) use ucb1::Ucb1Spec;
 
-use crate::channel::Environment;
-use crate::rng::SimRng;
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -85,7 +95,7 @@ use serde::de::DeserializeOwned;
 ///
 /// let mut p = EpsGreedy { eps: 0.1, n: vec![0.0; 2], idle: vec![0.0; 2], cost: vec![0.0; 2] };
 /// let mut list = Vec::new();
-/// p.plan(1, &mut list, &mut specprobe::rng::stream(1, 0, 0));
+/// p.plan(1, &mut list, &mut specprobe::stream(1, 0, 0));
 /// assert_eq!(list, vec![0]);
 /// ```
 pub trait Policy {
@@ -112,10 +122,10 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     }
 }
 
-/// A policy parameter that breaks its rule (like [`crate::law::LawError`] for laws).
+/// A policy parameter that breaks its rule (like [`crate::model::law::LawError`] for laws).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{rule}")]
-pub struct ParamError {
+pub(crate) struct ParamError {
     /// The parameter's name in scenario syntax, e.g. `list_len`.
     pub param: &'static str,
     /// The rule it breaks, with the value, e.g. `must lie in 1..=6, the number of channels (got 7)`.
@@ -123,20 +133,8 @@ pub struct ParamError {
 }
 
 impl ParamError {
-    /// `param` must be a positive finite number.
-    pub fn positive(param: &'static str, value: f64) -> Result<(), ParamError> {
-        if value.is_finite() && value > 0.0 {
-            Ok(())
-        } else {
-            Err(ParamError {
-                param,
-                rule: format!("must be a positive finite number (got {value:?})"),
-            })
-        }
-    }
-
     /// `param` must be a finite number in `(0, max]`.
-    pub fn within(param: &'static str, value: f64, max: f64) -> Result<(), ParamError> {
+    pub(crate) fn within(param: &'static str, value: f64, max: f64) -> Result<(), ParamError> {
         if value.is_finite() && value > 0.0 && value <= max {
             Ok(())
         } else {
@@ -148,17 +146,17 @@ impl ParamError {
     }
 
     /// CC-UCB's exploration parameter α: in `(0, MAX_ALPHA]`.
-    pub fn alpha(value: f64) -> Result<(), ParamError> {
+    pub(crate) fn alpha(value: f64) -> Result<(), ParamError> {
         ParamError::within("alpha", value, MAX_ALPHA)
     }
 
     /// CC-UCB's cost floor ε: in `(0, 1]` (costs lie in [0, 1]).
-    pub fn epsilon(value: f64) -> Result<(), ParamError> {
+    pub(crate) fn epsilon(value: f64) -> Result<(), ParamError> {
         ParamError::within("epsilon", value, 1.0)
     }
 
     /// `param` (a list length) must lie in `1..=k`.
-    pub fn list_len(param: &'static str, value: usize, k: usize) -> Result<(), ParamError> {
+    pub(crate) fn list_len(param: &'static str, value: usize, k: usize) -> Result<(), ParamError> {
         if (1..=k).contains(&value) {
             Ok(())
         } else {
@@ -175,7 +173,9 @@ impl ParamError {
 /// A new built-in policy is one file that defines the policy and a type implementing this trait,
 /// plus one line in the registry (`src/policy/registry.rs`); the scenario parser, `specprobe
 /// policies`, labels, checks and the engine's static dispatch all come from there.
-pub trait Builtin: Clone + std::fmt::Debug + PartialEq + Serialize + DeserializeOwned {
+pub(crate) trait Builtin:
+    Clone + std::fmt::Debug + PartialEq + Serialize + DeserializeOwned
+{
     /// The name in scenario files, e.g. `CcUcb`.
     const NAME: &'static str;
     /// What the policy does, one line for `specprobe policies`.
@@ -269,7 +269,9 @@ mod tests {
         let mut labels = std::collections::BTreeSet::new();
         for entry in PolicySpec::catalogue() {
             let text = entry.example.to_ron();
-            let back: PolicySpec = crate::scenario::ron_options().from_str(&text).unwrap();
+            let back: PolicySpec = crate::util::ron_text::ron_options()
+                .from_str(&text)
+                .unwrap();
             assert_eq!(back, entry.example, "{text}");
             assert!(labels.insert(entry.example.default_label()));
         }
@@ -303,7 +305,7 @@ mod tests {
             // Nearly sorted start, and a shuffled one.
             sort_by_key_desc(&mut order, &key);
             if seed % 2 == 0 {
-                order.shuffle(&mut crate::rng::stream(seed, 0, 0));
+                order.shuffle(&mut crate::util::rng::stream(seed, 0, 0));
             } else if order.len() > 3 {
                 let last = order.len() - 2;
                 order.swap(1, last);

@@ -3,32 +3,37 @@
 //! The report never simulates: everything here is computed from the checked scenario and the
 //! finished statistics, or read back from saved files.
 
-pub(crate) mod charts;
 pub(crate) mod check;
-pub mod curves;
+pub(crate) mod compare;
 pub(crate) mod describe;
-pub mod identification;
-pub(crate) mod markdown;
+pub(crate) mod format;
+pub(crate) mod identification;
+pub(crate) mod load;
 pub(crate) mod plots;
-pub mod runs;
-pub mod summary;
-pub mod sweep;
+pub(crate) mod regret;
+pub(crate) mod sweep;
 
-pub use plots::{
-    AxisMode, Band, ChartError, ChartOptions, Format, MIN_SIZE, ValueAxis, parse_formats,
-    parse_size,
-};
+pub(crate) use identification::load_identification;
+pub(crate) use load::parse_json;
+pub(crate) use load::saved_kind;
+pub(crate) use plots::ChartOptions;
+pub(crate) use plots::Format;
+pub(crate) use regret::load_saved;
+pub(crate) use regret::regret_from_files;
+pub(crate) use regret::render_regret;
+pub(crate) use regret::render_report;
+pub(crate) use sweep::load_sweep;
 
-use crate::output::{OutputDir, OutputError};
-use crate::runner::RegretStats;
-use crate::scenario::RegretScenario;
+use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+use crate::store::folder::OutputError;
+use regret::summary::RegretSummary;
+use regret::{curves, summary};
 use std::path::PathBuf;
-use summary::RegretSummary;
 
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// A file could not be written.
+    /// A saved result file could not be read.
     #[error(transparent)]
     Output(#[from] OutputError),
     /// Serialising JSON failed.
@@ -65,58 +70,83 @@ pub enum ReportError {
     },
 }
 
-/// Writes `summary.json`, `curves.csv`, the charts and `report.md` of a finished regret
-/// scenario; returns the paths written.
-pub fn write_regret(
-    out: &OutputDir,
-    s: &RegretScenario,
-    results: &RegretStats,
-    charts: &ChartOptions,
-) -> Result<Vec<PathBuf>, ReportError> {
-    let summary = summary::regret_summary(s, results);
-    let rows = curves::rows(s, results);
-    let mut written = Vec::new();
-    let json = serde_json::to_vec_pretty(&summary).map_err(|source| ReportError::Json {
-        file: "summary.json",
-        error: source,
-    })?;
-    let csv = curves::to_csv(&rows)?;
-    reads_back_regret(&json, &csv)?;
-    written.push(out.write("summary.json", &json)?);
-    written.push(out.write("curves.csv", &csv)?);
-    written.push(out.write(runs::FILE, &runs::regret(s, results)?)?);
-    written.extend(render_report(out, &summary, &rows, charts)?);
-    Ok(written)
+/// A file of a result set, rendered in memory: its name in the folder and its bytes. Report
+/// code only produces these; one writer (`app::export`) stages and commits them.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// The file name inside the result folder (`summary.json`, `regret.png`, ...).
+    pub name: String,
+    /// Its content.
+    pub bytes: Vec<u8>,
 }
 
-/// What `run` writes, `plot` and `compare` must read: the summary and curves are read back and
-/// checked exactly as they will be, before anything is written.
-fn reads_back_regret(json: &[u8], csv: &[u8]) -> Result<(), ReportError> {
-    let unreadable = |file, message| ReportError::Unreadable { file, message };
-    let summary = parse_regret(json).map_err(|m| unreadable("summary.json", m))?;
-    let rows = curves::from_csv(csv).map_err(|m| unreadable("curves.csv", m))?;
-    check::regret(&summary, Some(&rows)).map_err(|m| unreadable("summary.json", m))
+impl Artifact {
+    /// A named buffer.
+    pub fn new(name: impl Into<String>, bytes: Vec<u8>) -> Artifact {
+        Artifact {
+            name: name.into(),
+            bytes,
+        }
+    }
 }
 
-/// Draws the charts and writes `report.md` from a summary and its curves.
-pub fn render_report(
-    out: &OutputDir,
-    summary: &RegretSummary,
-    rows: &[curves::CurveRow],
+impl std::fmt::Debug for Artifact {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Artifact({}, {} bytes)", self.name, self.bytes.len())
+    }
+}
+
+/// Every file of a finished (unsharded) result set.
+pub(crate) fn render_results(
+    results: &Results,
     charts: &ChartOptions,
-) -> Result<Vec<PathBuf>, ReportError> {
-    let rendered = charts::regret_charts(out, summary, rows, charts)?;
-    let mut written: Vec<PathBuf> = rendered
-        .iter()
-        .flat_map(|r| r.files.iter().cloned())
-        .collect();
-    let md = markdown::regret_report(summary, &embedded(&rendered, charts));
-    written.push(out.write("report.md", md.as_bytes())?);
-    Ok(written)
+) -> Result<Vec<Artifact>, ReportError> {
+    match results {
+        Results::Regret(r) => render_regret(&r.scenario, &r.stats, charts),
+        Results::Identification(r) => identification::render(&r.scenario, &r.cells, charts),
+        Results::Sweep(r) => sweep::render(&r.scenario, &r.cells(), charts),
+    }
+}
+
+impl RegretResults {
+    /// What `summary.json` holds.
+    pub fn summary(&self) -> RegretSummary {
+        summary::regret_summary(&self.scenario, &self.stats)
+    }
+
+    /// The rows of `curves.csv`.
+    pub fn curves(&self) -> Vec<curves::CurveRow> {
+        curves::rows(&self.scenario, &self.stats)
+    }
+}
+
+impl IdentificationResults {
+    /// What `summary.json` holds.
+    pub fn summary(&self) -> identification::summary::IdentificationSummary {
+        identification::summary::summary(&self.scenario, &self.cells)
+    }
+}
+
+impl SweepResults {
+    /// What `summary.json` holds.
+    pub fn summary(&self) -> sweep::summary::SweepSummary {
+        sweep::summary::summary(&self.scenario, &self.cells())
+    }
+}
+
+/// A chart rendered in every requested format.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Rendered {
+    /// Caption for the report.
+    pub caption: String,
+    /// File name without extension.
+    pub stem: String,
+    /// Its files, one per format.
+    pub files: Vec<Artifact>,
 }
 
 /// (caption, file) pairs for the report: the PNG where one was drawn, else the SVG.
-pub fn embedded(rendered: &[charts::Rendered], charts: &ChartOptions) -> Vec<(String, String)> {
+pub(crate) fn embedded(rendered: &[Rendered], charts: &ChartOptions) -> Vec<(String, String)> {
     let ext = if charts.formats.contains(&Format::Png) {
         "png"
     } else {
@@ -126,122 +156,4 @@ pub fn embedded(rendered: &[charts::Rendered], charts: &ChartOptions) -> Vec<(St
         .iter()
         .map(|r| (r.caption.clone(), format!("{}.{ext}", r.stem)))
         .collect()
-}
-
-/// What kind of results a folder holds, from its `summary.json`.
-pub fn saved_kind(dir: &std::path::Path) -> Result<String, ReportError> {
-    #[derive(serde::Deserialize)]
-    struct Kind {
-        kind: String,
-    }
-    let json = OutputDir::existing(dir).read("summary.json")?;
-    let k: Kind = serde_json::from_slice(&json).map_err(|e| ReportError::Saved {
-        dir: dir.to_path_buf(),
-        file: "summary.json",
-        message: format!("not a specprobe summary: {e}"),
-    })?;
-    Ok(k.kind)
-}
-
-/// Parses JSON, naming the field at fault (`policies[0].pseudo_regret.mean: invalid type ...`).
-pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            e.into_inner().to_string()
-        } else {
-            format!("{path}: {}", e.into_inner())
-        }
-    })?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(value)
-}
-
-/// A regret summary; when it does not parse, the body is parsed again as the variant its keys
-/// announce (a grid's `experiments`, or one experiment), so that the error names the field
-/// rather than "did not match any variant".
-fn parse_regret(bytes: &[u8]) -> Result<RegretSummary, String> {
-    let generic = match parse_json::<RegretSummary>(bytes) {
-        Ok(s) => return Ok(s),
-        Err(e) => e,
-    };
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-        return Err(generic);
-    };
-    let detail = match value.get("experiments") {
-        Some(experiments) => {
-            serde_path_to_error::deserialize::<_, Vec<summary::ExperimentSummary>>(experiments)
-                .err()
-                .map(|e| {
-                    let path = bracket(&e.path().to_string());
-                    format!("experiments{path}: {}", e.into_inner())
-                })
-        }
-        None => serde_path_to_error::deserialize::<_, summary::ExperimentSummary>(&value)
-            .err()
-            .map(|e| {
-                let path = e.path().to_string();
-                format!("{path}: {}", e.into_inner())
-            }),
-    };
-    Err(detail.unwrap_or(generic))
-}
-
-/// `[0].policies` from a path that starts with an index.
-fn bracket(path: &str) -> String {
-    if path == "." {
-        String::new()
-    } else {
-        path.to_string()
-    }
-}
-
-/// Reads `summary.json` saved by an identification run, and checks it.
-pub fn load_identification(
-    dir: &std::path::Path,
-) -> Result<identification::IdentificationSummary, ReportError> {
-    let json = OutputDir::existing(dir).read("summary.json")?;
-    let saved = |message: String| ReportError::Saved {
-        dir: dir.to_path_buf(),
-        file: "summary.json",
-        message,
-    };
-    let summary: identification::IdentificationSummary =
-        parse_json(&json).map_err(|e| saved(format!("not an identification summary: {e}")))?;
-    check::identification(&summary).map_err(saved)?;
-    Ok(summary)
-}
-
-/// Reads `summary.json` saved by a sweep, and checks it.
-pub fn load_sweep(dir: &std::path::Path) -> Result<sweep::SweepSummary, ReportError> {
-    let json = OutputDir::existing(dir).read("summary.json")?;
-    let saved = |message: String| ReportError::Saved {
-        dir: dir.to_path_buf(),
-        file: "summary.json",
-        message,
-    };
-    let summary: sweep::SweepSummary =
-        parse_json(&json).map_err(|e| saved(format!("not a sweep summary: {e}")))?;
-    check::sweep(&summary).map_err(saved)?;
-    Ok(summary)
-}
-
-/// Reads `summary.json` and `curves.csv` saved by a regret run, and checks them together.
-pub fn load_saved(
-    dir: &std::path::Path,
-) -> Result<(RegretSummary, Vec<curves::CurveRow>), ReportError> {
-    let folder = OutputDir::existing(dir);
-    let saved = |file: &'static str, message: String| ReportError::Saved {
-        dir: dir.to_path_buf(),
-        file,
-        message,
-    };
-    let json = folder.read("summary.json")?;
-    let summary = parse_regret(&json)
-        .map_err(|e| saved("summary.json", format!("not a regret summary: {e}")))?;
-    check::regret(&summary, None).map_err(|m| saved("summary.json", m))?;
-    let rows = curves::from_csv(&folder.read("curves.csv")?).map_err(|m| saved("curves.csv", m))?;
-    check::regret(&summary, Some(&rows)).map_err(|m| saved("curves.csv", m))?;
-    Ok((summary, rows))
 }

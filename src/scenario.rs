@@ -6,19 +6,20 @@
 //! only ever sees the checked [`RegretScenario`].
 
 mod channels;
-pub mod identification;
+pub(crate) mod error;
+pub(crate) mod identification;
 pub(crate) mod locate;
 mod locate_json;
-pub mod raw;
-pub mod sweep;
+pub(crate) mod raw;
+pub(crate) mod sweep;
 
 pub use identification::IdentificationScenario;
 
-use crate::channel::Environment;
-use crate::cost::{CostModel, CostWeights};
-use crate::error::{Problem, ScenarioError};
+use crate::model::channel::Environment;
+use crate::model::cost::{CostModel, CostWeights};
 use crate::policy::{AnyPolicy, CustomPolicy, PolicySpec};
-use crate::stats::CheckpointSpec;
+use crate::scenario::error::{Problem, ScenarioError};
+use crate::util::stats::CheckpointSpec;
 use channels::{channel_count, check_channels};
 use locate::{FieldPath, locate};
 use raw::{RawRegret, RawScenario, RawUnits};
@@ -26,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Most channels one experiment may have (keeps per-run buffers reasonable).
-pub const MAX_CHANNELS: u64 = 1 << 20;
+pub(crate) const MAX_CHANNELS: u64 = 1 << 20;
 
 /// A checked scenario.
 #[derive(Clone, Debug)]
@@ -43,20 +44,30 @@ pub enum Scenario {
 #[derive(Clone, Debug)]
 pub struct SweepScenario {
     /// Scenario name.
-    pub name: String,
+    pub(crate) name: String,
     /// Free text.
-    pub description: String,
+    pub(crate) description: String,
     /// The file it came from, with its text.
-    pub source: Source,
+    pub(crate) source: Source,
     /// The swept field, named as errors name fields.
-    pub field: String,
+    pub(crate) field: String,
     /// Its values, one cell each.
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     /// The cells: the scenario with the field at each value.
-    pub cells: Vec<RegretScenario>,
+    pub(crate) cells: Vec<RegretScenario>,
 }
 
 impl SweepScenario {
+    /// The swept field, named as errors name fields (e.g. `policies[*].policy.alpha`).
+    pub fn field(&self) -> &str {
+        &self.field
+    }
+
+    /// The swept values, one cell each.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
     /// A hash (hex) of every cell and the sweep itself.
     pub fn fingerprint(&self) -> String {
         let mut parts = vec![format!(
@@ -65,7 +76,7 @@ impl SweepScenario {
         )];
         parts.extend(self.cells.iter().map(RegretScenario::fingerprint));
         let joined: Vec<&str> = parts.iter().map(String::as_str).collect();
-        format!("{:016x}", crate::rng::label_hash(&joined))
+        format!("{:016x}", crate::util::rng::label_hash(&joined))
     }
 
     /// The cell label of value `v`: `field = v`.
@@ -173,7 +184,7 @@ impl Scenario {
                     let optimum = epoch.optimum.expected_reward;
                     out.push((name(&format!("epoch {k} optimum reward")), optimum));
                 }
-                let bounds = crate::report::summary::bounds(env, s.theorem2_alpha(), s.horizon);
+                let bounds = env.bounds(s.theorem2_alpha(), s.horizon);
                 for (which, b) in [
                     ("theorem 2", &bounds.theorem2),
                     ("theorem 3", &bounds.theorem3),
@@ -284,31 +295,31 @@ pub enum OverrideError {
 #[derive(Clone, Debug)]
 pub struct RegretScenario {
     /// Scenario name (safe as a folder name).
-    pub name: String,
+    pub(crate) name: String,
     /// Free text.
-    pub description: String,
+    pub(crate) description: String,
     /// The file it came from, with its text.
-    pub source: Source,
+    pub(crate) source: Source,
     /// Seed of every random stream.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Slots per run.
-    pub horizon: u64,
+    pub(crate) horizon: u64,
     /// Runs per policy.
-    pub runs: u64,
+    pub(crate) runs: u64,
     /// Where curves are recorded.
-    pub checkpoints: CheckpointSpec,
+    pub(crate) checkpoints: CheckpointSpec,
     /// Units for reports.
-    pub units: Units,
+    pub(crate) units: Units,
     /// Weights of energy and delay.
-    pub weights: CostWeights,
+    pub(crate) weights: CostWeights,
     /// One experiment, or one per grid configuration.
-    pub experiments: Vec<Experiment>,
+    pub(crate) experiments: Vec<Experiment>,
     /// Whether the file used `grid` (outputs then list experiments).
-    pub is_grid: bool,
+    pub(crate) is_grid: bool,
     /// The policies.
-    pub policies: Vec<PolicyEntry>,
+    pub(crate) policies: Vec<PolicyEntry>,
     /// The label paired differences are measured against (default: the first policy).
-    pub reference: Option<String>,
+    pub(crate) reference: Option<String>,
 }
 
 /// Units of energy and delay (empty when the scenario gives none).
@@ -322,7 +333,7 @@ pub struct Units {
 
 /// One channel configuration.
 #[derive(Clone, Debug)]
-pub struct Experiment {
+pub(crate) struct Experiment {
     /// Label (the scenario name for a single experiment).
     pub label: String,
     /// The channels.
@@ -333,7 +344,7 @@ pub struct Experiment {
 
 /// One policy with its label.
 #[derive(Clone, Debug)]
-pub struct PolicyEntry {
+pub(crate) struct PolicyEntry {
     /// Unique label.
     pub label: String,
     /// A built-in policy with checked parameters, or a user's.
@@ -342,7 +353,7 @@ pub struct PolicyEntry {
 
 /// Where a policy comes from.
 #[derive(Clone, Debug)]
-pub enum PolicyKind {
+pub(crate) enum PolicyKind {
     /// A built-in policy named in the scenario.
     Builtin(PolicySpec),
     /// A policy added through the library ([`crate::Simulation::policy`]).
@@ -351,7 +362,7 @@ pub enum PolicyKind {
 
 impl PolicyEntry {
     /// The policy in outputs: scenario syntax for a built-in, the user's description otherwise.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match &self.policy {
             PolicyKind::Builtin(spec) => spec.to_ron(),
             PolicyKind::Custom(c) => c.description().to_string(),
@@ -360,7 +371,7 @@ impl PolicyEntry {
 
     /// Builds the policy for one run (`None` for a user's policy known by name only, as in a
     /// merge).
-    pub fn build(&self, env: &Environment) -> Option<AnyPolicy> {
+    pub(crate) fn build(&self, env: &Environment) -> Option<AnyPolicy> {
         match &self.policy {
             PolicyKind::Builtin(spec) => Some(spec.build(env)),
             PolicyKind::Custom(c) => c.build(env).map(AnyPolicy::Custom),
@@ -369,6 +380,31 @@ impl PolicyEntry {
 }
 
 impl RegretScenario {
+    /// The scenario's name (it names the default output folder).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Slots per run.
+    pub fn horizon(&self) -> u64 {
+        self.horizon
+    }
+
+    /// Runs per policy.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// The seed of every random stream.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The policies' labels, in scenario order (the `name` of each policy in the outputs).
+    pub fn policy_labels(&self) -> Vec<&str> {
+        self.policies.iter().map(|p| p.label.as_str()).collect()
+    }
+
     /// Applies overrides (already checked to be non-zero); a horizon longer than a trace that
     /// does not wrap is refused.
     fn with_overrides(mut self, o: &Overrides) -> Result<RegretScenario, OverrideError> {
@@ -378,7 +414,7 @@ impl RegretScenario {
             self.horizon = h;
             for e in &mut self.experiments {
                 for (i, ch) in e.env.channels().iter().enumerate() {
-                    if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy()
+                    if let crate::model::occupancy::Occupancy::Trace(t) = ch.occupancy()
                         && !t.wraps()
                         && t.len() < h
                     {
@@ -421,7 +457,7 @@ impl RegretScenario {
                     ch.occupancy().describe(),
                     ch.sensing().describe()
                 );
-                if let crate::occupancy::Occupancy::Trace(t) = ch.occupancy() {
+                if let crate::model::occupancy::Occupancy::Trace(t) = ch.occupancy() {
                     let _ = write!(s, ":trace {:016x}", t.content_hash());
                 }
                 let _ = match ch.cost() {
@@ -436,7 +472,7 @@ impl RegretScenario {
             let _ = write!(s, "|policy {}:{}", p.label, p.describe());
         }
         let _ = write!(s, "|reference {:?}", self.reference);
-        format!("{:016x}", crate::rng::label_hash(&[&s]))
+        format!("{:016x}", crate::util::rng::label_hash(&[&s]))
     }
 
     /// The index of the policy paired differences are measured against: `reference`, else
@@ -467,9 +503,9 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
 }
 
 /// Reads a scenario file's text (a regular file of at most
-/// [`MAX_SCENARIO_BYTES`](crate::input::MAX_SCENARIO_BYTES)).
-pub fn read(path: &Path) -> Result<String, ScenarioError> {
-    crate::input::read_text(path, crate::input::MAX_SCENARIO_BYTES).map_err(|error| {
+/// [`MAX_SCENARIO_BYTES`](crate::util::input::MAX_SCENARIO_BYTES)).
+pub(crate) fn read(path: &Path) -> Result<String, ScenarioError> {
+    crate::util::input::read_text(path, crate::util::input::MAX_SCENARIO_BYTES).map_err(|error| {
         ScenarioError::Read {
             path: path.to_path_buf(),
             error,
@@ -478,7 +514,7 @@ pub fn read(path: &Path) -> Result<String, ScenarioError> {
 }
 
 /// Whether `path` names a JSON scenario (`.json`); anything else is read as RON.
-pub fn is_json(path: &Path) -> bool {
+pub(crate) fn is_json(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
@@ -531,14 +567,6 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     }
 }
 
-/// RON with `implicit_some` (optional fields are written plainly, `cost: Bernoulli(0.5)`) and
-/// `unwrap_variant_newtypes` (the file reads `Regret(name: ..)`, not `Regret((name: ..))`).
-pub fn ron_options() -> ron::Options {
-    use ron::extensions::Extensions;
-    ron::Options::default()
-        .with_default_extension(Extensions::IMPLICIT_SOME | Extensions::UNWRAP_VARIANT_NEWTYPES)
-}
-
 pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
     // A policy written bare (`CcUcb`) is parsed as `CcUcb()`: serde cannot look ahead for the
     // parenthesis, and recovering from the failed attempt would leave serde_path_to_error
@@ -577,8 +605,9 @@ pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, Scenario
             },
         }
     };
-    let mut de = ron::Deserializer::from_str_with_options(&parsed, &ron_options())
-        .map_err(|e| parse_error(e, String::new()))?;
+    let mut de =
+        ron::Deserializer::from_str_with_options(&parsed, &crate::util::ron_text::ron_options())
+            .map_err(|e| parse_error(e, String::new()))?;
     let raw: RawScenario = match serde_path_to_error::deserialize(&mut de) {
         Ok(raw) => raw,
         Err(err) => {
@@ -708,11 +737,11 @@ impl Checker<'_> {
 
 /// Longest horizon: 2⁴⁰ slots. Even one policy's single run of that length takes days; a
 /// longer one is a typing slip, not an experiment.
-pub const MAX_HORIZON: u64 = 1 << 40;
+pub(crate) const MAX_HORIZON: u64 = 1 << 40;
 
 /// Longest scenario name: it names the output folder, beside which the lock and staging
 /// folders add a few characters, all within a file name's 255 bytes.
-pub const MAX_NAME: usize = 100;
+pub(crate) const MAX_NAME: usize = 100;
 
 pub(crate) fn is_safe_name(s: &str) -> bool {
     !s.is_empty()

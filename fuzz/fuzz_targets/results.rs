@@ -11,8 +11,7 @@
 use libfuzzer_sys::fuzz_target;
 use specprobe::Cancel;
 use specprobe::commands::{self, MergeArgs};
-use specprobe::partial::Partial;
-use specprobe::report::{ChartOptions, Format};
+use specprobe::{ChartOptions, Format};
 use std::path::PathBuf;
 
 fn scratch() -> PathBuf {
@@ -52,9 +51,9 @@ fuzz_target!(|data: &[u8]| {
                 let dir = root.join(format!("shard{i}"));
                 std::fs::create_dir_all(&dir).expect("scratch folder");
                 let bytes = if mode % 3 == 1 {
-                    match serde_json::from_slice::<Partial>(part) {
-                        Ok(p) => serde_json::to_vec(&p.resealed()).expect("serialises"),
-                        Err(_) => return,
+                    match specprobe::fuzzing::reseal_partial(part) {
+                        Some(bytes) => bytes,
+                        None => return,
                     }
                 } else {
                     part.to_vec()

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use specprobe::{Simulation, scenario};
+use specprobe::Simulation;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     // References (traces, Channels(scenario: ...)) resolve against the shipped scenarios.
-    let Ok(loaded) = scenario::parse(text, Path::new("scenarios/fuzz.ron")) else {
+    let Ok(loaded) = specprobe::parse(text, Path::new("scenarios/fuzz.ron")) else {
         return;
     };
     for (name, value) in loaded.derived_numbers() {

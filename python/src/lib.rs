@@ -12,14 +12,12 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::{create_exception, intern};
-use specprobe::channel::Environment;
-use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
-use specprobe::identify::{CustomIdentifier, Identifier, Problem};
-use specprobe::output::Replace;
-use specprobe::policy::{CustomPolicy, Policy};
-use specprobe::report::{ChartOptions, Format};
-use specprobe::scenario::{self, Overrides, Scenario};
-use specprobe::{Cancel, ScenarioError as CoreScenarioError, SimRng, Simulation};
+use specprobe::commands::{self, CommandError, CompareArgs, MergeArgs, RunArgs};
+use specprobe::{
+    Cancel, ChartOptions, CustomIdentifier, CustomPolicy, Environment, ExportError, Format,
+    Identifier, Overrides, Policy, Problem, Replace, Scenario, ScenarioError as CoreScenarioError,
+    SimRng, Simulation,
+};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -77,8 +75,8 @@ fn scenario_error(py: Python<'_>, e: &CoreScenarioError, file: Option<&Path>) ->
 
 /// An error of the library as a Python exception: scenario errors as `ScenarioError`, anything
 /// else as `SpecprobeError`, with the whole chain of causes in the message.
-fn command_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
-    if let Some(s) = e.downcast_ref::<CoreScenarioError>() {
+fn command_error(py: Python<'_>, e: &CommandError) -> PyErr {
+    if let Some(s) = e.scenario() {
         let file = match s {
             CoreScenarioError::Read { path, .. }
             | CoreScenarioError::Parse { path, .. }
@@ -87,15 +85,22 @@ fn command_error(py: Python<'_>, e: &anyhow::Error) -> PyErr {
         let file = (file != Path::new(DICT)).then_some(file.as_path());
         return scenario_error(py, s, file);
     }
-    SpecprobeError::new_err(format!("{e:#}"))
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    SpecprobeError::new_err(message)
 }
 
 /// A scenario from a path, or JSON text of a dict (`json=True`).
 fn load(py: Python<'_>, scenario: &str, json: bool) -> PyResult<Scenario> {
     let result = if json {
-        scenario::parse(scenario, Path::new(DICT))
+        specprobe::parse(scenario, Path::new(DICT))
     } else {
-        scenario::load(Path::new(scenario))
+        specprobe::load(Path::new(scenario))
     };
     result.map_err(|e| scenario_error(py, &e, (!json).then(|| Path::new(scenario))))
 }
@@ -523,27 +528,33 @@ fn run(
             cancel.clone(),
         ));
     }
-    let outcome = interruptible(py, &cancel, || sim.run());
+    // The scenario is checked and the destination opened (and locked) before the long run.
+    let prepared = sim
+        .prepare()
+        .map_err(|e| command_error(py, &CommandError::from(e)))?;
+    let replace = if force {
+        Replace::Any
+    } else {
+        Replace::SameScenario
+    };
+    let dest = match &out {
+        Some(dir) => Some(
+            prepared
+                .open(dir, replace)
+                .map_err(|source| command_error(py, &CommandError::Out {
+                    path: dir.clone(),
+                    source,
+                }))?,
+        ),
+        None => None,
+    };
+    let outcome = interruptible(py, &cancel, || prepared.run());
     if let Some(e) = failure.take() {
         return Err(e);
     }
     let results = outcome?.map_err(|e| command_error(py, &e.into()))?;
-    let scratch;
-    let (dir, replace) = match &out {
-        Some(dir) => (
-            dir.clone(),
-            if force {
-                Replace::Any
-            } else {
-                Replace::SameScenario
-            },
-        ),
-        None => {
-            scratch = tempfile::tempdir().map_err(|e| SpecprobeError::new_err(e.to_string()))?;
-            (scratch.path().join("results"), Replace::SameScenario)
-        }
-    };
-    let charts = if out.is_some() {
+    // Rendered in memory; charts only when they are written.
+    let charts = if dest.is_some() {
         charts
     } else {
         ChartOptions {
@@ -551,14 +562,25 @@ fn run(
             ..charts
         }
     };
-    py.detach(|| results.write_replacing(&dir, &charts, replace))
-        .map_err(|e| command_error(py, &e.into()))?;
-    let mut files = Vec::new();
-    for name in DATA_FILES {
-        if let Ok(bytes) = std::fs::read(dir.join(name)) {
-            files.push((name.to_string(), bytes));
+    let written = py.detach(|| -> Result<_, ExportError> {
+        let files = results.files(&charts)?;
+        if let Some(dest) = dest {
+            specprobe::write_files(&files, dest, &cancel)?;
         }
-    }
+        Ok(files)
+    });
+    let files = written.map_err(|source| {
+        command_error(py, &CommandError::Write {
+            doing: "writing results for",
+            path: out.clone().unwrap_or_default(),
+            source,
+        })
+    })?;
+    let files: DataFiles = files
+        .into_iter()
+        .filter(|f| DATA_FILES.contains(&f.name.as_str()))
+        .map(|f| (f.name, f.bytes))
+        .collect();
     Ok((results.kind().to_string(), files))
 }
 

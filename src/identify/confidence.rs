@@ -25,14 +25,6 @@ pub struct Lil {
 
 impl Lil {
     /// `U(t, ω)` (the modified form with `+2` inside the inner logarithm).
-    ///
-    /// # Example
-    /// ```
-    /// use specprobe::identify::confidence::Lil;
-    /// let u = Lil { epsilon: 0.0, sigma: 0.5 }.radius(1, 0.01);
-    /// // sqrt(2 · 0.25 · ln(ln(3) / 0.01) / 1)
-    /// assert!((u - (0.5 * (3f64.ln() / 0.01).ln()).sqrt()).abs() < 1e-12);
-    /// ```
     pub fn radius(&self, t: u64, omega: f64) -> f64 {
         let e = self.epsilon;
         let t = t as f64;
@@ -42,22 +34,23 @@ impl Lil {
 }
 
 /// `c_ε = (2 + ε)/ε · (1/ln(1 + ε))^{1+ε}` (Lemma 2.1); infinite at ε = 0.
-pub fn c_epsilon(epsilon: f64) -> f64 {
+pub(crate) fn c_epsilon(epsilon: f64) -> f64 {
     (2.0 + epsilon) / epsilon * (1.0 / (1.0 + epsilon).ln()).powf(1.0 + epsilon)
 }
 
 /// LUCB1's radius `sqrt(2σ² ln(k₁ N t⁴ / δ) / u)`, `k₁ = 5/4`, at round `t` after `u` samples.
-pub fn lucb1_radius(u: u64, t: u64, n: usize, delta: f64, sigma: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn lucb1_radius(u: u64, t: u64, n: usize, delta: f64, sigma: f64) -> f64 {
     lucb1_log_term(t, n, delta).sqrt() * lucb1_arm_factor(u, sigma)
 }
 
 /// `ln(k₁ N t⁴ / δ)`, common to every arm in a round (computed in logs: `t⁴` overflows nothing).
-pub fn lucb1_log_term(t: u64, n: usize, delta: f64) -> f64 {
+pub(crate) fn lucb1_log_term(t: u64, n: usize, delta: f64) -> f64 {
     (1.25 * n as f64 / delta).ln() + 4.0 * (t as f64).ln()
 }
 
 /// `sqrt(2σ² / u)`, the per-arm factor of LUCB1's radius.
-pub fn lucb1_arm_factor(u: u64, sigma: f64) -> f64 {
+pub(crate) fn lucb1_arm_factor(u: u64, sigma: f64) -> f64 {
     (2.0 * sigma * sigma / u as f64).sqrt()
 }
 
@@ -162,7 +155,7 @@ impl Params {
 }
 
 /// Lemma 2.1 needs `δ < ln(1 + ε)/e`.
-pub fn lemma_delta_limit(epsilon: f64) -> f64 {
+pub(crate) fn lemma_delta_limit(epsilon: f64) -> f64 {
     (1.0 + epsilon).ln() / std::f64::consts::E
 }
 
@@ -238,5 +231,16 @@ mod tests {
         // sqrt(ln(1.25 · 10 · 3⁴ / 0.1) / (2 · 4))
         let want = ((1.25f64 * 10.0 * 81.0 / 0.1).ln() / 8.0).sqrt();
         assert!((lucb1_radius(4, 3, 10, 0.1, 0.5) - want).abs() < 1e-12);
+    }
+
+    #[test]
+    fn lil_radius_at_one_sample() {
+        let u = Lil {
+            epsilon: 0.0,
+            sigma: 0.5,
+        }
+        .radius(1, 0.01);
+        // sqrt(2 · 0.25 · ln(ln(3) / 0.01) / 1)
+        assert!((u - (0.5 * (3f64.ln() / 0.01).ln()).sqrt()).abs() < 1e-12);
     }
 }

@@ -3,12 +3,12 @@
 
 use super::Identifier;
 use super::instance::Arms;
-use crate::cancel::{CHECK_MASK, Cancel};
-use crate::rng::SimRng;
+use crate::util::cancel::{CHECK_MASK, Cancel};
+use crate::util::rng::SimRng;
 
 /// What one identification run ended with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct IdentifyOutcome {
+pub(crate) struct IdentifyOutcome {
     /// Samples drawn (initialisation included).
     pub samples: u64,
     /// The run reached the sample cap before the algorithm stopped.
@@ -19,7 +19,7 @@ pub struct IdentifyOutcome {
 
 /// Runs one identification: samples whatever the algorithm asks for until it stops or `cap`
 /// samples have been drawn; `answer` is a reusable buffer.
-pub fn identify<I: Identifier>(
+pub(crate) fn identify<I: Identifier>(
     arms: &Arms,
     algorithm: &mut I,
     cap: u64,

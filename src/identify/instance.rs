@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// How the arms' means are generated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub enum Family {
+pub(crate) enum Family {
     /// "1-sparse": the top K arms have mean 1/2, the others 0 (Top-K and, with K = 1, Best-1).
     OneSparse,
     /// "α-Exponential" (Top-K): `μ_i = (N−K)/N + (K/N)((K−i)/K)^α` for `i ≤ K`,
@@ -38,7 +38,7 @@ pub enum Family {
 
 impl Family {
     /// A short name for outputs.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Family::OneSparse => "1-sparse".into(),
             Family::Exponential { alpha } => format!("{alpha}-exponential"),
@@ -50,7 +50,7 @@ impl Family {
 
     /// The means for `n` arms and top `k` (generated families; `Means`/`Channels` are resolved
     /// by the scenario loader).
-    pub fn means(&self, n: usize, k: usize) -> Vec<f64> {
+    pub(crate) fn means(&self, n: usize, k: usize) -> Vec<f64> {
         let (nf, kf) = (n as f64, k as f64);
         match self {
             Family::OneSparse => (0..n).map(|i| if i < k { 0.5 } else { 0.0 }).collect(),
@@ -94,7 +94,7 @@ pub(crate) fn ordinal(n: usize) -> String {
 /// The reward law of a sample.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub enum Rewards {
+pub(crate) enum Rewards {
     /// Normal with the arm's mean and this variance (the paper: 1/4).
     Gaussian {
         /// Variance σ².
@@ -106,7 +106,7 @@ pub enum Rewards {
 
 impl Rewards {
     /// Sub-Gaussian parameter σ used by the confidence radii (1/2 for Bernoulli).
-    pub fn sigma(self) -> f64 {
+    pub(crate) fn sigma(self) -> f64 {
         match self {
             Rewards::Gaussian { variance } => variance.sqrt(),
             Rewards::Bernoulli => 0.5,
@@ -122,7 +122,7 @@ enum Sampler {
 
 /// A checked instance: means, samplers, and the true top-K set.
 #[derive(Clone, Debug)]
-pub struct Arms {
+pub(crate) struct Arms {
     means: Vec<f64>,
     k: usize,
     samplers: Vec<Sampler>,
@@ -133,7 +133,7 @@ pub struct Arms {
 impl Arms {
     /// Builds the arms; fails (with the rule) when the law rejects a mean or when the top-K set
     /// is not unique (`μ_[K] = μ_[K+1]`).
-    pub fn new(means: Vec<f64>, k: usize, rewards: Rewards) -> Result<Arms, String> {
+    pub(crate) fn new(means: Vec<f64>, k: usize, rewards: Rewards) -> Result<Arms, String> {
         let n = means.len();
         if !(1..n).contains(&k) {
             return Err(format!("K = {k} must satisfy 1 ≤ K < N = {n}"));
@@ -174,37 +174,32 @@ impl Arms {
     }
 
     /// Number of arms, N.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.means.len()
     }
 
-    /// Whether there are no arms (never for a checked instance).
-    pub fn is_empty(&self) -> bool {
-        self.means.is_empty()
-    }
-
     /// Size of the set to identify.
-    pub fn k(&self) -> usize {
+    pub(crate) fn k(&self) -> usize {
         self.k
     }
 
     /// The means.
-    pub fn means(&self) -> &[f64] {
+    pub(crate) fn means(&self) -> &[f64] {
         &self.means
     }
 
     /// The reward law.
-    pub fn rewards(&self) -> Rewards {
+    pub(crate) fn rewards(&self) -> Rewards {
         self.rewards
     }
 
     /// Whether `answer` is exactly the true top-K set.
-    pub fn is_correct(&self, answer: &[usize]) -> bool {
+    pub(crate) fn is_correct(&self, answer: &[usize]) -> bool {
         answer.len() == self.k && answer.iter().all(|&a| self.best[a])
     }
 
     /// The complexity `H = Σ Δ_i⁻²` of the instance (gaps as defined in the paper).
-    pub fn complexity(&self) -> f64 {
+    pub(crate) fn complexity(&self) -> f64 {
         let mut sorted = self.means.clone();
         sorted.sort_by(|a, b| b.total_cmp(a));
         let (kth, next) = (sorted[self.k - 1], sorted[self.k]);
@@ -219,7 +214,7 @@ impl Arms {
 
     /// Draws one sample of arm `i`.
     #[inline]
-    pub fn sample<R: Rng + ?Sized>(&self, i: usize, rng: &mut R) -> f64 {
+    pub(crate) fn sample<R: Rng + ?Sized>(&self, i: usize, rng: &mut R) -> f64 {
         match &self.samplers[i] {
             Sampler::Gaussian(d) => d.sample(rng),
             Sampler::Bernoulli(d) => {

@@ -12,8 +12,8 @@
 use super::Identifier;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
-use crate::ranking::Ranked;
-use crate::rng::SimRng;
+use crate::util::ranking::Ranked;
+use crate::util::rng::SimRng;
 
 /// lil'CLUCB.
 #[derive(Clone, Debug)]

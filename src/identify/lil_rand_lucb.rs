@@ -8,7 +8,7 @@
 use super::Identifier;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
-use crate::rng::SimRng;
+use crate::util::rng::SimRng;
 use rand::RngExt;
 
 /// lil'RandLUCB.

@@ -14,8 +14,8 @@
 use super::Identifier;
 use super::Samples;
 use super::confidence::{Lil, Setting};
-use crate::ranking::{Ranked, RankedSet};
-use crate::rng::SimRng;
+use crate::util::ranking::{Ranked, RankedSet};
+use crate::util::rng::SimRng;
 
 /// lil'UCB.
 #[derive(Clone, Debug)]

@@ -11,8 +11,8 @@
 use super::Identifier;
 use super::Samples;
 use super::confidence::{lucb1_arm_factor, lucb1_log_term};
-use crate::ranking::{MeanSplit, Ranked};
-use crate::rng::SimRng;
+use crate::util::ranking::{MeanSplit, Ranked};
+use crate::util::rng::SimRng;
 
 /// LUCB1.
 #[derive(Clone, Debug)]

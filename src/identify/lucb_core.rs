@@ -5,15 +5,15 @@
 //! LIL radii depend on an arm's own sample count only, so an arm's bound changes only when it is
 //! sampled or changes sides: the bounds sit in ordered sets updated in O(log N) per sample, and
 //! `h_t` (lowest lower bound in High) and `l_t` (highest upper bound in Low) are read off the
-//! ends. Ties follow [`crate::ranking::Ranked`]: h_t is the lowest-ranked, l_t the highest-ranked.
+//! ends. Ties follow [`crate::util::ranking::Ranked`]: h_t is the lowest-ranked, l_t the highest-ranked.
 
 use super::Samples;
 use super::confidence::Lil;
-use crate::ranking::{MeanSplit, Ranked, RankedSet, Swap};
+use crate::util::ranking::{MeanSplit, Ranked, RankedSet, Swap};
 
 /// High/Low split with confidence bounds kept in order.
 #[derive(Clone, Debug)]
-pub struct LucbCore {
+pub(crate) struct LucbCore {
     k: usize,
     lil: Lil,
     omega_high: f64,
@@ -31,7 +31,7 @@ pub struct LucbCore {
 
 impl LucbCore {
     /// `n` arms, top `k`, radius `U(T, ω_high)` for High arms and `U(T, ω_low)` for Low arms.
-    pub fn new(n: usize, k: usize, lil: Lil, omega_high: f64, omega_low: f64) -> LucbCore {
+    pub(crate) fn new(n: usize, k: usize, lil: Lil, omega_high: f64, omega_low: f64) -> LucbCore {
         LucbCore {
             k,
             lil,
@@ -50,7 +50,7 @@ impl LucbCore {
 
     /// Radii of LUCB++ and lil'RandLUCB: `U(T, δ/(2(N−K)))` in High, `U(T, δ/(2K))` in Low (each
     /// side's union bound runs over the arms that could be wrongly placed on it).
-    pub fn split_radii(n: usize, k: usize, lil: Lil, delta: f64) -> LucbCore {
+    pub(crate) fn split_radii(n: usize, k: usize, lil: Lil, delta: f64) -> LucbCore {
         LucbCore::new(
             n,
             k,
@@ -62,7 +62,7 @@ impl LucbCore {
 
     /// The LUCB round of lil'LUCB and LUCB++: stop when `LCB(h_t) ≥ UCB(l_t)`, otherwise sample
     /// `h_t` now and `l_t` next.
-    pub fn next_both(&mut self) -> Option<usize> {
+    pub(crate) fn next_both(&mut self) -> Option<usize> {
         if let Some(arm) = self.initial().or_else(|| self.pending.take()) {
             return Some(arm);
         }
@@ -75,17 +75,17 @@ impl LucbCore {
     }
 
     /// The sample statistics.
-    pub fn samples(&self) -> &Samples {
+    pub(crate) fn samples(&self) -> &Samples {
         &self.samples
     }
 
     /// The next arm of the initialisation, while it lasts.
-    pub fn initial(&mut self) -> Option<usize> {
+    pub(crate) fn initial(&mut self) -> Option<usize> {
         self.samples.initial()
     }
 
     /// Radius of `arm` on its current side.
-    pub fn radius(&self, arm: usize) -> f64 {
+    pub(crate) fn radius(&self, arm: usize) -> f64 {
         match &self.split {
             Some(s) if !s.is_high(arm) => self.radius_low[arm],
             _ => self.radius_high[arm],
@@ -120,7 +120,7 @@ impl LucbCore {
     }
 
     /// Records a sample of `arm` and repairs the split and the bounds.
-    pub fn observe(&mut self, arm: usize, reward: f64) {
+    pub(crate) fn observe(&mut self, arm: usize, reward: f64) {
         self.samples.add(arm, reward);
         let t = self.samples.counts()[arm];
         self.radius_high[arm] = self.lil.radius(t, self.omega_high);
@@ -163,22 +163,22 @@ impl LucbCore {
 
     /// `(h_t, l_t)` with their bounds: the lowest-ranked lower bound in High and the
     /// highest-ranked upper bound in Low (`None` before the initialisation ends).
-    pub fn extremes(&self) -> Option<(Ranked, Ranked)> {
+    pub(crate) fn extremes(&self) -> Option<(Ranked, Ranked)> {
         Some((self.lcb_high.worst()?, self.ucb_low.best()?))
     }
 
     /// High arms by lower bound, lowest-ranked first.
-    pub fn high_by_bound(&self) -> impl Iterator<Item = &Ranked> {
+    pub(crate) fn high_by_bound(&self) -> impl Iterator<Item = &Ranked> {
         self.lcb_high.ascending()
     }
 
     /// Low arms by upper bound, highest-ranked first.
-    pub fn low_by_bound(&self) -> impl Iterator<Item = &Ranked> {
+    pub(crate) fn low_by_bound(&self) -> impl Iterator<Item = &Ranked> {
         self.ucb_low.descending()
     }
 
     /// The empirical top-K set.
-    pub fn answer(&self, out: &mut Vec<usize>) {
+    pub(crate) fn answer(&self, out: &mut Vec<usize>) {
         match &self.split {
             Some(s) => out.extend(s.high()),
             None => {
@@ -197,7 +197,7 @@ mod tests {
     #[test]
     fn incremental_bounds_match_full_recomputation() {
         use rand::RngExt;
-        let mut rng = crate::rng::stream(4, 4, 4);
+        let mut rng = crate::util::rng::stream(4, 4, 4);
         for trial in 0..50 {
             let n = 2 + trial % 9;
             let k = 1 + trial % (n - 1);

@@ -2,11 +2,11 @@
 //! and `runs.csv`), error and cap counts, all merging exactly.
 
 use super::episode::IdentifyOutcome;
-use crate::stats::Moments;
+use crate::util::stats::Moments;
 
 /// Statistics of one identification cell (instance, N, setting, algorithm) over its runs.
 #[derive(Clone, Debug, Default)]
-pub struct IdentifyStats {
+pub(crate) struct IdentifyStats {
     /// Runs absorbed.
     pub runs: u64,
     /// Samples to stop (to the cap for capped runs).
@@ -21,12 +21,12 @@ pub struct IdentifyStats {
 
 impl IdentifyStats {
     /// Empty statistics.
-    pub fn new() -> IdentifyStats {
+    pub(crate) fn new() -> IdentifyStats {
         IdentifyStats::default()
     }
 
     /// Folds run `run` in.
-    pub fn absorb(&mut self, run: u64, outcome: &IdentifyOutcome) {
+    pub(crate) fn absorb(&mut self, run: u64, outcome: &IdentifyOutcome) {
         self.runs += 1;
         self.samples.add(outcome.samples as f64);
         self.errors += u64::from(!outcome.correct);
@@ -35,7 +35,7 @@ impl IdentifyStats {
     }
 
     /// Merges another group of runs (exact; outcomes kept in run order).
-    pub fn merge(&mut self, other: &IdentifyStats) {
+    pub(crate) fn merge(&mut self, other: &IdentifyStats) {
         self.runs += other.runs;
         self.samples.merge(&other.samples);
         self.errors += other.errors;
@@ -46,7 +46,7 @@ impl IdentifyStats {
 
     /// The exact median of the samples (the mean of the two middle values for an even number
     /// of runs) and the exact maximum; `(0, 0)` without runs.
-    pub fn median_and_max(&self) -> (f64, f64) {
+    pub(crate) fn median_and_max(&self) -> (f64, f64) {
         let mut s: Vec<u64> = self.outcomes.iter().map(|(_, o)| o.samples).collect();
         if s.is_empty() {
             return (0.0, 0.0);

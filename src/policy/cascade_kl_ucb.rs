@@ -15,17 +15,17 @@
 //! every index computed.
 
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
-use crate::channel::Environment;
-use crate::ranking::Ranked;
-use crate::rng::SimRng;
-use crate::theory::{kl_upper, kl_upper_bound};
+use crate::model::channel::Environment;
+use crate::model::theory::{kl_upper, kl_upper_bound};
+use crate::util::ranking::Ranked;
+use crate::util::rng::SimRng;
 use serde::{Deserialize, Serialize};
 use std::collections::BinaryHeap;
 
 /// `CascadeKlUcb(list_len: L)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CascadeKlUcbSpec {
+pub(crate) struct CascadeKlUcbSpec {
     /// List length L (no default: the baseline is told it).
     pub list_len: usize,
 }
@@ -58,7 +58,7 @@ impl Builtin for CascadeKlUcbSpec {
 
 /// CascadeKL-UCB with list length `L`.
 #[derive(Clone, Debug)]
-pub struct CascadeKlUcb {
+pub(crate) struct CascadeKlUcb {
     list_len: usize,
     est: Estimates,
     candidates: Vec<Ranked>,
@@ -67,7 +67,7 @@ pub struct CascadeKlUcb {
 
 impl CascadeKlUcb {
     /// `k` channels, lists of `list_len`.
-    pub fn new(k: usize, list_len: usize) -> CascadeKlUcb {
+    pub(crate) fn new(k: usize, list_len: usize) -> CascadeKlUcb {
         CascadeKlUcb {
             list_len,
             est: Estimates::new(k),
@@ -149,7 +149,7 @@ mod tests {
             p.observe(1, idle, 0.0);
         }
         let mut list = Vec::new();
-        p.plan(50, &mut list, &mut crate::rng::stream(0, 0, 0));
+        p.plan(50, &mut list, &mut crate::util::rng::stream(0, 0, 0));
         assert_eq!(list, vec![0]);
     }
 
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn pruning_matches_full_computation() {
         use rand::RngExt;
-        let mut rng = crate::rng::stream(9, 9, 9);
+        let mut rng = crate::util::rng::stream(9, 9, 9);
         for trial in 0..200 {
             let k = 1 + trial % 40;
             let len = 1 + trial % k;

@@ -10,13 +10,13 @@
 //! instead so that every policy pays for what it learns, and `t` is the slot index.
 
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe, top_by_key};
-use crate::channel::Environment;
+use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
 
 /// `CascadeUcb1(list_len: L)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CascadeUcb1Spec {
+pub(crate) struct CascadeUcb1Spec {
     /// List length L (no default: the baseline is told it).
     pub list_len: usize,
 }
@@ -46,11 +46,11 @@ impl Builtin for CascadeUcb1Spec {
         CascadeUcb1::new(env.len(), self.list_len)
     }
 }
-use crate::rng::SimRng;
+use crate::util::rng::SimRng;
 
 /// CascadeUCB1 with list length `L`.
 #[derive(Clone, Debug)]
-pub struct CascadeUcb1 {
+pub(crate) struct CascadeUcb1 {
     list_len: usize,
     est: Estimates,
     key: Vec<f64>,
@@ -58,7 +58,7 @@ pub struct CascadeUcb1 {
 
 impl CascadeUcb1 {
     /// `k` channels, lists of `list_len`.
-    pub fn new(k: usize, list_len: usize) -> CascadeUcb1 {
+    pub(crate) fn new(k: usize, list_len: usize) -> CascadeUcb1 {
         CascadeUcb1 {
             list_len,
             est: Estimates::new(k),
@@ -106,7 +106,7 @@ mod tests {
             }
         }
         let mut list = Vec::new();
-        p.plan(10, &mut list, &mut crate::rng::stream(0, 0, 0));
+        p.plan(10, &mut list, &mut crate::util::rng::stream(0, 0, 0));
         assert_eq!(list, vec![2, 1]);
     }
 }

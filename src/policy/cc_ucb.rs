@@ -14,17 +14,17 @@
 //!   slot this is the same as the paper's update at the end of the slot.
 
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe, resort_by_key_desc};
-use crate::channel::Environment;
+use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
 
 /// The exploration parameter α the paper states (used wherever a scenario gives none).
-pub const DEFAULT_ALPHA: f64 = 1.5;
+pub(crate) const DEFAULT_ALPHA: f64 = 1.5;
 
 /// Largest α accepted: beyond it exploration never ends within any horizon a run can have, and
 /// Theorem 2's bound (linear in α) stops being a number worth printing.
-pub const MAX_ALPHA: f64 = 1000.0;
+pub(crate) const MAX_ALPHA: f64 = 1000.0;
 /// The floor ε of the cost's lower confidence bound.
-pub const DEFAULT_EPSILON: f64 = 1e-5;
+pub(crate) const DEFAULT_EPSILON: f64 = 1e-5;
 
 fn default_alpha() -> f64 {
     DEFAULT_ALPHA
@@ -36,7 +36,7 @@ fn default_epsilon() -> f64 {
 /// `CcUcb(alpha: 1.5, epsilon: 1e-5)`: Algorithm 1 with unknown costs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CcUcbSpec {
+pub(crate) struct CcUcbSpec {
     /// Exploration parameter α of `u = sqrt(α·ln t / N)` (the paper states 1.5).
     #[serde(default = "default_alpha")]
     pub alpha: f64,
@@ -85,7 +85,7 @@ impl Builtin for CcUcbSpec {
 /// `CcUcbKnownCost(alpha: 1.5)`: CC-UCB with the true mean costs, `L_i = c_i`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CcUcbKnownCostSpec {
+pub(crate) struct CcUcbKnownCostSpec {
     /// Exploration parameter α.
     #[serde(default = "default_alpha")]
     pub alpha: f64,
@@ -120,11 +120,11 @@ impl Builtin for CcUcbKnownCostSpec {
         CcUcb::known_cost(env.mean_cost().to_vec(), self.alpha)
     }
 }
-use crate::rng::SimRng;
+use crate::util::rng::SimRng;
 
 /// CC-UCB with unknown or known mean costs.
 #[derive(Clone, Debug)]
-pub struct CcUcb {
+pub(crate) struct CcUcb {
     alpha: f64,
     epsilon: f64,
     known_cost: Option<Vec<f64>>,
@@ -136,7 +136,7 @@ pub struct CcUcb {
 
 impl CcUcb {
     /// Algorithm 1 as stated: costs estimated, `L_i = max(ĉ_i − u_i, ε)`.
-    pub fn unknown_cost(k: usize, alpha: f64, epsilon: f64) -> CcUcb {
+    pub(crate) fn unknown_cost(k: usize, alpha: f64, epsilon: f64) -> CcUcb {
         CcUcb {
             alpha,
             epsilon,
@@ -148,7 +148,7 @@ impl CcUcb {
     }
 
     /// The known-cost variant: `L_i = c_i`, the true mean cost.
-    pub fn known_cost(mean_cost: Vec<f64>, alpha: f64) -> CcUcb {
+    pub(crate) fn known_cost(mean_cost: Vec<f64>, alpha: f64) -> CcUcb {
         let k = mean_cost.len();
         CcUcb {
             alpha,
@@ -158,11 +158,6 @@ impl CcUcb {
             key: vec![0.0; k],
             order: (0..k).collect(),
         }
-    }
-
-    /// The sample statistics gathered so far.
-    pub fn estimates(&self) -> &Estimates {
-        &self.est
     }
 }
 
@@ -240,7 +235,7 @@ impl Policy for CcUcb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::stream;
+    use crate::util::rng::stream;
 
     fn plan(p: &mut CcUcb, t: u64) -> Vec<usize> {
         let mut list = Vec::new();

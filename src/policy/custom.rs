@@ -6,7 +6,7 @@
 //! dynamic call per `plan` and per `observe`.
 
 use super::Policy;
-use crate::channel::Environment;
+use crate::model::channel::Environment;
 use std::sync::Arc;
 
 /// Builds a user's policy for one run of one experiment.

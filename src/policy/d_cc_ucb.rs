@@ -11,8 +11,8 @@
 
 use super::cc_ucb::{DEFAULT_ALPHA, DEFAULT_EPSILON, ratio_list};
 use super::{Builtin, ParamError, Policy, initial_probe};
-use crate::channel::Environment;
-use crate::rng::SimRng;
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
 use serde::{Deserialize, Serialize};
 
 fn default_alpha() -> f64 {
@@ -25,7 +25,7 @@ fn default_epsilon() -> f64 {
 /// `DCcUcb(discount: 0.999, alpha: 1.5, epsilon: 1e-5, known_cost: false)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DCcUcbSpec {
+pub(crate) struct DCcUcbSpec {
     /// Discount γ per slot, in (0, 1) (no default: 1 − 1/γ is the memory in slots).
     pub discount: f64,
     /// Exploration parameter α.
@@ -87,7 +87,7 @@ impl Builtin for DCcUcbSpec {
 
 /// Discounted CC-UCB.
 #[derive(Clone, Debug)]
-pub struct DCcUcb {
+pub(crate) struct DCcUcb {
     discount: f64,
     alpha: f64,
     epsilon: f64,
@@ -105,7 +105,7 @@ pub struct DCcUcb {
 impl DCcUcb {
     /// `k` channels, discount γ, exploration α, floor ε; `known_cost` replaces the cost
     /// estimates.
-    pub fn new(
+    pub(crate) fn new(
         k: usize,
         discount: f64,
         alpha: f64,
@@ -182,7 +182,7 @@ mod tests {
     #[test]
     fn old_observations_fade() {
         let mut p = DCcUcb::new(1, 0.5, 1.5, 1e-5, None);
-        let mut rng = crate::rng::stream(0, 0, 0);
+        let mut rng = crate::util::rng::stream(0, 0, 0);
         let mut list = Vec::new();
         p.plan(1, &mut list, &mut rng);
         p.observe(0, true, 0.2);

@@ -7,7 +7,7 @@
 
 /// Counts, sums and cached derived values for K channels.
 #[derive(Clone, Debug)]
-pub struct Estimates {
+pub(crate) struct Estimates {
     n: Vec<u64>,
     idle: Vec<u64>,
     cost_sum: Vec<f64>,
@@ -18,7 +18,7 @@ pub struct Estimates {
 
 impl Estimates {
     /// No observations yet (`1/√N` is infinite until the first probe).
-    pub fn new(k: usize) -> Estimates {
+    pub(crate) fn new(k: usize) -> Estimates {
         Estimates {
             n: vec![0; k],
             idle: vec![0; k],
@@ -31,7 +31,7 @@ impl Estimates {
 
     /// Records one probe of channel `i`.
     #[inline]
-    pub fn observe(&mut self, i: usize, idle: bool, cost: f64) {
+    pub(crate) fn observe(&mut self, i: usize, idle: bool, cost: f64) {
         let n = self.n[i] + 1;
         self.n[i] = n;
         self.idle[i] += u64::from(idle);
@@ -43,42 +43,27 @@ impl Estimates {
     }
 
     /// Number of channels.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.n.len()
     }
 
-    /// Whether there are no channels.
-    pub fn is_empty(&self) -> bool {
-        self.n.is_empty()
-    }
-
     /// Probes of each channel so far, `N_i`.
-    pub fn counts(&self) -> &[u64] {
+    pub(crate) fn counts(&self) -> &[u64] {
         &self.n
     }
 
-    /// Idle observations of each channel so far.
-    pub fn idle_counts(&self) -> &[u64] {
-        &self.idle
-    }
-
-    /// Sum of observed costs of each channel.
-    pub fn cost_sums(&self) -> &[f64] {
-        &self.cost_sum
-    }
-
     /// Sample means of the idle indicator, `θ̂_i`.
-    pub fn theta_hat(&self) -> &[f64] {
+    pub(crate) fn theta_hat(&self) -> &[f64] {
         &self.theta_hat
     }
 
     /// Sample means of the cost, `ĉ_i`.
-    pub fn cost_hat(&self) -> &[f64] {
+    pub(crate) fn cost_hat(&self) -> &[f64] {
         &self.cost_hat
     }
 
     /// `1/√N_i` (infinite for a channel never probed).
-    pub fn inv_sqrt_n(&self) -> &[f64] {
+    pub(crate) fn inv_sqrt_n(&self) -> &[f64] {
         &self.inv_sqrt_n
     }
 }

@@ -3,13 +3,13 @@
 //! piecewise-stationary it switches lists at the segment boundaries (the dynamic oracle).
 
 use super::{Builtin, ParamError, Policy};
-use crate::channel::Environment;
-use crate::rng::SimRng;
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
 use serde::{Deserialize, Serialize};
 
 /// Probes the benchmark's optimal list every slot; learns nothing.
 #[derive(Clone, Debug)]
-pub struct Oracle {
+pub(crate) struct Oracle {
     /// (last slot, list) per benchmark epoch.
     epochs: Vec<(u64, Vec<usize>)>,
     current: usize,
@@ -17,7 +17,7 @@ pub struct Oracle {
 
 impl Oracle {
     /// The oracle for an environment.
-    pub fn new(env: &Environment) -> Oracle {
+    pub(crate) fn new(env: &Environment) -> Oracle {
         Oracle {
             epochs: env
                 .epochs()
@@ -32,7 +32,7 @@ impl Oracle {
 /// `Oracle`: UCR-T1 with the true θ and c.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OracleSpec {}
+pub(crate) struct OracleSpec {}
 
 impl Builtin for OracleSpec {
     const NAME: &'static str = "Oracle";

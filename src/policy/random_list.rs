@@ -2,15 +2,15 @@
 //! learns nothing.
 
 use super::{Builtin, ParamError, Policy};
-use crate::channel::Environment;
-use crate::rng::SimRng;
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 /// `RandomList(list_len: 2)`; all K channels when `list_len` is left out.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RandomListSpec {
+pub(crate) struct RandomListSpec {
     /// List length (default K; left out when written back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_len: Option<usize>,
@@ -44,14 +44,14 @@ impl Builtin for RandomListSpec {
 
 /// Uniformly random list of fixed length.
 #[derive(Clone, Debug)]
-pub struct RandomList {
+pub(crate) struct RandomList {
     list_len: usize,
     perm: Vec<usize>,
 }
 
 impl RandomList {
     /// `k` channels, lists of `list_len` (at most `k`).
-    pub fn new(k: usize, list_len: usize) -> RandomList {
+    pub(crate) fn new(k: usize, list_len: usize) -> RandomList {
         RandomList {
             list_len: list_len.min(k),
             perm: (0..k).collect(),
@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn ordered_pairs_are_uniform() {
         let mut p = RandomList::new(3, 2);
-        let mut rng = crate::rng::stream(5, 5, 5);
+        let mut rng = crate::util::rng::stream(5, 5, 5);
         let mut counts = std::collections::BTreeMap::new();
         for _ in 0..60_000 {
             let mut list = Vec::new();

@@ -10,7 +10,7 @@ use super::{
     Builtin, CascadeKlUcbSpec, CascadeUcb1Spec, CcUcbKnownCostSpec, CcUcbSpec, DCcUcbSpec,
     OracleSpec, ParamError, Policy, RandomListSpec, SwCcUcbSpec, ThompsonSpec, Ucb1Spec,
 };
-use crate::channel::Environment;
+use crate::model::channel::Environment;
 
 builtin_policies! {
     Oracle(OracleSpec),
@@ -27,7 +27,7 @@ builtin_policies! {
 
 /// One entry of the policy catalogue printed by `specprobe policies`.
 #[derive(Clone, Debug)]
-pub struct CatalogueEntry {
+pub(crate) struct CatalogueEntry {
     /// The spec with every parameter at its default (required ones at an example value).
     pub example: PolicySpec,
     /// What the policy does, one line.
@@ -35,7 +35,7 @@ pub struct CatalogueEntry {
 }
 
 /// Generic code that runs with a concrete policy type (monomorphised per policy).
-pub trait PolicyVisitor {
+pub(crate) trait PolicyVisitor {
     /// What the visit returns.
     type Output;
     /// Runs with the concrete policy.
@@ -45,7 +45,7 @@ pub trait PolicyVisitor {
 /// Formats a spec in scenario syntax: `Name(param: value, ...)`, or the bare name when it has
 /// no parameters.
 fn ron_of<T: Builtin>(spec: &T) -> String {
-    let params = crate::ron_text::to_ron_line(spec);
+    let params = crate::util::ron_text::to_ron_line(spec);
     if params == "()" {
         T::NAME.to_string()
     } else {
@@ -94,10 +94,35 @@ impl std::str::FromStr for PolicySpec {
 
     /// Parses a policy in scenario syntax, e.g. `"CcUcb(alpha: 1.0)"`.
     fn from_str(s: &str) -> Result<PolicySpec, String> {
-        crate::scenario::ron_options()
+        crate::util::ron_text::ron_options()
             .from_str(s)
             .map_err(|e| format!("{s:?} is not a policy: {e}"))
     }
+}
+
+/// A built-in policy written as a scenario writes it (`"CcUcb(alpha: 1.0)"`), built for `env`:
+/// for a policy of your own that wraps or extends a built-in one. Parameters are checked
+/// against the environment's channels; the error names the broken rule.
+///
+/// ```
+/// # fn main() -> Result<(), String> {
+/// let sim = specprobe::Simulation::from_file("scenarios/paper-fig1a.ron").map_err(|e| e.to_string())?;
+/// let sim = sim.policy("wrapped", |env| specprobe::builtin_policy("CcUcb(alpha: 1.0)", env).unwrap());
+/// # let _ = sim;
+/// # Ok(())
+/// # }
+/// ```
+pub fn builtin_policy(spec: &str, env: &Environment) -> Result<Box<dyn Policy>, String> {
+    let spec: PolicySpec = spec.parse()?;
+    let errors: Vec<String> = spec
+        .check(env.len())
+        .into_iter()
+        .map(|e| format!("{}: {}", e.param, e.rule))
+        .collect();
+    if !errors.is_empty() {
+        return Err(format!("{}: {}", spec.to_ron(), errors.join("; ")));
+    }
+    Ok(Box::new(spec.build(env)))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ macro_rules! builtin_policies {
         /// `CcUcb(alpha: 1.5)`, ... (`specprobe policies` lists them all). A policy whose
         /// parameters all have defaults may be written bare.
         #[derive(Clone, Debug, PartialEq)]
-        pub enum PolicySpec {
+        pub(crate) enum PolicySpec {
             $(
                 #[doc = concat!("`", stringify!($name), "`: see [`", stringify!($spec), "`].")]
                 $name($spec),
@@ -17,7 +17,7 @@ macro_rules! builtin_policies {
 
         /// A built policy of any kind; [`AnyPolicy::visit`] hands the concrete type to generic
         /// code.
-        pub enum AnyPolicy {
+        pub(crate) enum AnyPolicy {
             $(
                 #[doc = concat!("Built from `", stringify!($name), "`.")]
                 $name(<$spec as Builtin>::Policy),
@@ -38,7 +38,7 @@ macro_rules! builtin_policies {
         /// A built policy of any kind is a policy (a match per call; the engine itself uses
         /// [`AnyPolicy::visit`] and dispatches once per run). Lets a user wrap a built-in one.
         impl Policy for AnyPolicy {
-            fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut crate::rng::SimRng) {
+            fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut crate::util::rng::SimRng) {
                 match self {
                     $(AnyPolicy::$name(p) => p.plan(t, list, rng),)*
                     AnyPolicy::Custom(p) => p.plan(t, list, rng),
@@ -54,7 +54,7 @@ macro_rules! builtin_policies {
 
         impl AnyPolicy {
             /// Dispatches once to the concrete policy type.
-            pub fn visit<V: PolicyVisitor>(self, visitor: V) -> V::Output {
+            pub(crate) fn visit<V: PolicyVisitor>(self, visitor: V) -> V::Output {
                 match self {
                     $(AnyPolicy::$name(p) => visitor.visit(p),)*
                     AnyPolicy::Custom(p) => visitor.visit(p),
@@ -64,45 +64,46 @@ macro_rules! builtin_policies {
 
         impl PolicySpec {
             /// Every scenario name, in catalogue order.
-            pub const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+            pub(crate) const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
             /// The name in scenario files.
-            pub fn name(&self) -> &'static str {
+            #[cfg(test)]
+            pub(crate) fn name(&self) -> &'static str {
                 match self {
                     $(PolicySpec::$name(_) => <$spec as Builtin>::NAME,)*
                 }
             }
 
             /// The label used when a scenario gives none.
-            pub fn default_label(&self) -> &'static str {
+            pub(crate) fn default_label(&self) -> &'static str {
                 match self {
                     $(PolicySpec::$name(s) => s.label(),)*
                 }
             }
 
             /// Every broken parameter rule against an instance of `k` channels.
-            pub fn check(&self, k: usize) -> Vec<ParamError> {
+            pub(crate) fn check(&self, k: usize) -> Vec<ParamError> {
                 match self {
                     $(PolicySpec::$name(s) => s.check(k),)*
                 }
             }
 
             /// The spec in scenario syntax, e.g. `CcUcb(alpha: 1.5, epsilon: 1e-5)`.
-            pub fn to_ron(&self) -> String {
+            pub(crate) fn to_ron(&self) -> String {
                 match self {
                     $(PolicySpec::$name(s) => ron_of(s),)*
                 }
             }
 
             /// Builds the policy for an environment (parameters already checked).
-            pub fn build(&self, env: &Environment) -> AnyPolicy {
+            pub(crate) fn build(&self, env: &Environment) -> AnyPolicy {
                 match self {
                     $(PolicySpec::$name(s) => AnyPolicy::$name(s.build(env)),)*
                 }
             }
 
             /// Every built-in policy with its defaults, for `specprobe policies` and the README.
-            pub fn catalogue() -> Vec<CatalogueEntry> {
+            pub(crate) fn catalogue() -> Vec<CatalogueEntry> {
                 vec![$(CatalogueEntry {
                     example: PolicySpec::$name(<$spec as Builtin>::example()),
                     summary: <$spec as Builtin>::SUMMARY,

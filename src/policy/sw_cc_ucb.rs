@@ -14,8 +14,8 @@
 
 use super::cc_ucb::{DEFAULT_ALPHA, DEFAULT_EPSILON, ratio_list};
 use super::{Builtin, ParamError, Policy, initial_probe};
-use crate::channel::Environment;
-use crate::rng::SimRng;
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -29,7 +29,7 @@ fn default_epsilon() -> f64 {
 /// `SwCcUcb(window: 5000, alpha: 1.5, epsilon: 1e-5, known_cost: false)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SwCcUcbSpec {
+pub(crate) struct SwCcUcbSpec {
     /// Window τ in slots (no default: it should match how fast the channels change).
     pub window: u64,
     /// Exploration parameter α.
@@ -91,7 +91,7 @@ impl Builtin for SwCcUcbSpec {
 
 /// Sliding-window CC-UCB.
 #[derive(Clone, Debug)]
-pub struct SwCcUcb {
+pub(crate) struct SwCcUcb {
     window: u64,
     alpha: f64,
     epsilon: f64,
@@ -111,7 +111,7 @@ pub struct SwCcUcb {
 
 impl SwCcUcb {
     /// `k` channels, window τ, exploration α, floor ε; `known_cost` replaces the cost estimates.
-    pub fn new(
+    pub(crate) fn new(
         k: usize,
         window: u64,
         alpha: f64,
@@ -194,7 +194,7 @@ mod tests {
     #[test]
     fn the_window_forgets_old_probes() {
         let mut p = SwCcUcb::new(2, 100, 0.01, 1e-5, Some(vec![0.5, 0.5]));
-        let mut rng = crate::rng::stream(0, 0, 0);
+        let mut rng = crate::util::rng::stream(0, 0, 0);
         let mut list = Vec::new();
         for t in 1..=400u64 {
             list.clear();

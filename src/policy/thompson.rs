@@ -11,8 +11,8 @@
 //! with positive probability.
 
 use super::{Builtin, ParamError, Policy, sort_by_key_desc};
-use crate::channel::Environment;
-use crate::rng::SimRng;
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
 use rand::Rng;
 use rand::distr::Distribution;
 use rand_distr::Beta;
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 /// `ThompsonSampling(known_cost: false)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ThompsonSpec {
+pub(crate) struct ThompsonSpec {
     /// Use the true mean costs instead of sampling them.
     #[serde(default)]
     pub known_cost: bool,
@@ -56,7 +56,7 @@ impl Builtin for ThompsonSpec {
 
 /// Cost-aware Thompson sampling.
 #[derive(Clone, Debug)]
-pub struct ThompsonSampling {
+pub(crate) struct ThompsonSampling {
     known_cost: Option<Vec<f64>>,
     idle_a: Vec<f64>,
     idle_b: Vec<f64>,
@@ -67,7 +67,7 @@ pub struct ThompsonSampling {
 
 impl ThompsonSampling {
     /// `k` channels; `known_cost` replaces the cost posterior with the true mean costs.
-    pub fn new(k: usize, known_cost: Option<Vec<f64>>) -> ThompsonSampling {
+    pub(crate) fn new(k: usize, known_cost: Option<Vec<f64>>) -> ThompsonSampling {
         ThompsonSampling {
             known_cost,
             idle_a: vec![1.0; k],
@@ -128,7 +128,7 @@ mod tests {
                 p.observe(ch, (j as f64) < theta * 10_000.0, 0.5);
             }
         }
-        let mut rng = crate::rng::stream(0, 0, 0);
+        let mut rng = crate::util::rng::stream(0, 0, 0);
         for _ in 0..20 {
             let mut list = Vec::new();
             p.plan(1, &mut list, &mut rng);

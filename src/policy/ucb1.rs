@@ -12,12 +12,12 @@
 //! Its regret is linear whenever the UCR-T1 list holds more than one channel, or none.
 
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
-use crate::channel::Environment;
+use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
 
 /// What UCB1 averages.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Ucb1Reward {
+pub(crate) enum Ucb1Reward {
     /// The net reward `(X − Y + 1)/2` (cost-aware).
     #[default]
     Net,
@@ -32,7 +32,7 @@ fn is_net(r: &Ucb1Reward) -> bool {
 /// `Ucb1(reward: Net)` or `Ucb1(reward: Idle)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Ucb1Spec {
+pub(crate) struct Ucb1Spec {
     /// What the index averages (default the net reward).
     #[serde(default, skip_serializing_if = "is_net")]
     pub reward: Ucb1Reward,
@@ -62,18 +62,18 @@ impl Builtin for Ucb1Spec {
         Ucb1::new(env.len(), self.reward)
     }
 }
-use crate::rng::SimRng;
+use crate::util::rng::SimRng;
 
 /// Single-channel UCB1.
 #[derive(Clone, Debug)]
-pub struct Ucb1 {
+pub(crate) struct Ucb1 {
     est: Estimates,
     reward: Ucb1Reward,
 }
 
 impl Ucb1 {
     /// `k` channels, averaging `reward`.
-    pub fn new(k: usize, reward: Ucb1Reward) -> Ucb1 {
+    pub(crate) fn new(k: usize, reward: Ucb1Reward) -> Ucb1 {
         Ucb1 {
             est: Estimates::new(k),
             reward,
@@ -129,7 +129,7 @@ mod tests {
             p.observe(1, true, 0.2); // net 0.8
         }
         let mut list = Vec::new();
-        p.plan(2001, &mut list, &mut crate::rng::stream(0, 0, 0));
+        p.plan(2001, &mut list, &mut crate::util::rng::stream(0, 0, 0));
         assert_eq!(list, vec![1]);
     }
 }

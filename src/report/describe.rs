@@ -1,15 +1,14 @@
 //! The text `specprobe validate` prints: the checked scenario, its UCR-T1 optimum and bounds, or
 //! an identification scenario's instances and parameters.
 
-use super::markdown::{list, runs, sig, span};
-use super::summary::bounds;
-use crate::channel::Environment;
-use crate::cost::CostModel;
-use crate::law::LawSpec;
-use crate::occupancy::Occupancy;
+use crate::model::channel::Environment;
+use crate::model::cost::CostModel;
+use crate::model::law::LawSpec;
+use crate::model::occupancy::Occupancy;
 use crate::policy::DEFAULT_ALPHA;
-use crate::ron_text::to_ron_line;
+use crate::report::format::{list, runs, sig, span};
 use crate::scenario::{IdentificationScenario, RegretScenario, Scenario, SweepScenario};
+use crate::util::ron_text::to_ron_line;
 use std::fmt::Write;
 
 /// What `specprobe validate` prints for a checked scenario.
@@ -59,7 +58,7 @@ fn describe_identification(s: &IdentificationScenario) -> String {
         "{} is valid: identification scenario {:?}, {} per cell, seed {}, confidence ν = {}, sample cap {}",
         s.source.display(),
         s.name,
-        super::markdown::count(s.runs, "run"),
+        crate::report::format::count(s.runs, "run"),
         s.seed,
         s.confidence,
         s.sample_cap
@@ -121,7 +120,7 @@ fn describe_regret(s: &RegretScenario) -> String {
         s.source.display(),
         s.name,
         s.horizon,
-        super::markdown::count(s.runs, "run"),
+        crate::report::format::count(s.runs, "run"),
         s.seed
     );
     if !s.description.is_empty() {
@@ -173,7 +172,7 @@ fn describe_regret(s: &RegretScenario) -> String {
                 sig(opt.expected_reward, 6)
             );
         }
-        let b = bounds(env, s.theorem2_alpha(), s.horizon);
+        let b = env.bounds(s.theorem2_alpha(), s.horizon);
         match (&b.theorem2, &b.theorem3) {
             (Some(t2), Some(t3)) => {
                 let _ = writeln!(
@@ -241,9 +240,12 @@ fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
                 ron_law(delay.spec())
             ),
         };
-        // A free probe has no finite ratio: UCR-T1 probes it whenever θ > 0.
-        let ratio = if c > 0.0 {
+        // A free probe has no finite ratio: UCR-T1 probes it whenever θ > 0. A cost so small
+        // that θ/c overflows is as good as free for the ranking, and says so.
+        let ratio = if c > 0.0 && (theta / c).is_finite() {
             sig(theta / c, 4)
+        } else if c > 0.0 {
+            "≈free".into()
         } else {
             "free".into()
         };

@@ -10,11 +10,11 @@ pub(crate) mod bars;
 pub(crate) mod layout;
 pub(crate) mod lines;
 
-use crate::output::{OutputDir, OutputError};
+use super::Artifact;
+use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, RGBColor};
-use std::path::PathBuf;
 use std::sync::Once;
 
 /// The bundled font (DejaVu Sans 2.37, Bitstream Vera licence: `assets/LICENSE-DejaVu`).
@@ -220,7 +220,7 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     ))
 }
 
-/// Why a chart could not be drawn or written.
+/// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum ChartError {
     /// Plotters failed to draw.
@@ -231,9 +231,6 @@ pub enum ChartError {
         /// Plotters' message.
         message: String,
     },
-    /// The file could not be written.
-    #[error(transparent)]
-    Output(#[from] OutputError),
 }
 
 /// The result of a drawing function.
@@ -246,39 +243,47 @@ pub(crate) trait Chart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> DrawResult<DB>;
 }
 
-/// Renders `chart` as `<stem>.<ext>` in every requested format; returns the files written.
-pub(crate) fn render<C: Chart>(
+/// Renders `chart` as `<stem>.<ext>` in every requested format, in memory.
+pub(crate) fn render_chart<C: Chart>(
     chart: &C,
-    out: &OutputDir,
     stem: &str,
     opts: &ChartOptions,
-) -> Result<Vec<PathBuf>, ChartError> {
+) -> Result<Vec<Artifact>, ChartError> {
     register_font();
-    let mut written = Vec::new();
+    let mut rendered = Vec::new();
     for &format in &opts.formats {
         let name = format!("{stem}.{}", format.ext());
         let fail = |message: String| ChartError::Draw {
             name: name.clone(),
             message,
         };
-        // PNG drawing errors surface through `write_with` as `OutputError::Render`.
-        let path = match format {
+        let bytes = match format {
             Format::Svg => {
                 let mut svg = String::new();
                 {
                     let root = SVGBackend::with_string(&mut svg, opts.size).into_drawing_area();
                     draw_on(chart, &root).map_err(|e| fail(e.to_string()))?;
                 }
-                out.write(&name, svg.as_bytes())?
+                svg.into_bytes()
             }
-            Format::Png => out.write_with(&name, |tmp| {
-                let root = BitMapBackend::new(tmp, opts.size).into_drawing_area();
-                draw_on(chart, &root).map_err(|e| e.to_string())
-            })?,
+            Format::Png => {
+                let (w, h) = opts.size;
+                let mut rgb = vec![255u8; w as usize * h as usize * 3];
+                {
+                    let root = BitMapBackend::with_buffer(&mut rgb, opts.size).into_drawing_area();
+                    draw_on(chart, &root).map_err(|e| fail(e.to_string()))?;
+                }
+                // The encoder plotters itself uses when it saves a file: the same bytes.
+                let mut png = Vec::new();
+                image::codecs::png::PngEncoder::new(&mut png)
+                    .write_image(&rgb, w, h, image::ColorType::Rgb8)
+                    .map_err(|e| fail(e.to_string()))?;
+                png
+            }
         };
-        written.push(path);
+        rendered.push(Artifact { name, bytes });
     }
-    Ok(written)
+    Ok(rendered)
 }
 
 fn draw_on<C: Chart, DB: DrawingBackend>(

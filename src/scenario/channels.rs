@@ -4,12 +4,12 @@
 use super::locate::FieldPath;
 use super::raw::{OccupancySpec, RawChannel, RawSegment};
 use super::{Checker, MAX_CHANNELS};
-use crate::channel::{Channel, Environment};
-use crate::cost::{CostModel, CostWeights};
-use crate::holding::Holding;
-use crate::law::{Law, LawSpec};
-use crate::occupancy::{Iid, Markov, Occupancy, OnOff, Piecewise, Segment, TraceFile};
-use crate::sensing::{Sensing, SensingSpec};
+use crate::model::channel::{Channel, Environment};
+use crate::model::cost::{CostModel, CostWeights};
+use crate::model::holding::Holding;
+use crate::model::law::{Law, LawSpec};
+use crate::model::occupancy::{Iid, Markov, Occupancy, OnOff, Piecewise, Segment, TraceFile};
+use crate::model::sensing::{Sensing, SensingSpec};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -10,38 +10,38 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Most arms one instance may have.
-pub const MAX_ARMS: u64 = 1 << 20;
+pub(crate) const MAX_ARMS: u64 = 1 << 20;
 
 /// A checked identification scenario.
 #[derive(Clone, Debug)]
 pub struct IdentificationScenario {
     /// Scenario name (safe as a folder name).
-    pub name: String,
+    pub(crate) name: String,
     /// Free text.
-    pub description: String,
+    pub(crate) description: String,
     /// The file it came from, with its text.
-    pub source: Source,
+    pub(crate) source: Source,
     /// Seed of every random stream.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Runs per (instance, N, algorithm, setting).
-    pub runs: u64,
+    pub(crate) runs: u64,
     /// Required error probability ν.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// Parameter settings to run.
-    pub settings: Vec<Setting>,
+    pub(crate) settings: Vec<Setting>,
     /// ε of the faithful setting.
-    pub faithful_epsilon: f64,
+    pub(crate) faithful_epsilon: f64,
     /// Per-run sample cap.
-    pub sample_cap: u64,
+    pub(crate) sample_cap: u64,
     /// The instances.
-    pub instances: Vec<Instance>,
+    pub(crate) instances: Vec<Instance>,
     /// The algorithms: the scenario's, then any a library user added.
-    pub algorithms: Vec<Algorithm>,
+    pub(crate) algorithms: Vec<Algorithm>,
 }
 
 /// One instance family with its checked points (one per number of arms).
 #[derive(Clone, Debug)]
-pub struct Instance {
+pub(crate) struct Instance {
     /// Unique label.
     pub label: String,
     /// The family, described.
@@ -51,6 +51,16 @@ pub struct Instance {
 }
 
 impl IdentificationScenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs per (instance, N, setting, algorithm) cell.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
     /// A hash (hex) of everything that determines this scenario's results and outputs.
     pub fn fingerprint(&self) -> String {
         use std::fmt::Write;
@@ -74,7 +84,7 @@ impl IdentificationScenario {
                 let _ = write!(s, "|{}:{:?}:{:?}", p.k(), p.means(), p.rewards());
             }
         }
-        format!("{:016x}", crate::rng::label_hash(&[&s]))
+        format!("{:016x}", crate::util::rng::label_hash(&[&s]))
     }
 
     /// The ε and δ of `algorithm` in `setting` on `n` arms.

@@ -1,21 +1,21 @@
 //! The RON schema exactly as written in scenario files. Nothing here is trusted: `check`
 //! turns these into the checked types of the parent module.
 
-use crate::cost::CostWeights;
-use crate::holding::HoldingSpec;
 use crate::identify::AlgorithmSpec;
 use crate::identify::confidence::Setting;
 use crate::identify::instance::{Family, Rewards};
-use crate::law::LawSpec;
+use crate::model::cost::CostWeights;
+use crate::model::holding::HoldingSpec;
+use crate::model::law::LawSpec;
+use crate::model::sensing::SensingSpec;
 use crate::policy::PolicySpec;
-use crate::sensing::SensingSpec;
-use crate::stats::CheckpointSpec;
+use crate::util::stats::CheckpointSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A scenario file: its top-level value names the experiment kind.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-pub enum RawScenario {
+pub(crate) enum RawScenario {
     /// A regret experiment (the cost-aware cascading bandit).
     Regret(RawRegret),
     /// A best-K identification experiment.
@@ -38,7 +38,7 @@ fn default_sample_cap() -> u64 {
 /// `Identification( ... )`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawIdentification {
+pub(crate) struct RawIdentification {
     /// Names the scenario in outputs and the default output folder.
     pub name: String,
     /// Free text shown in the report.
@@ -73,7 +73,7 @@ pub struct RawIdentification {
 /// One instance family swept over numbers of arms.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawInstance {
+pub(crate) struct RawInstance {
     /// Unique label.
     pub label: String,
     /// How the means are generated.
@@ -90,7 +90,7 @@ pub struct RawInstance {
 
 /// The size K of the set to identify.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-pub enum KRule {
+pub(crate) enum KRule {
     /// A fixed K.
     Fixed(u64),
     /// K = N/2 (rounded down).
@@ -99,7 +99,7 @@ pub enum KRule {
 
 impl KRule {
     /// K for N arms.
-    pub fn k(self, n: u64) -> u64 {
+    pub(crate) fn k(self, n: u64) -> u64 {
         match self {
             KRule::Fixed(k) => k,
             KRule::Half => n / 2,
@@ -114,7 +114,7 @@ fn one() -> u64 {
 /// `Regret( ... )`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawRegret {
+pub(crate) struct RawRegret {
     /// Names the scenario in outputs and the default output folder.
     pub name: String,
     /// Free text shown in the report.
@@ -160,7 +160,7 @@ pub struct RawRegret {
 /// not made.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct SlotSpec {
+pub(crate) struct SlotSpec {
     /// Slot length in delay units (> 0).
     pub duration: f64,
 }
@@ -176,7 +176,7 @@ pub struct SlotSpec {
 /// ```
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub enum OccupancySpec {
+pub(crate) enum OccupancySpec {
     /// Idle with probability θ each slot, independently.
     Iid {
         /// Idle probability.
@@ -213,7 +213,7 @@ pub enum OccupancySpec {
 /// One segment of a piecewise channel.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct RawSegment {
+pub(crate) struct RawSegment {
     /// Last slot of the segment (left out for the last segment).
     #[serde(default)]
     pub until: Option<u64>,
@@ -224,7 +224,7 @@ pub struct RawSegment {
 /// Units shown on charts and tables.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct RawUnits {
+pub(crate) struct RawUnits {
     /// Energy unit, e.g. `"mJ"`.
     #[serde(default)]
     pub energy: String,
@@ -236,7 +236,7 @@ pub struct RawUnits {
 /// One channel entry; `count` repeats it.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawChannel {
+pub(crate) struct RawChannel {
     /// How many identical channels this entry stands for (default 1).
     #[serde(default = "one")]
     pub count: u64,
@@ -264,7 +264,7 @@ pub struct RawChannel {
 /// One configuration of a grid.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawConfiguration {
+pub(crate) struct RawConfiguration {
     /// Unique label, shown in outputs.
     pub label: String,
     /// The channels.
@@ -277,7 +277,7 @@ pub struct RawConfiguration {
 /// One policy entry.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawPolicy {
+pub(crate) struct RawPolicy {
     /// Label in outputs (default: the policy's canonical name).
     #[serde(default)]
     pub label: Option<String>,

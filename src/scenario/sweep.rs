@@ -24,7 +24,7 @@ use serde_json::Value;
 /// `sweep: (field: "...", values: [...])`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct RawSweep {
+pub(crate) struct RawSweep {
     /// The field, named as errors name fields.
     pub field: String,
     /// The values, one cell each.
@@ -32,7 +32,7 @@ pub struct RawSweep {
 }
 
 /// Most cells one sweep may have.
-pub const MAX_CELLS: usize = 1000;
+pub(crate) const MAX_CELLS: usize = 1000;
 
 /// One step of a sweep path.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use crate::common::scenario_file;
 use specprobe::commands::{self, RunArgs};
-use specprobe::report::{AxisMode, ChartOptions, Format};
+use specprobe::{AxisMode, ChartOptions, Format};
 use std::path::Path;
 use std::process::Command;
 

@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests.
 
+use specprobe::ChartOptions;
 use specprobe::commands::{self, RunArgs};
-use specprobe::report::ChartOptions;
-use specprobe::report::summary::RegretSummary;
+use specprobe::summary::RegretSummary;
 use std::path::{Path, PathBuf};
 
 /// Writes `text` as a scenario file in `dir` and returns its path.

@@ -2,11 +2,9 @@
 //! pipeline as the built-in ones: same statistics, same outputs, same shards.
 
 use crate::common::{fig1a, no_charts, scenario_file};
-use specprobe::identify::{AlgorithmSpec, Problem};
-use specprobe::partial;
-use specprobe::recorder::PartialStats;
-use specprobe::report::ChartOptions;
-use specprobe::runner::Shard;
+use specprobe::ChartOptions;
+use specprobe::Problem;
+use specprobe::Shard;
 use specprobe::{Policy, SimRng, Simulation};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,19 +19,33 @@ impl Policy for MyOracle {
     fn observe(&mut self, _channel: usize, _idle: bool, _cost: f64) {}
 }
 
-fn my_oracle(env: &specprobe::channel::Environment) -> MyOracle {
-    MyOracle(specprobe::theory::ucr_t1(env.theta(), env.mean_cost()))
+fn my_oracle(env: &specprobe::Environment) -> MyOracle {
+    MyOracle(env.optimum().list.clone())
 }
 
-fn stats_of(results: &specprobe::Results, label: &str) -> PartialStats {
+/// Everything the outputs say of the policy labelled `label` (its summary entry without the
+/// names and paired difference, and its curves), to compare two policies' statistics exactly.
+fn stats_of(results: &specprobe::Results, label: &str) -> (serde_json::Value, Vec<String>) {
     let r = results.regret().unwrap();
-    let p = r
-        .scenario
+    let summary = r.summary();
+    let p = summary.experiments()[0]
         .policies
         .iter()
-        .position(|p| p.label == label)
+        .find(|p| p.name == label)
         .unwrap();
-    r.stats.stats[0][p].to_parts()
+    let mut value = serde_json::to_value(p).unwrap();
+    // The policy's own names, and its paired difference to the reference (the first policy,
+    // which has none against itself), are not statistics of its runs.
+    for key in ["name", "policy", "paired"] {
+        value.as_object_mut().unwrap().remove(key);
+    }
+    let curves = r
+        .curves()
+        .iter()
+        .filter(|c| c.policy == label)
+        .map(|c| format!("{} {:?}", c.t, c.values))
+        .collect();
+    (value, curves)
 }
 
 #[test]
@@ -81,7 +93,7 @@ fn labels_of_added_policies_must_be_new_and_kinds_must_match() {
     let err = Simulation::from_file(&path)
         .unwrap()
         .identifier("x", |p: &Problem| {
-            AlgorithmSpec::Lucb1.build(p.arms, p.k, p.sigma, p.setting, p.params)
+            specprobe::builtin_identifier("Lucb1", p).unwrap()
         })
         .run()
         .unwrap_err();
@@ -113,7 +125,7 @@ fn sharded_runs_with_a_user_policy_merge_to_the_unsharded_bytes() {
         })
         .collect();
     let merged = tmp.path().join("merged");
-    partial::merge(&shards)
+    specprobe::merge_shards(&shards)
         .unwrap()
         .write(&merged, &no_charts())
         .unwrap();
@@ -154,7 +166,7 @@ fn a_user_identifier_wrapping_a_built_in_one_has_its_statistics() {
     let results = Simulation::from_file(&path)
         .unwrap()
         .identifier("mine", |p: &Problem| {
-            AlgorithmSpec::LilRandLucb.build(p.arms, p.k, p.sigma, p.setting, p.params)
+            specprobe::builtin_identifier("LilRandLucb", p).unwrap()
         })
         .run()
         .unwrap();

@@ -5,7 +5,7 @@ use crate::common::{fig1a, no_charts, run, scenario_file};
 use serde_json::Value;
 use specprobe::Cancel;
 use specprobe::commands::{self, RunArgs};
-use specprobe::report::{ChartOptions, Format};
+use specprobe::{ChartOptions, Format};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -224,7 +224,7 @@ fn damaged_identification_and_sweep_folders_are_errors() {
         commands::run(&RunArgs {
             scenario: root.join(name),
             out: Some(out.clone()),
-            overrides: specprobe::scenario::Overrides {
+            overrides: specprobe::Overrides {
                 runs: Some(2),
                 horizon,
                 ..Default::default()

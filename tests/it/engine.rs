@@ -1,7 +1,7 @@
 //! The simulator against the theory: exact expected rewards, the oracle, CC-UCB's cost knowledge.
 
 use crate::common::{fig1a, run, scenario_file};
-use specprobe::report::summary::RegretBody;
+use specprobe::summary::RegretBody;
 
 /// A long UCR-T1 list with every kind of cost law, split into energy and delay.
 const MIXED: &str = r#"Regret(
@@ -44,12 +44,12 @@ fn exact_expected_reward_matches_simulation() {
     let oracle = &e.policies[0];
     assert_eq!(oracle.realized_regret.mean, 0.0);
     assert_eq!(oracle.realized_regret.std, 0.0);
-    let curves = specprobe::report::curves::from_csv(
+    let curves = specprobe::summary::CurveRow::read_csv(
         &std::fs::read(dir.path().join("out").join("curves.csv")).unwrap(),
     )
     .unwrap();
     let last = curves.iter().find(|r| r.t == s.horizon).unwrap();
-    let reward = last.get(specprobe::recorder::Metric::Reward);
+    let reward = last.metric("reward").unwrap();
     let exact = e.optimum.expected_reward * s.horizon as f64;
     let se = reward.std / (s.runs as f64).sqrt();
     assert!(

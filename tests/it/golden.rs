@@ -43,7 +43,7 @@ fn identification_outputs_match_golden_files() {
         scenario: Path::new("tests/data/golden-identification.ron").to_path_buf(),
         out: Some(out.clone()),
         threads: Some(2),
-        charts: specprobe::report::ChartOptions {
+        charts: specprobe::ChartOptions {
             formats: Vec::new(),
             ..Default::default()
         },

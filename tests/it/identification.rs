@@ -2,9 +2,9 @@
 //! determinism, outputs and scenario errors.
 
 use crate::common::scenario_file;
+use specprobe::ChartOptions;
 use specprobe::commands::{self, RunArgs};
-use specprobe::report::ChartOptions;
-use specprobe::report::identification::IdentificationSummary;
+use specprobe::summary::IdentificationSummary;
 use std::path::Path;
 
 fn run(path: &Path, out: &Path, threads: usize, charts: bool) -> IdentificationSummary {
@@ -204,7 +204,7 @@ fn sweeps_and_channel_instances() {
 }
 
 fn rejected(text: &str, needles: &[&str]) {
-    let err = specprobe::scenario::parse(text, Path::new("id.ron"))
+    let err = specprobe::parse(text, Path::new("id.ron"))
         .unwrap_err()
         .to_string();
     for n in needles {
@@ -220,7 +220,7 @@ fn bad_identification_scenarios_name_the_field() {
     instances: [(label: "a", family: OneSparse, k: Fixed(2), arms: [10])],
     algorithms: [LilLucb],
 )"#;
-    specprobe::scenario::parse(base, Path::new("id.ron")).unwrap();
+    specprobe::parse(base, Path::new("id.ron")).unwrap();
     rejected(
         &base.replace("runs: 3", "runs: 0"),
         &["id.ron:3:11", "runs", "at least 1"],

@@ -17,5 +17,3 @@ mod scenario_errors;
 mod shards;
 mod spectrum;
 mod sweep;
-mod tamper;
-mod theory;

@@ -2,9 +2,9 @@
 //! spreads, float columns, Markdown tables, classic UCB1 against the peers' regret.
 
 use crate::common::{fig1a, scenario_file};
+use specprobe::ChartOptions;
 use specprobe::Simulation;
-use specprobe::report::ChartOptions;
-use specprobe::stats::ExactSum;
+use specprobe::summary::ExactSum;
 use std::path::Path;
 
 fn none() -> ChartOptions {
@@ -85,7 +85,7 @@ fn runs_csv_means_are_the_summary_means() {
             let d = tmp.path().join(format!("shard{i}"));
             Simulation::from_file(&path)
                 .unwrap()
-                .shard(specprobe::runner::Shard { index: i, count: 3 })
+                .shard(specprobe::Shard { index: i, count: 3 })
                 .run()
                 .unwrap()
                 .write(&d, &none())
@@ -94,7 +94,7 @@ fn runs_csv_means_are_the_summary_means() {
         })
         .collect();
     let merged = tmp.path().join("merged");
-    specprobe::partial::merge(&shards)
+    specprobe::merge_shards(&shards)
         .unwrap()
         .write(&merged, &none())
         .unwrap();

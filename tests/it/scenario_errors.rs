@@ -1,7 +1,7 @@
 //! Bad scenarios: one test per class of error, each asserting that the message names the file,
 //! the position, the field and the rule. None may panic.
 
-use specprobe::error::ScenarioError;
+use specprobe::ScenarioError;
 use std::path::Path;
 
 const GOOD: &str = r#"Regret(
@@ -20,7 +20,7 @@ const GOOD: &str = r#"Regret(
 )"#;
 
 fn parse(text: &str) -> Result<specprobe::Scenario, ScenarioError> {
-    specprobe::scenario::parse(text, Path::new("bad.ron"))
+    specprobe::parse(text, Path::new("bad.ron"))
 }
 
 /// Asserts the error message contains each needle, and returns it.
@@ -248,7 +248,7 @@ fn every_problem_is_reported_at_once() {
 
 #[test]
 fn missing_file_names_the_path() {
-    let err = specprobe::scenario::load(Path::new("/no/such/scenario.ron")).unwrap_err();
+    let err = specprobe::load(Path::new("/no/such/scenario.ron")).unwrap_err();
     assert!(err.to_string().contains("/no/such/scenario.ron"), "{err}");
 }
 

@@ -1,8 +1,8 @@
 //! Sharded runs merged back equal the unsharded run, byte for byte; mismatched shards are refused.
 
 use crate::common::{fig1a, no_charts, scenario_file};
+use specprobe::Shard;
 use specprobe::commands::{self, MergeArgs, RunArgs};
-use specprobe::runner::Shard;
 use std::path::{Path, PathBuf};
 
 fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
@@ -11,7 +11,7 @@ fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
         out: Some(out.to_path_buf()),
         threads: Some(2),
         shard,
-        overrides: specprobe::scenario::Overrides {
+        overrides: specprobe::Overrides {
             seed,
             ..Default::default()
         },
@@ -21,7 +21,7 @@ fn run(scenario: &Path, out: &Path, shard: Option<Shard>, seed: Option<u64>) {
     .unwrap();
 }
 
-fn merge(inputs: Vec<PathBuf>, out: &Path) -> anyhow::Result<()> {
+fn merge(inputs: Vec<PathBuf>, out: &Path) -> Result<(), specprobe::commands::CommandError> {
     commands::merge(&MergeArgs {
         inputs,
         out: Some(out.to_path_buf()),

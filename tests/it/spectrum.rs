@@ -3,28 +3,54 @@
 
 use crate::common::scenario_file;
 use specprobe::Simulation;
-use specprobe::recorder::Metric;
+use specprobe::summary::RegretSummary;
+use std::collections::BTreeMap;
 
-fn results(dir: &std::path::Path, text: &str) -> specprobe::simulation::RegretResults {
+/// A finished run's summary and its `runs.csv`: (policy, run, values at the horizon by column).
+struct Finished {
+    summary: RegretSummary,
+    runs: Vec<(String, u64, BTreeMap<String, f64>)>,
+}
+
+fn results(dir: &std::path::Path, text: &str) -> Finished {
     let path = scenario_file(dir, "s.ron", text);
-    Simulation::from_file(&path)
+    let out = dir.join("out");
+    let results = Simulation::from_file(&path)
         .unwrap()
         .threads(2)
         .run()
-        .unwrap()
-        .regret()
-        .unwrap()
-        .clone()
+        .unwrap();
+    results
+        .write_replacing(&out, &crate::common::no_charts(), specprobe::Replace::Any)
+        .unwrap();
+    let mut csv = csv::Reader::from_path(out.join("runs.csv")).unwrap();
+    let header: Vec<String> = csv.headers().unwrap().iter().map(String::from).collect();
+    let runs = csv
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            let values = header
+                .iter()
+                .zip(r.iter())
+                .skip(3)
+                .map(|(h, v)| (h.clone(), v.parse::<f64>().unwrap()))
+                .collect();
+            (r[1].to_string(), r[2].parse().unwrap(), values)
+        })
+        .collect();
+    Finished {
+        summary: results.regret().unwrap().summary(),
+        runs,
+    }
 }
 
-fn finals(r: &specprobe::simulation::RegretResults, label: &str) -> Vec<(u64, [f64; 10])> {
-    let p = r
-        .scenario
-        .policies
+/// Each run's values at the horizon for the policy labelled `label`, in run order.
+fn finals(r: &Finished, label: &str) -> Vec<(u64, BTreeMap<String, f64>)> {
+    r.runs
         .iter()
-        .position(|p| p.label == label)
-        .unwrap();
-    r.stats.stats[0][p].finals.clone()
+        .filter(|(p, _, _)| p == label)
+        .map(|(_, run, v)| (*run, v.clone()))
+        .collect()
 }
 
 const CHANNELS: &str = r#"
@@ -51,19 +77,16 @@ fn common_random_numbers_pair_the_policies() {
         ),
     );
     for (_, row) in finals(&r, "oracle") {
-        assert_eq!(row[Metric::RealizedRegret as usize], 0.0);
-        assert_eq!(row[Metric::PseudoRegret as usize], 0.0);
+        assert_eq!(row["realized_regret"], 0.0);
+        assert_eq!(row["pseudo_regret"], 0.0);
     }
     assert_eq!(finals(&r, "a"), finals(&r, "b"));
     assert_ne!(finals(&r, "a"), finals(&r, "cost-aware-ts"));
     // The realised regret is the benchmark's reward minus the policy's, run by run.
     let oracle = finals(&r, "oracle");
     for (run, row) in finals(&r, "cost-aware-ts") {
-        let bench = oracle.iter().find(|(r2, _)| *r2 == run).unwrap().1;
-        assert_eq!(
-            row[Metric::RealizedRegret as usize],
-            bench[Metric::Reward as usize] - row[Metric::Reward as usize]
-        );
+        let bench = &oracle.iter().find(|(r2, _)| *r2 == run).unwrap().1;
+        assert_eq!(row["realized_regret"], bench["reward"] - row["reward"]);
     }
 }
 
@@ -96,7 +119,7 @@ fn markov_with_rates_summing_to_one_is_iid() {
                 channels.join(", ")
             ),
         );
-        let v = r.stats.stats[0][0].final_value(Metric::PseudoRegret);
+        let v = &r.summary.experiments()[0].policies[0].pseudo_regret;
         (v.mean, v.std / 40f64.sqrt())
     };
     let (a, sa) = run(&iid, 1);
@@ -138,8 +161,8 @@ fn trace_replay_is_exact() {
     );
     // Column 1 is 1,0,1,1,0 repeated: 12 slots hold 3 + 3 + 1 (slots 11, 12: 1, 0) = 7.
     for (_, row) in finals(&r, "oracle") {
-        assert_eq!(row[Metric::IdleFound as usize], 7.0);
-        assert_eq!(row[Metric::Probes as usize], 12.0);
+        assert_eq!(row["idle_found"], 7.0);
+        assert_eq!(row["probes"], 12.0);
     }
 }
 
@@ -155,9 +178,9 @@ fn a_probe_that_would_start_after_the_slot_is_not_made() {
            channels: [(count: 6, theta: 0.0, energy: Constant(1.0), delay: Constant(4.0))],
            policies: [(policy: RandomList)])"#,
     );
-    let stats = &r.stats.stats[0][0];
-    assert_eq!(stats.probes.max(), 3);
-    assert_eq!(stats.final_value(Metric::Probes).mean, 3.0 * 500.0);
+    let p = &r.summary.experiments()[0].policies[0];
+    assert_eq!(p.probes_per_slot.max, 3.0);
+    assert_eq!(p.probes_per_slot.mean, 3.0);
 }
 
 /// Sensing: a busy channel always sensed idle makes the user transmit into the primary user
@@ -176,13 +199,13 @@ fn collisions_and_missed_opportunities_are_counted() {
            policies: [(label: "both", policy: RandomList)])"#,
     );
     for (_, row) in finals(&r, "both") {
-        assert_eq!(row[Metric::PuCollisions as usize], 300.0);
-        assert_eq!(row[Metric::IdleFound as usize], 0.0);
+        assert_eq!(row["pu_collisions"], 300.0);
+        assert_eq!(row["idle_found"], 0.0);
         // Channel 0 comes first in about half the slots: each such probe is a missed
         // opportunity; no slot earns anything.
-        let missed = row[Metric::MissedOpportunities as usize];
+        let missed = row["missed_opportunities"];
         assert!(missed > 100.0 && missed < 200.0, "{missed}");
-        assert!(row[Metric::Reward as usize] < 0.0);
+        assert!(row["reward"] < 0.0);
     }
 }
 
@@ -190,8 +213,8 @@ fn collisions_and_missed_opportunities_are_counted() {
 /// the same bytes.
 #[test]
 fn moving_channels_are_deterministic_across_threads_and_shards() {
-    use specprobe::report::ChartOptions;
-    use specprobe::runner::Shard;
+    use specprobe::ChartOptions;
+    use specprobe::Shard;
     let dir = tempfile::tempdir().unwrap();
     let path = scenario_file(
         dir.path(),
@@ -240,7 +263,7 @@ fn moving_channels_are_deterministic_across_threads_and_shards() {
         })
         .collect();
     let merged = dir.path().join("merged");
-    specprobe::partial::merge(&shards)
+    specprobe::merge_shards(&shards)
         .unwrap()
         .write(&merged, &none)
         .unwrap();

@@ -2,9 +2,9 @@
 //! values are named; sweeps shard and merge.
 
 use crate::common::{fig1a, scenario_file};
+use specprobe::ChartOptions;
+use specprobe::Shard;
 use specprobe::Simulation;
-use specprobe::report::ChartOptions;
-use specprobe::runner::Shard;
 
 fn none() -> ChartOptions {
     ChartOptions {
@@ -150,7 +150,7 @@ fn sweeps_shard_merge_and_plot() {
         })
         .collect();
     let merged = dir.path().join("merged");
-    specprobe::partial::merge(&shards)
+    specprobe::merge_shards(&shards)
         .unwrap()
         .write(&merged, &none())
         .unwrap();

@@ -1,0 +1,161 @@
+//! `specprobe compare`: several scenarios' (or saved results') policies on shared axes.
+
+use super::{CommandError, RunArgs, RunOutcome, default_out, open_out};
+use crate::app::export::{ExportError, finish, stage};
+use crate::app::simulation::Simulation;
+use crate::report::regret::curves::CurveRow;
+use crate::report::regret::summary::RegretSummary;
+use crate::report::{self, Artifact};
+use crate::scenario::{self, Overrides, Scenario};
+use crate::store::names::ResultKind;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `specprobe compare`.
+#[derive(Clone, Debug, Default)]
+pub struct CompareArgs {
+    /// Scenario files (run now) or folders of saved results.
+    pub inputs: Vec<PathBuf>,
+    /// Output folder (default `results/compare-<names>`).
+    pub out: Option<PathBuf>,
+    /// Overrides and threads for the scenarios that are run.
+    pub run: RunArgs,
+}
+
+/// One input of a comparison, read and checked before anything runs.
+enum Input {
+    /// A folder of saved regret results.
+    Saved(RegretSummary, Vec<CurveRow>),
+    /// A regret scenario, run now.
+    Scenario(Scenario),
+}
+
+/// Reads an input: a results folder must hold regret results, a scenario file must be a
+/// regret scenario. Returns it with its scenario name.
+fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), CommandError> {
+    if input.is_dir() {
+        let kind = report::saved_kind(input)?;
+        if ResultKind::parse(&kind) != Some(ResultKind::Regret) {
+            return Err(CommandError::Inputs(format!(
+                "{}: compare draws regret curves over time, and this folder holds {kind} results (their own report already compares their algorithms or values)",
+                input.display()
+            )));
+        }
+        if overridden {
+            tracing::warn!(
+                "{}: saved results are drawn as they are; --runs, --horizon and --seed apply only to the scenario files compare runs",
+                input.display()
+            );
+        }
+        let (summary, rows) = report::load_saved(input)?;
+        return Ok((summary.scenario.clone(), Input::Saved(summary, rows)));
+    }
+    match scenario::load(input)? {
+        s @ Scenario::Regret(_) => Ok((s.name().to_string(), Input::Scenario(s))),
+        Scenario::Identification(s) => Err(CommandError::Inputs(format!(
+            "{}: compare draws regret curves; {:?} is an identification scenario (its report already compares algorithms)",
+            input.display(),
+            s.name
+        ))),
+        Scenario::Sweep(s) => Err(CommandError::Inputs(format!(
+            "{}: compare draws regret curves over time; {:?} is a sweep (its report already draws every policy against `{}`)",
+            input.display(),
+            s.name,
+            s.field
+        ))),
+    }
+}
+
+/// Labels: the scenario names, made unique with the input's position when they repeat.
+fn unique(names: &[String], separator: char) -> Vec<String> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if names.iter().filter(|m| *m == n).count() > 1 {
+                format!("{n}{separator}{}", i + 1)
+            } else {
+                n.clone()
+            }
+        })
+        .collect()
+}
+
+/// Runs one scenario of the comparison; its full results go into `sub/` of the comparison.
+fn run_one(
+    scenario: Scenario,
+    input: &Path,
+    sub: &str,
+    args: &RunArgs,
+    files: &mut Vec<Artifact>,
+) -> Result<(RegretSummary, Vec<CurveRow>), CommandError> {
+    let mut sim = Simulation::new(scenario)
+        .overrides(args.overrides)
+        .cancel(args.cancel.clone());
+    if let Some(t) = args.threads {
+        sim = sim.threads(t);
+    }
+    if let Some(m) = args.max_memory {
+        sim = sim.max_memory(m);
+    }
+    let results = sim.run()?;
+    let wrap = |source: ExportError| CommandError::CompareInput {
+        input: input.to_path_buf(),
+        source,
+    };
+    let own = results.files(&args.charts).map_err(wrap)?;
+    let loaded = report::regret_from_files(&own).map_err(|e| wrap(e.into()))?;
+    files.extend(
+        own.into_iter()
+            .map(|f| Artifact::new(format!("{sub}/{}", f.name), f.bytes)),
+    );
+    Ok(loaded)
+}
+
+/// `specprobe compare`: runs or loads each input and draws all their policies on shared axes,
+/// with one combined table.
+pub fn compare(args: &CompareArgs) -> Result<RunOutcome, CommandError> {
+    if args.inputs.is_empty() {
+        return Err(CommandError::Inputs(
+            "compare needs at least one scenario file or results folder".into(),
+        ));
+    }
+    // Every input is read and checked, and the output folder opened, before anything runs.
+    let overridden = args.run.overrides != Overrides::default();
+    let mut names = Vec::new();
+    let mut inputs = Vec::new();
+    for input in &args.inputs {
+        let (name, read) = read_input(input, overridden)?;
+        names.push(name);
+        inputs.push(read);
+    }
+    let compare_name = format!("compare-{}", names.join("-vs-"));
+    let out_path = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&compare_name));
+    let dest = open_out(
+        &out_path,
+        &compare_name,
+        ResultKind::Comparison,
+        args.run.force,
+    )?;
+    let folders = unique(&names, '-');
+    let mut files = Vec::new();
+    let mut loaded = Vec::new();
+    for ((input, path), folder) in inputs.into_iter().zip(&args.inputs).zip(&folders) {
+        loaded.push(match input {
+            Input::Saved(summary, rows) => (summary, rows),
+            Input::Scenario(s) => run_one(s, path, folder, &args.run, &mut files)?,
+        });
+    }
+    let labels = unique(&names, '#');
+    files.extend(report::compare::render(&labels, &loaded, &args.run.charts)?);
+    // The comparison's own files are reported; each scenario's results sit in its subfolder.
+    let staged: Vec<PathBuf> = stage(&files, &dest)?
+        .into_iter()
+        .zip(&files)
+        .filter(|(_, f)| !f.name.contains('/'))
+        .map(|(p, _)| p)
+        .collect();
+    Ok(finish(staged, dest, &args.run.cancel)?)
+}

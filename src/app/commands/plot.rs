@@ -1,0 +1,88 @@
+//! `specprobe plot`: re-render the charts and report of saved results.
+
+use super::{CommandError, RunOutcome};
+use crate::app::export::{finish, stage};
+use crate::report::plots::ChartOptions;
+use crate::report::{self, Artifact};
+use crate::store::folder::{Destination, Replace};
+use crate::store::names::{self, ResultKind};
+use crate::util::cancel::Cancel;
+use std::path::Path;
+
+/// Whether a file of a results folder is data `plot` keeps (charts and the report it redraws).
+fn is_data(name: &str) -> bool {
+    !(name.ends_with(".png")
+        || name.ends_with(".svg")
+        || name == names::REPORT
+        || name == names::MARKER)
+}
+
+/// Saved results of any kind, read back for `plot`.
+enum Saved {
+    Regret(
+        report::regret::summary::RegretSummary,
+        Vec<report::regret::curves::CurveRow>,
+    ),
+    Identification(report::identification::summary::IdentificationSummary),
+    Sweep(report::sweep::summary::SweepSummary),
+}
+
+impl Saved {
+    /// Reads and checks a folder's results before anything is touched.
+    fn load(dir: &Path, kind: Option<ResultKind>) -> Result<Saved, CommandError> {
+        Ok(match kind {
+            Some(ResultKind::Identification) => {
+                Saved::Identification(report::load_identification(dir)?)
+            }
+            Some(ResultKind::Sweep) => Saved::Sweep(report::load_sweep(dir)?),
+            _ => {
+                let (summary, rows) = report::load_saved(dir)?;
+                Saved::Regret(summary, rows)
+            }
+        })
+    }
+
+    fn scenario(&self) -> &str {
+        match self {
+            Saved::Identification(s) => &s.scenario,
+            Saved::Sweep(s) => &s.scenario,
+            Saved::Regret(s, _) => &s.scenario,
+        }
+    }
+
+    /// The charts and report.
+    fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, report::ReportError> {
+        match self {
+            Saved::Identification(s) => report::identification::render_report(s, charts),
+            Saved::Sweep(s) => report::sweep::render_report(s, charts),
+            Saved::Regret(s, rows) => report::render_report(s, rows, charts),
+        }
+    }
+}
+
+/// `specprobe plot`: re-renders the charts and `report.md` of saved results, without simulating.
+/// The folder is replaced whole: its data files and the new charts and report.
+pub fn plot(
+    dir: &Path,
+    charts: &ChartOptions,
+    cancel: &Cancel,
+) -> Result<RunOutcome, CommandError> {
+    let kind_text = report::saved_kind(dir)?;
+    let saved = Saved::load(dir, ResultKind::parse(&kind_text))?;
+    let dest = Destination::open(dir, saved.scenario(), &kind_text, Replace::SameScenario)
+        .map_err(|source| CommandError::Rewrite {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    dest.staging().copy_data_from(dir, is_data)?;
+    let files = saved
+        .render(charts)
+        .map_err(crate::app::export::ExportError::from)
+        .and_then(|files| Ok(stage(&files, &dest)?))
+        .map_err(|source| CommandError::Write {
+            doing: "rendering into",
+            path: dir.to_path_buf(),
+            source,
+        })?;
+    Ok(finish(files, dest, cancel)?)
+}

@@ -1,0 +1,399 @@
+//! The library's entry point: a checked scenario, optionally with policies or identification
+//! algorithms of your own, run through the one pipeline every built-in goes through, with
+//! results in memory and every output specprobe writes.
+//!
+//! ```no_run
+//! use specprobe::{Policy, SimRng, Simulation};
+//!
+//! /// Probes the channels in index order, all of them, every slot.
+//! struct InOrder(usize);
+//! impl Policy for InOrder {
+//!     fn plan(&mut self, _t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
+//!         list.extend(0..self.0);
+//!     }
+//!     fn observe(&mut self, _channel: usize, _idle: bool, _cost: f64) {}
+//! }
+//!
+//! # fn main() -> anyhow::Result<()> {
+//! let results = Simulation::from_file("scenarios/paper-fig1a.ron")?
+//!     .policy("in-order", |env| InOrder(env.len()))
+//!     .runs(10)
+//!     .run()?;
+//! results.write("results/in-order", &Default::default())?;
+//! # Ok(())
+//! # }
+//! ```
+
+use crate::ScenarioError;
+use crate::app::export::Written;
+use crate::engine::budget::Estimate;
+use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+use crate::engine::runner::{RunError, RunOptions, Shard};
+use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
+use crate::model::channel::Environment;
+use crate::policy::{CustomPolicy, Policy};
+use crate::report::plots::ChartOptions;
+use crate::scenario::{
+    OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario,
+};
+use crate::store::folder::{Destination, OutputError, Replace};
+use crate::store::names::ResultKind;
+use crate::util::cancel::Cancel;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimulationError {
+    /// An override does not apply.
+    #[error(transparent)]
+    Override(#[from] OverrideError),
+    /// A policy added to an identification scenario, or an algorithm to a regret one.
+    #[error("{label:?}: a {what} cannot run in a {kind} scenario")]
+    WrongKind {
+        /// The added entry's label.
+        label: String,
+        /// `policy` or `identification algorithm`.
+        what: &'static str,
+        /// The scenario's kind.
+        kind: &'static str,
+    },
+    /// An added label is empty or already used.
+    #[error("{0:?}: labels must be non-empty and unique within the scenario")]
+    Label(String),
+    /// More shards than runs: every shard must hold at least one run.
+    #[error("--shard {shard}: {runs} run{} cannot be split into {} shards (at most one shard per run)", if *runs == 1 { "" } else { "s" }, shard.count)]
+    Shard {
+        /// The shard asked for.
+        shard: Shard,
+        /// The scenario's runs.
+        runs: u64,
+    },
+    /// The scenario would need more memory than allowed.
+    #[error(transparent)]
+    Budget(#[from] crate::engine::budget::BudgetError),
+    /// The runs could not start.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// A scenario ready to run, with the policies and algorithms added to it.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    scenario: Scenario,
+    overrides: Overrides,
+    options: RunOptions,
+    sharded: bool,
+    policies: Vec<(String, CustomPolicy)>,
+    algorithms: Vec<CustomIdentifier>,
+    max_memory: Option<u64>,
+}
+
+impl Simulation {
+    /// A checked scenario (see [`crate::load`] and [`crate::scenario::parse`]).
+    pub fn new(scenario: Scenario) -> Simulation {
+        Simulation {
+            scenario,
+            overrides: Overrides::default(),
+            options: RunOptions::default(),
+            sharded: false,
+            policies: Vec::new(),
+            algorithms: Vec::new(),
+            max_memory: None,
+        }
+    }
+
+    /// Loads and checks a scenario file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Simulation, ScenarioError> {
+        crate::scenario::load(path.as_ref()).map(Simulation::new)
+    }
+
+    /// Adds a policy of your own, run after the scenario's: `factory` builds it for every run
+    /// from the experiment's environment (K, mean costs, stationary θ). Its `policy` in the
+    /// outputs reads `custom`; use [`Simulation::custom_policy`] to describe it.
+    pub fn policy<P, F>(self, label: impl Into<String>, factory: F) -> Simulation
+    where
+        P: Policy + 'static,
+        F: Fn(&Environment) -> P + Send + Sync + 'static,
+    {
+        self.custom_policy(label, CustomPolicy::new("custom", factory))
+    }
+
+    /// Adds a policy of your own with its description.
+    pub fn custom_policy(mut self, label: impl Into<String>, policy: CustomPolicy) -> Simulation {
+        self.policies.push((label.into(), policy));
+        self
+    }
+
+    /// Adds an identification algorithm of your own, run after the scenario's in every
+    /// setting: `factory` builds it for every run from the [`Problem`] (N, K, σ, ν, setting).
+    pub fn identifier<I, F>(self, name: impl Into<String>, factory: F) -> Simulation
+    where
+        I: Identifier + 'static,
+        F: Fn(&Problem) -> I + Send + Sync + 'static,
+    {
+        self.custom_identifier(CustomIdentifier::new(name, factory))
+    }
+
+    /// Adds an identification algorithm of your own.
+    pub fn custom_identifier(mut self, algorithm: CustomIdentifier) -> Simulation {
+        self.algorithms.push(algorithm);
+        self
+    }
+
+    /// Overrides the number of runs.
+    pub fn runs(mut self, runs: u64) -> Simulation {
+        self.overrides.runs = Some(runs);
+        self
+    }
+
+    /// Overrides the horizon (regret scenarios only).
+    pub fn horizon(mut self, horizon: u64) -> Simulation {
+        self.overrides.horizon = Some(horizon);
+        self
+    }
+
+    /// Overrides the seed.
+    pub fn seed(mut self, seed: u64) -> Simulation {
+        self.overrides.seed = Some(seed);
+        self
+    }
+
+    /// Sets every override at once (unset fields keep the scenario's values).
+    pub fn overrides(mut self, overrides: Overrides) -> Simulation {
+        self.overrides = overrides;
+        self
+    }
+
+    /// Worker threads (default: one per core); results never depend on it.
+    pub fn threads(mut self, threads: usize) -> Simulation {
+        self.options.threads = Some(threads);
+        self
+    }
+
+    /// A flag that stops the runs when set (from another thread, or a signal handler): `run`
+    /// then returns [`RunError::Cancelled`] within a fraction of a second.
+    pub fn cancel(mut self, cancel: Cancel) -> Simulation {
+        self.options.cancel = cancel;
+        self
+    }
+
+    /// Simulates only one shard's runs; its results write `partial.json` for `merge`.
+    pub fn shard(mut self, shard: Shard) -> Simulation {
+        self.options.shard = shard;
+        self.sharded = true;
+        self
+    }
+
+    /// The scenario as given (before overrides and additions).
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Applies the overrides, appends the added policies or algorithms, and estimates what the
+    /// runs need (refusing them when they would not fit in memory): the one place a scenario
+    /// is checked before running. The prepared simulation can open its destination before the
+    /// long run, as the command line does.
+    pub fn prepare(&self) -> Result<Prepared, SimulationError> {
+        let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
+        let runs = scenario.runs();
+        if self.sharded && self.options.shard.count > runs {
+            return Err(SimulationError::Shard {
+                shard: self.options.shard,
+                runs,
+            });
+        }
+        let scenario = self.with_additions(scenario)?;
+        let estimate = crate::engine::budget::Estimate::of(&scenario, &self.options);
+        estimate.check(self.max_memory)?;
+        Ok(Prepared {
+            scenario,
+            estimate,
+            overrides: self.overrides,
+            options: self.options.clone(),
+            shard: self.sharded.then_some(self.options.shard),
+        })
+    }
+
+    /// The scenario with the overrides applied and the added policies or algorithms appended:
+    /// what [`Simulation::run`] simulates.
+    pub fn checked(&self) -> Result<Scenario, SimulationError> {
+        self.prepare().map(|p| p.scenario)
+    }
+
+    /// What the checked scenario would need: memory and work (see [`crate::engine::budget`]),
+    /// without refusing a scenario that would not fit.
+    pub fn estimate(&self) -> Result<Estimate, SimulationError> {
+        let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
+        Ok(Estimate::of(&self.with_additions(scenario)?, &self.options))
+    }
+
+    /// Caps the memory a run may need, in bytes (default: the machine's physical memory).
+    /// A scenario whose estimate exceeds it is refused before anything is simulated.
+    pub fn max_memory(mut self, bytes: u64) -> Simulation {
+        self.max_memory = Some(bytes);
+        self
+    }
+
+    fn with_additions(&self, scenario: Scenario) -> Result<Scenario, SimulationError> {
+        Ok(match scenario {
+            Scenario::Regret(s) => Scenario::Regret(self.add_policies(s)?),
+            Scenario::Sweep(mut s) => {
+                s.cells = s
+                    .cells
+                    .into_iter()
+                    .map(|c| self.add_policies(c))
+                    .collect::<Result<_, _>>()?;
+                Scenario::Sweep(s)
+            }
+            Scenario::Identification(mut s) => {
+                if let Some((label, _)) = self.policies.first() {
+                    return Err(SimulationError::WrongKind {
+                        label: label.clone(),
+                        what: "policy",
+                        kind: "identification",
+                    });
+                }
+                let mut seen: BTreeSet<String> =
+                    s.algorithms.iter().map(|a| a.name().to_string()).collect();
+                for a in &self.algorithms {
+                    if a.name().trim().is_empty() || !seen.insert(a.name().to_string()) {
+                        return Err(SimulationError::Label(a.name().to_string()));
+                    }
+                    s.algorithms.push(Algorithm::Custom(a.clone()));
+                }
+                Scenario::Identification(s)
+            }
+        })
+    }
+
+    /// The regret scenario with the added policies appended.
+    fn add_policies(&self, mut s: RegretScenario) -> Result<RegretScenario, SimulationError> {
+        if let Some(a) = self.algorithms.first() {
+            return Err(SimulationError::WrongKind {
+                label: a.name().to_string(),
+                what: "identification algorithm",
+                kind: "regret",
+            });
+        }
+        let mut seen: BTreeSet<String> = s.policies.iter().map(|p| p.label.clone()).collect();
+        for (label, policy) in &self.policies {
+            if label.trim().is_empty() || !seen.insert(label.clone()) {
+                return Err(SimulationError::Label(label.clone()));
+            }
+            s.policies.push(PolicyEntry {
+                label: label.clone(),
+                policy: PolicyKind::Custom(policy.clone()),
+            });
+        }
+        Ok(s)
+    }
+
+    /// Runs every policy (or algorithm) of the scenario over the shard's runs.
+    pub fn run(&self) -> Result<Results, SimulationError> {
+        self.prepare()?.run()
+    }
+}
+
+/// A checked simulation, ready to run: the scenario with overrides and additions, and its
+/// resource estimate (see [`Simulation::prepare`]).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    scenario: Scenario,
+    estimate: Estimate,
+    overrides: Overrides,
+    options: RunOptions,
+    shard: Option<Shard>,
+}
+
+impl Prepared {
+    /// The scenario as it will be simulated.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// What the runs need: memory and work.
+    pub fn estimate(&self) -> &Estimate {
+        &self.estimate
+    }
+
+    /// The shard simulated (`None`: every run).
+    pub fn shard(&self) -> Option<Shard> {
+        self.shard
+    }
+
+    /// What the results folder will hold.
+    pub fn kind(&self) -> ResultKind {
+        match (&self.scenario, self.shard) {
+            (_, Some(_)) => ResultKind::Partial,
+            (Scenario::Regret(_), None) => ResultKind::Regret,
+            (Scenario::Identification(_), None) => ResultKind::Identification,
+            (Scenario::Sweep(_), None) => ResultKind::Sweep,
+        }
+    }
+
+    /// Locks and checks the destination folder before the long run (a bad or busy folder fails
+    /// at once); [`Prepared::run_into`] then writes the results there.
+    pub fn open(
+        &self,
+        dir: impl AsRef<Path>,
+        replace: Replace,
+    ) -> Result<Destination, OutputError> {
+        Destination::open(
+            dir.as_ref(),
+            self.scenario.name(),
+            self.kind().as_str(),
+            replace,
+        )
+    }
+
+    /// Runs every policy (or algorithm) of the scenario over the shard's runs.
+    pub fn run(&self) -> Result<Results, SimulationError> {
+        let shard = self.shard;
+        let overrides = self.overrides;
+        Ok(match &self.scenario {
+            Scenario::Regret(s) => {
+                let stats = crate::engine::runner::run_regret(s, &self.options)?;
+                Results::Regret(RegretResults {
+                    scenario: s.clone(),
+                    stats,
+                    overrides,
+                    shard,
+                })
+            }
+            Scenario::Identification(s) => {
+                let cells = crate::engine::runner::run_identification(s, &self.options)?;
+                Results::Identification(IdentificationResults {
+                    scenario: s.clone(),
+                    cells,
+                    overrides,
+                    shard,
+                })
+            }
+            Scenario::Sweep(s) => {
+                let stats = s
+                    .cells
+                    .iter()
+                    .map(|c| crate::engine::runner::run_regret(c, &self.options))
+                    .collect::<Result<_, _>>()?;
+                Results::Sweep(SweepResults {
+                    scenario: s.clone(),
+                    stats,
+                    overrides,
+                    shard,
+                })
+            }
+        })
+    }
+
+    /// Runs, then writes every output into the destination opened with [`Prepared::open`] and
+    /// swaps it in whole.
+    pub fn run_into(
+        &self,
+        dest: Destination,
+        charts: &ChartOptions,
+    ) -> Result<Written, crate::app::export::ExportError> {
+        let results = self.run()?;
+        crate::app::export::commit(&results, dest, charts, &self.options.cancel)
+    }
+}

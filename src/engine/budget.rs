@@ -1,0 +1,348 @@
+//! What a scenario will need, known before anything runs: memory from its declared sizes and
+//! work in slot-steps.
+//!
+//! A small file can ask for a great deal: a grid of many large configurations, 10¹² runs, a
+//! horizon of 10¹⁸ slots. Before simulating, [`Estimate::of`] adds up, with saturating
+//! arithmetic and without allocating anything, what the runs will hold: every (experiment,
+//! policy)'s curves (exact moments per checkpoint and metric), probe histograms, per-channel
+//! counts and per-run final rows; each worker thread's buffers and policy state; the channels
+//! themselves. [`Estimate::check`] refuses, with the estimate and the limit in the message, a
+//! scenario that would exceed the machine's physical memory or a `--max-memory`. The work is
+//! the number of slot-steps (one policy, one slot), from which a rough duration is shown for
+//! long runs; work is never refused, since a run can always be stopped with Ctrl-C.
+//!
+//! The estimate is an upper bound in spirit, not to the byte: sizes of exact sums and of
+//! hdrhistogram buckets are typical values, and a sliding-window policy is assumed to see at
+//! most 8 probes per slot.
+
+use crate::engine::recorder::N_METRICS;
+use crate::engine::runner::RunOptions;
+use crate::model::channel::Channel;
+use crate::policy::PolicySpec;
+use crate::scenario::{IdentificationScenario, PolicyKind, RegretScenario, Scenario};
+
+/// Bytes of one exact moment (count + two exact sums of about three partials each).
+const MOMENTS: u64 = 8 + 2 * (24 + 3 * 8 + 16);
+/// Bytes of one run's final row (run index + one value per metric), with room for the
+/// outputs built from it (runs.csv rows, paired differences).
+const FINAL_ROW: u64 = 3 * (8 + 8 * N_METRICS as u64);
+/// Bytes of one identification outcome kept per run.
+const OUTCOME: u64 = 3 * 32;
+/// Bytes of per-channel state of a policy, a sample path and the run records.
+const PER_CHANNEL: u64 = 64 + 80 + 3 * 8;
+/// Bytes of one observation in a sliding window.
+const WINDOW_ENTRY: u64 = 32;
+/// Bytes the process needs whatever the scenario (code, fonts, thread stacks).
+const BASE: u64 = 16 << 20;
+/// Worker accumulators alive per thread (rayon splits the runs adaptively).
+const SPLITS_PER_THREAD: u64 = 4;
+/// Rough cost of one slot-step, for the duration shown (about 110 ns measured with six
+/// channels; more channels probed per slot cost more).
+const SECONDS_PER_SLOT_STEP: f64 = 150e-9;
+
+/// A scenario's needs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Peak memory in bytes.
+    pub memory: u64,
+    /// Slot-steps (one policy, one slot), over every run, policy and benchmark; `None` for
+    /// identification (it depends on when the algorithms stop).
+    pub slot_steps: Option<f64>,
+    /// Worker threads assumed.
+    pub threads: usize,
+}
+
+/// A scenario that would need more memory than allowed.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("this run would need about {} of memory, more than the {} {}; reduce the runs or the scenario's size (checkpoints, channels, configurations, arms){}", bytes(*needed), bytes(*limit), if *from_flag { "allowed by --max-memory" } else { "this machine has" }, if *from_flag { "" } else { ", or pass --max-memory if the estimate is too cautious" })]
+pub struct BudgetError {
+    /// The estimate.
+    pub needed: u64,
+    /// The limit.
+    pub limit: u64,
+    /// Whether the limit was given (`--max-memory`) rather than the machine's.
+    pub from_flag: bool,
+}
+
+/// `1.5 GiB`.
+pub fn bytes(b: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = b as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
+
+/// Parses a memory size: bytes, or a number with `K`, `M`, `G` or `T` (powers of 1024;
+/// `KiB`, `MB` and the like read the same).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size such as 8G, 512M or 1000000000"))?;
+    let shift = match unit
+        .trim()
+        .to_ascii_uppercase()
+        .trim_end_matches('B')
+        .trim_end_matches('I')
+    {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use K, M, G or T)")),
+    };
+    let bytes = value * (1u64 << shift) as f64;
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes < u64::MAX as f64) {
+        return Err(format!("{s:?} is not a usable memory size"));
+    }
+    Ok(bytes as u64)
+}
+
+/// `3.2 hours`, `41 years`.
+pub(crate) fn duration(seconds: f64) -> String {
+    let (v, unit) = if seconds < 120.0 {
+        (seconds, "seconds")
+    } else if seconds < 7200.0 {
+        (seconds / 60.0, "minutes")
+    } else if seconds < 2.0 * 86400.0 {
+        (seconds / 3600.0, "hours")
+    } else if seconds < 2.0 * 365.25 * 86400.0 {
+        (seconds / 86400.0, "days")
+    } else {
+        (seconds / (365.25 * 86400.0), "years")
+    };
+    if v < 100.0 {
+        format!("{v:.1} {unit}")
+    } else {
+        format!("{v:.3e} {unit}")
+    }
+}
+
+/// `a × b × …`, saturating.
+fn product(factors: &[u64]) -> u64 {
+    factors.iter().fold(1u64, |acc, &f| acc.saturating_mul(f))
+}
+
+/// Bytes of an hdrhistogram of probes per slot up to `k` (3 significant figures).
+fn histogram(k: u64) -> u64 {
+    let decades = (k.max(2048) as f64 / 2048.0).log2().ceil() as u64;
+    8 * (2048 + 1024 * decades)
+}
+
+/// The physical memory of this machine (`MemTotal` on Linux), if known.
+pub(crate) fn machine_memory() -> Option<u64> {
+    kib_field("/proc/meminfo", "MemTotal:")
+}
+
+/// This process's peak resident memory so far (`VmHWM` on Linux), if known. The command line
+/// logs it at `-v`; the fault tests read it there, since a parent's `wait4` also counts the
+/// memory of the process it was spawned from.
+pub fn peak_memory() -> Option<u64> {
+    kib_field("/proc/self/status", "VmHWM:")
+}
+
+/// A `Name:   1234 kB` line of a /proc file, in bytes.
+fn kib_field(file: &str, name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
+impl Estimate {
+    /// The needs of `scenario` run with `options` (threads, shard).
+    pub fn of(scenario: &Scenario, options: &RunOptions) -> Estimate {
+        let threads = options.threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        });
+        let runs = |total: u64| options.shard.runs_of(total);
+        let (memory, slot_steps) = match scenario {
+            Scenario::Regret(s) => regret(s, runs(s.runs), threads as u64, true),
+            Scenario::Sweep(s) => {
+                // Cells run one after another; every cell's statistics are kept to the end.
+                let mut memory = 0u64;
+                let mut steps = 0.0;
+                let mut workers = 0u64;
+                for c in &s.cells {
+                    let (m, w) = regret(c, runs(c.runs), threads as u64, false);
+                    memory = memory.saturating_add(m);
+                    steps += w.unwrap_or(0.0);
+                    workers = workers.max(regret_workers(c, threads as u64));
+                }
+                (memory.saturating_add(workers), Some(steps))
+            }
+            Scenario::Identification(s) => (identification(s, runs(s.runs), threads as u64), None),
+        };
+        Estimate {
+            memory: memory.saturating_add(BASE),
+            slot_steps,
+            threads,
+        }
+    }
+
+    /// Refuses an estimate above `max` (default: the machine's physical memory; no limit when
+    /// that is unknown).
+    pub fn check(&self, max: Option<u64>) -> Result<(), BudgetError> {
+        let (limit, from_flag) = match max {
+            Some(m) => (m, true),
+            None => match machine_memory() {
+                Some(m) => (m, false),
+                None => return Ok(()),
+            },
+        };
+        if self.memory > limit {
+            return Err(BudgetError {
+                needed: self.memory,
+                limit,
+                from_flag,
+            });
+        }
+        Ok(())
+    }
+
+    /// A rough duration, in seconds, on the assumed threads.
+    pub fn seconds(&self) -> Option<f64> {
+        self.slot_steps
+            .map(|w| w * SECONDS_PER_SLOT_STEP / self.threads.max(1) as f64)
+    }
+
+    /// One line for `validate` and logs.
+    pub fn describe(&self) -> String {
+        match (self.slot_steps, self.seconds()) {
+            (Some(w), Some(s)) => format!(
+                "needs about {} of memory and {w:.3e} slot-steps (roughly {} on {} thread{})",
+                bytes(self.memory),
+                duration(s),
+                self.threads,
+                if self.threads == 1 { "" } else { "s" }
+            ),
+            _ => format!("needs about {} of memory", bytes(self.memory)),
+        }
+    }
+}
+
+/// Memory held by the worker threads of a regret scenario (buffers, policy state, windows).
+fn regret_workers(s: &RegretScenario, threads: u64) -> u64 {
+    let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
+    let k_max = s
+        .experiments
+        .iter()
+        .map(|e| e.env.len() as u64)
+        .max()
+        .unwrap_or(0);
+    let policies = s.policies.len() as u64;
+    let stats = stats_bytes(checkpoints, k_max, 0);
+    let window = s
+        .policies
+        .iter()
+        .map(|p| match &p.policy {
+            PolicyKind::Builtin(PolicySpec::SwCcUcb(w)) => {
+                product(&[w.window.min(s.horizon), k_max.min(8), WINDOW_ENTRY])
+            }
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0);
+    let per_worker = product(&[policies, stats])
+        .saturating_add(product(&[k_max, PER_CHANNEL]))
+        .saturating_add(window)
+        .saturating_add(product(&[2, checkpoints, 8 * N_METRICS as u64]));
+    product(&[threads, SPLITS_PER_THREAD, per_worker])
+}
+
+/// One (experiment, policy)'s statistics without the final rows.
+fn stats_bytes(checkpoints: u64, k: u64, runs: u64) -> u64 {
+    product(&[checkpoints, N_METRICS as u64, MOMENTS])
+        .saturating_add(histogram(k))
+        .saturating_add(product(&[k, 8]))
+        .saturating_add(product(&[runs, FINAL_ROW]))
+}
+
+fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u64, Option<f64>) {
+    let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
+    let policies = s.policies.len() as u64;
+    let mut memory = 0u64;
+    let mut steps = 0.0f64;
+    for e in &s.experiments {
+        let k = e.env.len() as u64;
+        memory = memory
+            .saturating_add(product(&[policies, stats_bytes(checkpoints, k, runs)]))
+            .saturating_add(product(&[k, std::mem::size_of::<Channel>() as u64]));
+        steps += runs as f64 * (policies + 1) as f64 * s.horizon as f64;
+    }
+    if with_workers {
+        memory = memory.saturating_add(regret_workers(s, threads));
+    }
+    (memory, Some(steps))
+}
+
+fn identification(s: &IdentificationScenario, runs: u64, threads: u64) -> u64 {
+    let mut cells = 0u64;
+    let mut n_max = 0u64;
+    let mut means = 0u64;
+    for inst in &s.instances {
+        for arms in &inst.points {
+            let n = arms.len() as u64;
+            n_max = n_max.max(n);
+            means = means.saturating_add(product(&[n, 8]));
+            for &setting in &s.settings {
+                cells = cells.saturating_add(
+                    s.algorithms.iter().filter(|a| a.runs_in(setting)).count() as u64,
+                );
+            }
+        }
+    }
+    let per_cell = product(&[runs, OUTCOME]).saturating_add(MOMENTS);
+    let workers = product(&[threads, SPLITS_PER_THREAD, n_max, 8 * 8]);
+    product(&[cells, per_cell])
+        .saturating_add(means)
+        .saturating_add(workers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_durations_read_well() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(3 << 30), "3.0 GiB");
+        assert_eq!(duration(90.0), "90.0 seconds");
+        assert_eq!(duration(5400.0), "90.0 minutes");
+        assert!(duration(1e18).ends_with("years"), "{}", duration(1e18));
+        assert_eq!(product(&[u64::MAX, 2]), u64::MAX);
+        assert_eq!(parse_bytes("8G"), Ok(8 << 30));
+        assert_eq!(parse_bytes("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_bytes("512 MB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("0").is_err());
+        assert!(parse_bytes("3X").is_err());
+    }
+
+    #[test]
+    fn the_limit_refuses_with_both_numbers() {
+        let e = Estimate {
+            memory: 10 << 30,
+            slot_steps: None,
+            threads: 1,
+        };
+        let err = e.check(Some(1 << 30)).unwrap_err().to_string();
+        assert!(err.contains("10.0 GiB") && err.contains("1.0 GiB"), "{err}");
+        assert!(err.contains("--max-memory"), "{err}");
+        e.check(Some(20 << 30)).unwrap();
+    }
+}

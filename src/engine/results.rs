@@ -1,0 +1,136 @@
+//! Results in memory: the scenario as simulated with each policy's (or algorithm's) exact
+//! statistics. The report turns them into files ([`crate::report`]), the store into a shard's
+//! `partial.json` ([`crate::store::partial`]); here they are only data.
+
+use crate::engine::runner::{IdentifyCell, RegretStats, Shard};
+use crate::scenario::{IdentificationScenario, Overrides, RegretScenario, SweepScenario};
+
+/// The results of a simulation, in memory.
+#[derive(Clone, Debug)]
+pub enum Results {
+    /// A regret scenario's.
+    Regret(RegretResults),
+    /// An identification scenario's.
+    Identification(IdentificationResults),
+    /// A sweep's: one regret result per value.
+    Sweep(SweepResults),
+}
+
+/// A regret scenario's results: the scenario as simulated and each (experiment, policy)'s
+/// exact statistics.
+#[derive(Clone, Debug)]
+pub struct RegretResults {
+    /// The scenario as simulated (overrides applied, added policies included).
+    pub(crate) scenario: RegretScenario,
+    /// `stats.stats[e][p]`: experiment `e`, policy `p` (scenario order).
+    pub(crate) stats: RegretStats,
+    /// The overrides that were applied.
+    pub(crate) overrides: Overrides,
+    /// The shard simulated (`None`: every run, unsharded).
+    pub(crate) shard: Option<Shard>,
+}
+
+/// An identification scenario's results, one cell per (instance, N, setting, algorithm).
+#[derive(Clone, Debug)]
+pub struct IdentificationResults {
+    /// The scenario as simulated.
+    pub(crate) scenario: IdentificationScenario,
+    /// The cells, in scenario order.
+    pub(crate) cells: Vec<IdentifyCell>,
+    /// The overrides that were applied.
+    pub(crate) overrides: Overrides,
+    /// The shard simulated (`None`: every run, unsharded).
+    pub(crate) shard: Option<Shard>,
+}
+
+/// A sweep's results: each cell's statistics, in the order of the values.
+#[derive(Clone, Debug)]
+pub struct SweepResults {
+    /// The sweep as simulated.
+    pub(crate) scenario: SweepScenario,
+    /// `stats[i]`: the cell of `scenario.values[i]`.
+    pub(crate) stats: Vec<RegretStats>,
+    /// The overrides that were applied.
+    pub(crate) overrides: Overrides,
+    /// The shard simulated (`None`: every run, unsharded).
+    pub(crate) shard: Option<Shard>,
+}
+
+impl RegretResults {
+    /// The scenario as simulated (overrides applied, added policies included).
+    pub fn scenario(&self) -> &RegretScenario {
+        &self.scenario
+    }
+}
+
+impl IdentificationResults {
+    /// The scenario as simulated.
+    pub fn scenario(&self) -> &IdentificationScenario {
+        &self.scenario
+    }
+}
+
+impl SweepResults {
+    /// The sweep as simulated.
+    pub fn scenario(&self) -> &SweepScenario {
+        &self.scenario
+    }
+
+    /// Each cell with its statistics.
+    pub(crate) fn cells(&self) -> Vec<(&RegretScenario, &RegretStats)> {
+        self.scenario.cells.iter().zip(&self.stats).collect()
+    }
+}
+
+impl Results {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Results::Regret(r) => &r.scenario.name,
+            Results::Identification(r) => &r.scenario.name,
+            Results::Sweep(r) => &r.scenario.name,
+        }
+    }
+
+    /// The overrides applied.
+    pub fn overrides(&self) -> Overrides {
+        match self {
+            Results::Regret(r) => r.overrides,
+            Results::Identification(r) => r.overrides,
+            Results::Sweep(r) => r.overrides,
+        }
+    }
+
+    /// The shard these results hold (`None`: every run, unsharded).
+    pub fn shard(&self) -> Option<Shard> {
+        match self {
+            Results::Regret(r) => r.shard,
+            Results::Identification(r) => r.shard,
+            Results::Sweep(r) => r.shard,
+        }
+    }
+
+    /// The regret results, if that is the kind.
+    pub fn regret(&self) -> Option<&RegretResults> {
+        match self {
+            Results::Regret(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The identification results, if that is the kind.
+    pub fn identification(&self) -> Option<&IdentificationResults> {
+        match self {
+            Results::Identification(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The sweep results, if that is the kind.
+    pub fn sweep(&self) -> Option<&SweepResults> {
+        match self {
+            Results::Sweep(r) => Some(r),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,12 @@
+//! The world a policy probes: channels ([`channel`]) with their occupancy processes
+//! ([`occupancy`]), probing costs ([`cost`], [`law`]), holding-time laws ([`holding`]) and
+//! sensing errors ([`sensing`]), and the paper's theory computed from the true parameters
+//! ([`theory`]). Imports only [`crate::util`].
+
+pub(crate) mod channel;
+pub(crate) mod cost;
+pub(crate) mod holding;
+pub(crate) mod law;
+pub(crate) mod occupancy;
+pub(crate) mod sensing;
+pub(crate) mod theory;

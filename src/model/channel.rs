@@ -1,0 +1,332 @@
+//! Channels and the environment a policy probes.
+//!
+//! A channel has an occupancy process ([`crate::model::occupancy`]: i.i.d. as in the papers, Markov,
+//! on/off traffic, a trace, piecewise), a cost model and sensing error rates. The environment
+//! adds what every slot needs precomputed: the channels' long-run θ, their mean costs, the
+//! probabilities that a probe succeeds and that the cascade stops there, the slot duration
+//! that limits how many probes fit, and the **benchmark** regret is measured against:
+//! - the *stationary oracle*: the optimal list for each channel's long-run θ and sensing rates,
+//!   what a user who knows the long-run statistics would do;
+//! - the *dynamic oracle*, when some channel is piecewise-stationary: the optimal list for the
+//!   current segment's θ, changing at every segment boundary (dynamic regret).
+
+use crate::model::cost::CostModel;
+use crate::model::occupancy::{Occupancy, OccupancyState};
+use crate::model::sensing::Sensing;
+use crate::model::theory::{Bounds, Optimum, expected_reward_sensed};
+use crate::util::crn::{Purpose, RunKey};
+use serde::{Deserialize, Serialize};
+
+/// One checked channel.
+#[derive(Clone, Debug)]
+pub(crate) struct Channel {
+    occupancy: Occupancy,
+    cost: CostModel,
+    sensing: Sensing,
+}
+
+impl Channel {
+    /// An i.i.d. channel idle with probability `theta` (checked to lie in [0, 1] by the
+    /// caller), sensed perfectly: the papers' setting.
+    #[cfg(test)]
+    pub(crate) fn new(theta: f64, cost: CostModel) -> Channel {
+        Channel::with(
+            Occupancy::Iid(crate::model::occupancy::Iid::new(theta)),
+            cost,
+            Sensing::default(),
+        )
+    }
+
+    /// A channel with any occupancy process and sensing.
+    pub(crate) fn with(occupancy: Occupancy, cost: CostModel, sensing: Sensing) -> Channel {
+        Channel {
+            occupancy,
+            cost,
+            sensing,
+        }
+    }
+
+    /// The occupancy process.
+    pub(crate) fn occupancy(&self) -> &Occupancy {
+        &self.occupancy
+    }
+
+    /// The cost model.
+    pub(crate) fn cost(&self) -> &CostModel {
+        &self.cost
+    }
+
+    /// The sensing error rates.
+    pub(crate) fn sensing(&self) -> &Sensing {
+        &self.sensing
+    }
+}
+
+/// What regret is measured against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BenchmarkKind {
+    /// The optimal list for the long-run θ.
+    StationaryOracle,
+    /// The optimal list for the current segment's θ.
+    DynamicOracle,
+}
+
+impl BenchmarkKind {
+    /// As the report says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BenchmarkKind::StationaryOracle => {
+                "stationary oracle (the optimal list for each channel's long-run θ and sensing)"
+            }
+            BenchmarkKind::DynamicOracle => {
+                "dynamic oracle (the optimal list for the current segment's θ: dynamic regret)"
+            }
+        }
+    }
+}
+
+/// The benchmark over an interval of slots.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Epoch {
+    /// First slot.
+    pub first: u64,
+    /// Last slot (`u64::MAX` for the last epoch).
+    pub last: u64,
+    /// Per channel, P(idle and sensed idle).
+    pub success: Vec<f64>,
+    /// Per channel, P(sensed idle).
+    pub stop: Vec<f64>,
+    /// The optimal list and its expected reward.
+    pub optimum: Optimum,
+}
+
+/// The channels of one experiment, with the quantities every slot needs precomputed.
+#[derive(Clone, Debug)]
+pub struct Environment {
+    channels: Vec<Channel>,
+    slot_duration: Option<f64>,
+    horizon: u64,
+    theta: Vec<f64>,
+    mean_cost: Vec<f64>,
+    kind: BenchmarkKind,
+    epochs: Vec<Epoch>,
+}
+
+impl Environment {
+    /// The environment of `channels` with no slot duration, for any horizon.
+    #[cfg(test)]
+    pub(crate) fn new(channels: Vec<Channel>) -> Environment {
+        Environment::with(channels, None, u64::MAX)
+    }
+
+    /// The environment with a slot duration (in delay units: probes that would start after it
+    /// are not made) for runs of `horizon` slots (long-run θ of traces and piecewise channels
+    /// are averages over it).
+    pub(crate) fn with(
+        channels: Vec<Channel>,
+        slot_duration: Option<f64>,
+        horizon: u64,
+    ) -> Environment {
+        let mean_cost = channels.iter().map(|c| c.cost.mean()).collect();
+        let mut env = Environment {
+            channels,
+            slot_duration,
+            horizon,
+            theta: Vec::new(),
+            mean_cost,
+            kind: BenchmarkKind::StationaryOracle,
+            epochs: Vec::new(),
+        };
+        env.set_horizon(horizon);
+        env
+    }
+
+    /// Recomputes what depends on the horizon (an override changed it).
+    pub(crate) fn set_horizon(&mut self, horizon: u64) {
+        self.horizon = horizon;
+        let h = horizon.min(1 << 62);
+        self.theta = self
+            .channels
+            .iter()
+            .map(|c| c.occupancy.stats(h).theta)
+            .collect();
+        let mut boundaries: Vec<u64> = self
+            .channels
+            .iter()
+            .flat_map(|c| c.occupancy.boundaries())
+            .filter(|&b| b < h)
+            .collect();
+        boundaries.sort_unstable();
+        boundaries.dedup();
+        let dynamic = self
+            .channels
+            .iter()
+            .any(|c| matches!(c.occupancy, Occupancy::Piecewise(_)));
+        self.kind = if dynamic {
+            BenchmarkKind::DynamicOracle
+        } else {
+            BenchmarkKind::StationaryOracle
+        };
+        let mut epochs = Vec::new();
+        let mut first = 1;
+        for last in boundaries.into_iter().chain([u64::MAX]) {
+            let theta: Vec<f64> = if dynamic {
+                self.channels
+                    .iter()
+                    .map(|c| c.occupancy.theta_at(first))
+                    .collect()
+            } else {
+                self.theta.clone()
+            };
+            let success: Vec<f64> = self
+                .channels
+                .iter()
+                .zip(&theta)
+                .map(|(c, &t)| c.sensing.success_probability(t))
+                .collect();
+            let stop: Vec<f64> = self
+                .channels
+                .iter()
+                .zip(&theta)
+                .map(|(c, &t)| c.sensing.stop_probability(t))
+                .collect();
+            let optimum = Optimum::sensed(&success, &stop, &self.mean_cost);
+            epochs.push(Epoch {
+                first,
+                last,
+                success,
+                stop,
+                optimum,
+            });
+            first = last.saturating_add(1);
+        }
+        self.epochs = epochs;
+    }
+
+    /// Number of channels, K.
+    pub fn len(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// Whether there are no channels (never true for a validated scenario).
+    pub fn is_empty(&self) -> bool {
+        self.channels.is_empty()
+    }
+
+    /// The channels.
+    pub(crate) fn channels(&self) -> &[Channel] {
+        &self.channels
+    }
+
+    /// Long-run idle probabilities θ (over the horizon for traces and piecewise channels).
+    pub fn theta(&self) -> &[f64] {
+        &self.theta
+    }
+
+    /// Exact mean bandit costs c.
+    pub fn mean_cost(&self) -> &[f64] {
+        &self.mean_cost
+    }
+
+    /// The slot duration in delay units, if the scenario sets one.
+    pub fn slot_duration(&self) -> Option<f64> {
+        self.slot_duration
+    }
+
+    /// The horizon the long-run quantities are computed for.
+    pub fn horizon(&self) -> u64 {
+        self.horizon
+    }
+
+    /// What regret is measured against.
+    pub fn benchmark(&self) -> BenchmarkKind {
+        self.kind
+    }
+
+    /// The benchmark's epochs: one for the stationary oracle, one per segment otherwise.
+    pub(crate) fn epochs(&self) -> &[Epoch] {
+        &self.epochs
+    }
+
+    /// The benchmark's optimum at the first slot (the only one for the stationary oracle).
+    pub fn optimum(&self) -> &Optimum {
+        &self.epochs[0].optimum
+    }
+
+    /// Whether every channel is i.i.d. and sensed perfectly with no slot duration: the
+    /// papers' setting, where their theorems apply.
+    pub(crate) fn is_papers_setting(&self) -> bool {
+        self.slot_duration.is_none()
+            && self
+                .channels
+                .iter()
+                .all(|c| matches!(c.occupancy, Occupancy::Iid(_)) && c.sensing.is_perfect())
+    }
+
+    /// Whether any channel's sensing errs.
+    pub(crate) fn senses_imperfectly(&self) -> bool {
+        self.channels.iter().any(|c| !c.sensing.is_perfect())
+    }
+
+    /// Exact expected net reward of a list in epoch `e` (see
+    /// [`expected_reward_sensed`]): in the papers' setting,
+    /// `Σ (θ_i − c_i) Π_{j before i} (1 − θ_j)`.
+    #[inline]
+    pub(crate) fn expected_reward_in(&self, e: usize, list: &[usize]) -> f64 {
+        let epoch = &self.epochs[e];
+        expected_reward_sensed(list, &epoch.success, &epoch.stop, &self.mean_cost)
+    }
+
+    /// Theorems 2 (CC-UCB with exploration `alpha`) and 3 at `horizon`: they hold in the
+    /// papers' setting only, and say why not elsewhere.
+    pub(crate) fn bounds(&self, alpha: f64, horizon: u64) -> Bounds {
+        if self.is_papers_setting() {
+            Bounds::of(self.theta(), self.mean_cost(), alpha, horizon)
+        } else {
+            Bounds::not_applicable(
+                "the theorems assume i.i.d. channels sensed perfectly with no slot duration".into(),
+            )
+        }
+    }
+
+    /// Exact expected net reward of a list at the first slot.
+    pub fn expected_reward(&self, list: &[usize]) -> f64 {
+        self.expected_reward_in(0, list)
+    }
+}
+
+/// One player's view of the channels in one run: each channel's occupancy path state and its
+/// keys for costs and sensing. Reset (not reallocated) for every run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Paths {
+    pub(crate) occupancy: Vec<OccupancyState>,
+    pub(crate) cost: Vec<u64>,
+    pub(crate) delay: Vec<u64>,
+    pub(crate) sensing: Vec<u64>,
+}
+
+impl Paths {
+    /// The paths of run `key` of an environment.
+    #[cfg(test)]
+    pub(crate) fn new(env: &Environment, key: RunKey) -> Paths {
+        let mut p = Paths::default();
+        p.reset(env, key);
+        p
+    }
+
+    /// Restarts every path for run `key`.
+    pub(crate) fn reset(&mut self, env: &Environment, key: RunKey) {
+        self.occupancy.clear();
+        self.cost.clear();
+        self.delay.clear();
+        self.sensing.clear();
+        for (i, ch) in env.channels.iter().enumerate() {
+            self.occupancy
+                .push(ch.occupancy.start(key.channel(i, Purpose::Occupancy)));
+            self.cost.push(key.channel(i, Purpose::Cost));
+            self.delay.push(key.channel(i, Purpose::Delay));
+            self.sensing.push(key.channel(i, Purpose::Sensing));
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! A measured occupancy trace replayed: `Trace(file: "traces/example.csv", column: 2)`, one row
+//! per slot, 1 = idle, 0 = busy, one column per channel (comma-, semicolon-, tab- or
+//! space-separated; `#` starts a comment line; a first row that is not all numbers is a header).
+//! The state holds for the whole slot. A horizon longer than the trace is an error unless
+//! `wrap: true`, which replays it from the start. The trace is read and checked when the
+//! scenario is loaded (the simulator never reads files); errors name the file, line and column.
+
+use super::{Process, ProcessStats};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A checked trace column.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Trace {
+    file: String,
+    column: usize,
+    wrap: bool,
+    /// One bit per slot, slot 1 first.
+    bits: Arc<Vec<u64>>,
+    len: u64,
+}
+
+/// A trace file that cannot be used, with where.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub(crate) enum TraceError {
+    /// The file cannot be read.
+    #[error("cannot read trace {}: {message}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+    /// A value or row is wrong.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Value {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (field).
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file holds no rows.
+    #[error("trace {} holds no data rows", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// Longest trace accepted, in bytes (a referenced file must not exhaust memory).
+pub(crate) const MAX_TRACE_BYTES: u64 = 1 << 30;
+
+/// The columns of one trace file, parsed once however many channels use it.
+#[derive(Clone, Debug)]
+pub(crate) struct TraceFile {
+    columns: Vec<Vec<u64>>,
+    rows: u64,
+}
+
+fn fields(line: &str) -> impl Iterator<Item = &str> {
+    line.split([',', ';', '\t', ' ']).filter(|f| !f.is_empty())
+}
+
+impl TraceFile {
+    /// Reads and checks `path`.
+    pub(crate) fn read(path: &Path) -> Result<TraceFile, TraceError> {
+        let unreadable = |message: String| TraceError::Read {
+            path: path.to_path_buf(),
+            message,
+        };
+        let text = crate::util::input::read_text(path, MAX_TRACE_BYTES)
+            .map_err(|e| unreadable(e.to_string()))?;
+        TraceFile::parse(&text, path)
+    }
+
+    /// Parses trace text (`path` names it in errors).
+    pub(crate) fn parse(text: &str, path: &Path) -> Result<TraceFile, TraceError> {
+        let bad = |line: usize, column: usize, message: String| TraceError::Value {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message,
+        };
+        let mut columns: Vec<Vec<u64>> = Vec::new();
+        let mut width = None;
+        let mut rows = 0u64;
+        for (i, line) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let trimmed = line.trim();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let values: Vec<&str> = fields(trimmed).collect();
+            if width.is_none() && values.iter().any(|v| v.parse::<f64>().is_err()) {
+                // A header row names the columns.
+                width = Some(values.len());
+                continue;
+            }
+            let w = *width.get_or_insert(values.len());
+            if values.len() != w {
+                return Err(bad(
+                    line_no,
+                    values.len().min(w) + 1,
+                    format!("row has {} values, the first row {w}", values.len()),
+                ));
+            }
+            if columns.is_empty() {
+                columns = vec![Vec::new(); w];
+            }
+            for (c, v) in values.iter().enumerate() {
+                let bit = match *v {
+                    "1" => true,
+                    "0" => false,
+                    other => {
+                        return Err(bad(
+                            line_no,
+                            c + 1,
+                            format!("{other:?} is not 0 (busy) or 1 (idle)"),
+                        ));
+                    }
+                };
+                let word = (rows / 64) as usize;
+                if columns[c].len() <= word {
+                    columns[c].push(0);
+                }
+                if bit {
+                    columns[c][word] |= 1 << (rows % 64);
+                }
+            }
+            rows += 1;
+        }
+        if rows == 0 {
+            return Err(TraceError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(TraceFile { columns, rows })
+    }
+
+    /// Number of columns.
+    pub(crate) fn width(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Number of rows (slots).
+    pub(crate) fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Column `column` (1-based) as a trace.
+    pub(crate) fn column(&self, file: &str, column: usize, wrap: bool) -> Option<Trace> {
+        let bits = self.columns.get(column.checked_sub(1)?)?;
+        Some(Trace {
+            file: file.to_string(),
+            column,
+            wrap,
+            bits: Arc::new(bits.clone()),
+            len: self.rows,
+        })
+    }
+}
+
+impl Trace {
+    /// Slots in the trace.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// A hash of the column's contents (so that shards notice a changed trace).
+    pub(crate) fn content_hash(&self) -> u64 {
+        self.bits
+            .iter()
+            .fold(crate::util::rng::splitmix64(self.len), |h, w| {
+                crate::util::rng::splitmix64(h ^ w)
+            })
+    }
+
+    /// Whether it replays from the start past its end.
+    pub(crate) fn wraps(&self) -> bool {
+        self.wrap
+    }
+
+    fn bit(&self, slot: u64) -> bool {
+        let i = (slot - 1) % self.len;
+        self.bits[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+
+    /// Idle slots among the first `horizon` (replayed as the simulation would).
+    pub(crate) fn idle_slots(&self, horizon: u64) -> u64 {
+        let count = |n: u64| -> u64 {
+            let full = (n / 64) as usize;
+            let mut c: u64 = self.bits[..full]
+                .iter()
+                .map(|w| u64::from(w.count_ones()))
+                .sum();
+            if !n.is_multiple_of(64) {
+                c += u64::from((self.bits[full] & ((1u64 << (n % 64)) - 1)).count_ones());
+            }
+            c
+        };
+        let whole = horizon / self.len;
+        whole * count(self.len) + count(horizon % self.len)
+    }
+}
+
+impl Process for Trace {
+    type State = ();
+
+    fn start(&self, _key: u64) {}
+
+    #[inline]
+    fn idle(&self, _state: &mut (), slot: u64, _offset: f64) -> bool {
+        self.bit(slot)
+    }
+
+    /// The benchmark's θ: the fraction of idle slots of the trace as replayed over the horizon
+    /// (set by [`Trace::stats`]); per slot this is the same long-run value.
+    fn theta_at(&self, _slot: u64) -> f64 {
+        self.idle_slots(self.len) as f64 / self.len as f64
+    }
+
+    fn stats(&self, horizon: u64) -> ProcessStats {
+        let h = horizon.max(1);
+        let mut idle_runs = (0u64, 0u64);
+        let mut busy_runs = (0u64, 0u64);
+        let mut run = 1u64;
+        for t in 2..=h.min(self.len.saturating_mul(if self.wrap { 64 } else { 1 })) + 1 {
+            if t <= h && self.bit(t) == self.bit(t - 1) {
+                run += 1;
+                continue;
+            }
+            let r = if self.bit(t - 1) {
+                &mut idle_runs
+            } else {
+                &mut busy_runs
+            };
+            r.0 += run;
+            r.1 += 1;
+            run = 1;
+            if t > h {
+                break;
+            }
+        }
+        let mean = |(total, count): (u64, u64)| (count > 0).then(|| total as f64 / count as f64);
+        ProcessStats {
+            theta: self.idle_slots(h) as f64 / h as f64,
+            mean_idle: mean(idle_runs),
+            mean_busy: mean(busy_runs),
+            autocorrelation: None,
+        }
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "Trace(file: {:?}, column: {}{})",
+            self.file,
+            self.column,
+            if self.wrap { ", wrap: true" } else { "" }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_is_exact_and_counts_idle_slots() {
+        let text = "# hand-made\nch1,ch2\n1,0\n1,1\n0,1\n1,0\n";
+        let f = TraceFile::parse(text, Path::new("t.csv")).unwrap();
+        assert_eq!((f.width(), f.rows()), (2, 4));
+        let t = f.column("t.csv", 1, true).unwrap();
+        let mut s = ();
+        let states: Vec<bool> = (1..=8).map(|slot| t.idle(&mut s, slot, 0.5)).collect();
+        assert_eq!(states, [true, true, false, true, true, true, false, true]);
+        assert_eq!(t.idle_slots(4), 3);
+        assert_eq!(t.idle_slots(10), 3 + 3 + 2);
+        assert_eq!(f.column("t.csv", 2, false).unwrap().idle_slots(4), 2);
+        assert!(f.column("t.csv", 3, false).is_none());
+        assert!(f.column("t.csv", 0, false).is_none());
+    }
+
+    #[test]
+    fn bad_values_and_short_rows_name_line_and_column() {
+        let err = TraceFile::parse("1 0\n1 2\n", Path::new("x.txt")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x.txt:2:2: \"2\" is not 0 (busy) or 1 (idle)"
+        );
+        let err = TraceFile::parse("1,0\n1\n", Path::new("x.csv")).unwrap_err();
+        assert!(
+            err.to_string().starts_with("x.csv:2:2: row has 1 values"),
+            "{err}"
+        );
+        let err = TraceFile::parse("# nothing\n", Path::new("e.csv")).unwrap_err();
+        assert!(matches!(err, TraceError::Empty { .. }));
+        let err = TraceFile::read(Path::new("/nonexistent/trace.csv")).unwrap_err();
+        assert!(err.to_string().contains("cannot read trace"), "{err}");
+    }
+}

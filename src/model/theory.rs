@@ -1,0 +1,434 @@
+//! The paper's theory: exact expected net reward of a list, the UCR-T1 optimum (Theorem 1), the
+//! CC-UCB regret upper bound (Theorem 2) and the lower bound for α-consistent policies
+//! (Theorem 3). All of it is computed from the true parameters; the simulator never estimates
+//! what can be computed exactly.
+
+use serde::{Deserialize, Serialize};
+
+/// Expected net reward of probing `list` in order and stopping at the first idle channel:
+/// `Σ_k (θ_{I(k)} − c_{I(k)}) · Π_{j<k} (1 − θ_{I(j)})`.
+///
+/// The sum stops once the probability of reaching the next channel falls below
+/// `f64::MIN_POSITIVE`: every later term is smaller than 2.3e-308 and cannot change the result.
+pub(crate) fn expected_reward(list: &[usize], theta: &[f64], cost: &[f64]) -> f64 {
+    let mut reach = 1.0;
+    let mut total = 0.0;
+    for &i in list {
+        total += (theta[i] - cost[i]) * reach;
+        reach *= 1.0 - theta[i];
+        if reach < f64::MIN_POSITIVE {
+            break;
+        }
+    }
+    total
+}
+
+/// The UCR-T1 list of Theorem 1: every channel with `θ_i / c_i > 1`, in decreasing order of
+/// `θ_i / c_i`.
+///
+/// Ratios are compared by cross-multiplication (`θ_a·c_b > θ_b·c_a`), so a free channel
+/// (`c = 0`, `θ > 0`) ranks first instead of producing an infinite or undefined ratio. Channels
+/// with equal ratios keep index order: swapping them does not change the expected reward (the
+/// swap term of the paper's Appendix A is zero), so the choice is only for determinism. A channel
+/// with `θ_i = c_i` contributes nothing and is left out (the threshold is strict, as in the
+/// theorem).
+pub(crate) fn ucr_t1(theta: &[f64], cost: &[f64]) -> Vec<usize> {
+    let mut list: Vec<usize> = (0..theta.len()).filter(|&i| theta[i] > cost[i]).collect();
+    list.sort_by(|&a, &b| {
+        (theta[b] * cost[a])
+            .total_cmp(&(theta[a] * cost[b]))
+            .then(a.cmp(&b))
+    });
+    list
+}
+
+/// Expected net reward of a list when the probes may err: `s_i` is the probability that
+/// channel `i` is idle *and* sensed idle (the transmission succeeds), `q_i` the probability that
+/// it is sensed idle (the cascade stops there, collision or not):
+/// `Σ_k (s_{I(k)} − c_{I(k)}) · Π_{j<k} (1 − q_{I(j)})`. With perfect sensing `s = q = θ` and this
+/// is [`expected_reward`].
+pub(crate) fn expected_reward_sensed(
+    list: &[usize],
+    success: &[f64],
+    stop: &[f64],
+    cost: &[f64],
+) -> f64 {
+    let mut reach = 1.0;
+    let mut total = 0.0;
+    for &i in list {
+        total += (success[i] - cost[i]) * reach;
+        reach *= 1.0 - stop[i];
+        if reach < f64::MIN_POSITIVE {
+            break;
+        }
+    }
+    total
+}
+
+/// The optimal list when probes may err (see [`expected_reward_sensed`]).
+///
+/// **Exchange argument.** Two adjacent channels i then j contribute, from the probability R of
+/// reaching them, `R·[(s_i − c_i) + (1 − q_i)(s_j − c_j)]`; swapped,
+/// `R·[(s_j − c_j) + (1 − q_j)(s_i − c_i)]`. The difference is `R·[q_j(s_i − c_i) − q_i(s_j − c_j)]`,
+/// so i may go first iff `(s_i − c_i)/q_i ≥ (s_j − c_j)/q_j`, and sorting any list in decreasing
+/// `g = (s − c)/q` never lowers its value. In a sorted list, once a channel has `s ≤ c` (g ≤ 0)
+/// every later one does too, so dropping it and everything after it removes only non-positive
+/// terms. Appending a missing channel with `s > c` adds `R·(s − c) ≥ 0`. Hence the optimum is
+/// every channel with `s_i > c_i` in decreasing `(s_i − c_i)/q_i` (cross-multiplied, ties by
+/// index; such channels have `q ≥ s > 0`). With perfect sensing this is UCR-T1
+/// (`(θ − c)/θ = 1 − c/θ`), and [`ucr_t1`] is used then so that the paper's setting keeps its
+/// exact arithmetic.
+pub(crate) fn optimal_list(success: &[f64], stop: &[f64], cost: &[f64]) -> Vec<usize> {
+    if success == stop {
+        return ucr_t1(success, cost);
+    }
+    let mut list: Vec<usize> = (0..success.len())
+        .filter(|&i| success[i] > cost[i])
+        .collect();
+    list.sort_by(|&a, &b| {
+        ((success[b] - cost[b]) * stop[a])
+            .total_cmp(&((success[a] - cost[a]) * stop[b]))
+            .then(a.cmp(&b))
+    });
+    list
+}
+
+/// The offline optimum of an instance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Optimum {
+    /// The UCR-T1 list (channel indices, probing order).
+    pub list: Vec<usize>,
+    /// Its expected net reward per slot, `E[r(I*)]`.
+    pub expected_reward: f64,
+}
+
+impl Optimum {
+    /// UCR-T1 and its expected reward.
+    pub fn of(theta: &[f64], cost: &[f64]) -> Optimum {
+        let list = ucr_t1(theta, cost);
+        let expected_reward = expected_reward(&list, theta, cost);
+        Optimum {
+            list,
+            expected_reward,
+        }
+    }
+
+    /// The optimum when probes may err (success and stop probabilities per channel).
+    pub fn sensed(success: &[f64], stop: &[f64], cost: &[f64]) -> Optimum {
+        let list = optimal_list(success, stop, cost);
+        let expected_reward = expected_reward_sensed(&list, success, stop, cost);
+        Optimum {
+            list,
+            expected_reward,
+        }
+    }
+}
+
+/// Kullback–Leibler divergence between Bernoulli laws of means `p` and `q`, `d(p; q)`, with the
+/// conventions `0·log 0 = 0` and `d(p; q) = ∞` when `q` is 0 or 1 but `p` differs from it.
+pub(crate) fn kl_bernoulli(p: f64, q: f64) -> f64 {
+    fn term(x: f64, y: f64) -> f64 {
+        if x == 0.0 {
+            0.0
+        } else if y == 0.0 {
+            f64::INFINITY
+        } else {
+            x * (x / y).ln()
+        }
+    }
+    term(p, q) + term(1.0 - p, 1.0 - q)
+}
+
+/// An upper bound on the KL-UCB index, cheap to compute.
+///
+/// For `p ≤ q`, `d(p; q) = ∫_p^q (x − p)/(x(1 − x)) dx`, and `x(1 − x) ≤ 1/4` gives Pinsker's
+/// `d ≥ 2(q − p)²`, while `x(1 − x) ≤ x ≤ q` gives `d ≥ (q − p)²/(2q)`. With `ℓ = budget/n`, the
+/// index is therefore at most `min(p + sqrt(ℓ/2), p + ℓ + sqrt(2pℓ + ℓ²))`: the first bound is
+/// tight near 1/2, the second near 0. When both exceed 1 (few samples), the bound of
+/// `kl_upper_near_one` takes over.
+#[inline]
+pub(crate) fn kl_upper_bound(p: f64, n: f64, budget: f64) -> f64 {
+    let level = budget / n;
+    let pinsker = p + (0.5 * level).sqrt();
+    let chi = p + level + (2.0 * p * level + level * level).sqrt();
+    let bound = pinsker.min(chi);
+    if bound < 1.0 {
+        bound
+    } else if p < 1.0 {
+        kl_upper_near_one(p, level)
+    } else {
+        1.0
+    }
+}
+
+/// A third upper bound, tight when the index is close to 1: writing
+/// `d(p; q) = −H(p) − p ln q − (1 − p) ln(1 − q)` (H the entropy) and dropping `−p ln q ≥ 0`,
+/// `q* = 1 − exp(−(ℓ + H(p))/(1 − p))` has `d(p; q*) ≥ ℓ`. Exact for `p = 0`.
+fn kl_upper_near_one(p: f64, level: f64) -> f64 {
+    let entropy = -(if p > 0.0 { p * p.ln() } else { 0.0 }) - (1.0 - p) * (1.0 - p).ln();
+    -(-(level + entropy) / (1.0 - p)).exp_m1()
+}
+
+/// The largest `q ∈ [p, 1]` with `n · d(p; q) ≤ budget`: the KL-UCB index (Garivier & Cappé
+/// 2011) used by CascadeKL-UCB.
+///
+/// Safeguarded Newton iteration on the convex `q ↦ d(p; q)` inside the bracket
+/// `[p, Pinsker bound]`, to a relative step of 1e-12 (at most 64 steps): a deterministic function
+/// of its inputs, never above [`kl_upper_bound`].
+pub(crate) fn kl_upper(p: f64, n: f64, budget: f64) -> f64 {
+    if budget <= 0.0 || p >= 1.0 {
+        return p.min(1.0);
+    }
+    let level = budget / n;
+    let mut lo = p;
+    let mut hi = kl_upper_bound(p, n, budget).min(kl_upper_near_one(p, level));
+    debug_assert!(hi <= 1.0);
+    // Newton from an upper bound descends monotonically onto the root (the function is convex).
+    // d(p; 1) is infinite for p < 1, so a bound of 1 is replaced by the midpoint.
+    let mut q = if hi < 1.0 { hi } else { 0.5 * (lo + hi) };
+    for _ in 0..64 {
+        let f = kl_bernoulli(p, q) - level;
+        if f > 0.0 {
+            hi = q;
+        } else {
+            lo = q;
+        }
+        let step = f * (q * (1.0 - q)) / (q - p);
+        // Converged: the Newton step is below the precision asked for (checked before the
+        // bracket test, which a step of a few ulps would fail and turn into bisection).
+        if step.abs() <= 1e-12 * q {
+            return (q - step).clamp(lo, hi);
+        }
+        let next = q - step;
+        q = if next > lo && next < hi {
+            next
+        } else {
+            0.5 * (lo + hi)
+        };
+    }
+    q
+}
+
+/// The paper's regret bounds for one instance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bounds {
+    /// Whether Assumption 1 holds: `θ_i ≠ c_i` and `c_i > 0` for every channel. When it does
+    /// not, the bounds below are `null` and `violations` says why.
+    pub assumptions_hold: bool,
+    /// Each broken assumption, naming the channel.
+    pub violations: Vec<String>,
+    /// Theorem 2 (CC-UCB, unknown costs): `R(T) ≤ Σ_{i∉I*} c_i·16α/Δ_i² · log T + O(1)`,
+    /// with `Δ_i = c_i − θ_i`.
+    pub theorem2: Option<LogBound>,
+    /// Theorem 3 (any α-consistent policy): `liminf R(T)/log T ≥ Σ_{i∉I*} (c_i − θ_i)/d(θ_i; c_i)`.
+    pub theorem3: Option<LogBound>,
+}
+
+/// A bound of the form `coefficient · log T`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogBound {
+    /// The exploration parameter the bound was computed with (Theorem 2 only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub alpha: Option<f64>,
+    /// The factor in front of `log T`.
+    pub coefficient: f64,
+    /// `coefficient · ln(horizon)`.
+    pub at_horizon: f64,
+}
+
+impl LogBound {
+    /// The bound's value at slot `t` (natural logarithm, as in the paper).
+    pub fn at(&self, t: f64) -> f64 {
+        self.coefficient * t.ln()
+    }
+}
+
+/// Below this, |θ − c| counts as θ = c for Assumption 1: the bounds divide by (c − θ)², so a
+/// θ that equals c up to rounding (θ = 0.9 against c = 0.2·3 + 0.1·3) would give Theorem 2 a
+/// meaningless 1e34.
+pub(crate) const ASSUMPTION_TOLERANCE: f64 = 1e-9;
+
+impl Bounds {
+    /// No bounds, for the stated reason.
+    pub fn not_applicable(reason: String) -> Bounds {
+        Bounds {
+            assumptions_hold: false,
+            violations: vec![reason],
+            theorem2: None,
+            theorem3: None,
+        }
+    }
+
+    /// The bounds of an instance, with Theorem 2's exploration parameter `alpha`.
+    pub fn of(theta: &[f64], cost: &[f64], alpha: f64, horizon: u64) -> Bounds {
+        let mut violations = Vec::new();
+        for (i, (&t, &c)) in theta.iter().zip(cost).enumerate() {
+            if (t - c).abs() <= ASSUMPTION_TOLERANCE {
+                violations.push(format!(
+                    "channel {i}: θ = {t} equals c = {c} within {ASSUMPTION_TOLERANCE:e} (Assumption 1.1 needs θ ≠ c)"
+                ));
+            }
+            if c <= 0.0 {
+                violations.push(format!("channel {i}: c = {c} (Assumption 1.2 needs c > 0)"));
+            }
+        }
+        if !violations.is_empty() {
+            return Bounds {
+                assumptions_hold: false,
+                violations,
+                theorem2: None,
+                theorem3: None,
+            };
+        }
+        let log_t = (horizon as f64).ln();
+        let bad = || (0..theta.len()).filter(|&i| theta[i] < cost[i]);
+        let coef2: f64 = bad()
+            .map(|i| {
+                let gap = cost[i] - theta[i];
+                cost[i] * 16.0 * alpha / (gap * gap)
+            })
+            .sum();
+        // d(θ; c) is infinite when c = 1 > θ: such a channel adds nothing to the lower bound.
+        let coef3: f64 = bad()
+            .map(|i| (cost[i] - theta[i]) / kl_bernoulli(theta[i], cost[i]))
+            .filter(|x| x.is_finite())
+            .sum();
+        // Every written number must be finite (JSON has no infinity): a bound that overflows
+        // is left out rather than written as null.
+        let bound = |alpha: Option<f64>, coefficient: f64| {
+            let at_horizon = coefficient * log_t;
+            (coefficient.is_finite() && at_horizon.is_finite()).then_some(LogBound {
+                alpha,
+                coefficient,
+                at_horizon,
+            })
+        };
+        Bounds {
+            assumptions_hold: true,
+            violations,
+            theorem2: bound(Some(alpha), coef2),
+            theorem3: bound(None, coef3),
+        }
+    }
+}
+
+#[cfg(test)]
+mod brute_force;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIG1A_THETA: [f64; 6] = [0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
+
+    #[test]
+    fn paper_fig1a_optimum_has_three_channels() {
+        let cost = [0.55; 6];
+        let opt = Optimum::of(&FIG1A_THETA, &cost);
+        assert_eq!(opt.list, vec![0, 1, 2]);
+        let want = 0.25 + 0.2 * 0.15 + 0.2 * 0.3 * 0.05;
+        assert!((opt.expected_reward - want).abs() < 1e-15);
+    }
+
+    /// The paper's (commented-out) table of the offline policy: with a common cost c the list
+    /// length drops as c passes each θ_i. Its "Reward" column is the probability that the list
+    /// finds an idle channel, 1 − Π(1 − θ), which is the expected reward at zero cost. The L = 6
+    /// row prints 0.9905 where 1 − 0.2·0.3·0.4·0.5·0.6·0.7 = 0.99496: a typo in the source.
+    #[test]
+    fn offline_structure_matches_the_papers_table() {
+        let rows = [
+            (0.2, 6, 0.99496),
+            (0.35, 5, 0.9928),
+            (0.45, 4, 0.9880),
+            (0.55, 3, 0.9760),
+            (0.65, 2, 0.9400),
+            (0.75, 1, 0.8000),
+            (0.85, 0, 0.0),
+        ];
+        for (c, len, idle_probability) in rows {
+            let list = ucr_t1(&FIG1A_THETA, &[c; 6]);
+            assert_eq!(list.len(), len, "c = {c}");
+            let p = expected_reward(&list, &FIG1A_THETA, &[0.0; 6]);
+            assert!((p - idle_probability).abs() < 1e-4, "c = {c}: {p}");
+        }
+    }
+
+    #[test]
+    fn free_channels_rank_first_and_ties_keep_index_order() {
+        let theta = [0.5, 0.2, 0.4, 0.4];
+        let cost = [0.25, 0.0, 0.2, 0.2];
+        assert_eq!(ucr_t1(&theta, &cost), vec![1, 0, 2, 3]);
+    }
+
+    #[test]
+    fn kl_and_bounds_on_fig1a() {
+        assert!((kl_bernoulli(0.5, 0.55) - 0.005_025_167).abs() < 1e-8);
+        assert_eq!(kl_bernoulli(0.3, 0.3), 0.0);
+        let b = Bounds::of(&FIG1A_THETA, &[0.55; 6], 1.5, 200_000);
+        assert!(b.assumptions_hold);
+        let t2 = b.theorem2.unwrap().coefficient;
+        let want2 = 0.55 * 24.0 * (1.0 / 0.0025 + 1.0 / 0.0225 + 1.0 / 0.0625);
+        assert!((t2 - want2).abs() < 1e-6 * want2);
+        let t3 = b.theorem3.unwrap().coefficient;
+        let want3: f64 = [0.5, 0.4, 0.3]
+            .iter()
+            .map(|&t| (0.55 - t) / kl_bernoulli(t, 0.55))
+            .sum();
+        assert!((t3 - want3).abs() < 1e-12);
+        assert!((t3 - 15.23).abs() < 0.05, "{t3}");
+    }
+
+    #[test]
+    fn theta_equal_to_c_up_to_rounding_breaks_assumption_1() {
+        let c = 0.2 * 3.0 + 0.1 * 3.0;
+        assert_ne!(c, 0.9);
+        let b = Bounds::of(&[0.9, 0.3], &[c, 0.5], 1.5, 1000);
+        assert!(!b.assumptions_hold, "{b:?}");
+        assert!(b.theorem2.is_none());
+    }
+
+    #[test]
+    fn bounds_refuse_instances_breaking_assumption_1() {
+        let b = Bounds::of(&[0.5, 0.3], &[0.5, 0.0], 1.5, 100);
+        assert!(!b.assumptions_hold);
+        assert_eq!(b.violations.len(), 2);
+        assert!(b.theorem2.is_none() && b.theorem3.is_none());
+    }
+
+    #[test]
+    fn kl_upper_inverts_the_divergence() {
+        for (p, n, budget) in [
+            (0.3, 10.0, 2.0),
+            (0.0, 3.0, 5.0),
+            (0.99, 1000.0, 12.0),
+            (0.5, 1.0, 0.01),
+        ] {
+            let q = kl_upper(p, n, budget);
+            assert!(
+                (n * kl_bernoulli(p, q) - budget).abs() < 1e-8,
+                "{p} {n} {budget}: {q}"
+            );
+            assert!(q <= kl_upper_bound(p, n, budget));
+        }
+        assert_eq!(kl_upper(0.3, 10.0, 0.0), 0.3);
+        // The root is 1 − e^{−1000} or so: 1.0 is its correct rounding.
+        let q = kl_upper(0.9, 1.0, 100.0);
+        assert!(q > 0.999_999 && q <= 1.0, "{q}");
+        assert_eq!(kl_upper(1.0, 5.0, 1.0), 1.0);
+    }
+
+    #[test]
+    fn expected_reward_stops_at_certain_idle() {
+        // θ = 1 for the first channel: nothing after it can be reached.
+        let r = expected_reward(&[0, 1], &[1.0, 0.9], &[0.1, 0.0]);
+        assert_eq!(r, 0.9);
+    }
+
+    #[test]
+    fn expected_reward_of_a_two_channel_list() {
+        let theta = [0.8, 0.7];
+        let cost = [0.55, 0.55];
+        let r = expected_reward(&[0, 1], &theta, &cost);
+        assert!((r - (0.25 + 0.2 * 0.15)).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,149 @@
+//! Text shared by every report: numbers to significant digits, counts with their noun, 95 %
+//! intervals, runs of equal items, CSV floats and file-safe slugs.
+
+use std::fmt::Write;
+
+/// Formats `x` with about `digits` significant digits, without exponent for ordinary magnitudes.
+pub(crate) fn sig(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if !(-4..=9).contains(&magnitude) {
+        return format!("{x:.*e}", digits.saturating_sub(1));
+    }
+    let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// `1 run`, `3 runs`.
+pub(crate) fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A statistic's 95 % confidence interval as `[lo, hi]`; `–` for a single run (no interval).
+pub(crate) fn interval(ci95: Option<[f64; 2]>) -> String {
+    match ci95 {
+        Some([lo, hi]) => format!("[{}, {}]", sig(lo, 4), sig(hi, 4)),
+        None => "–".to_string(),
+    }
+}
+
+/// Runs of consecutive equal items, as `(first, last)` index pairs (inclusive).
+pub(crate) fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match out.last_mut() {
+            Some((first, last)) if items[*first] == *item => *last = i,
+            _ => out.push((i, i)),
+        }
+    }
+    out
+}
+
+/// The "Charts" section of a report: each chart under its caption (nothing when there are none).
+pub(crate) fn charts_section(out: &mut String, charts: &[(String, String)]) {
+    if !charts.is_empty() {
+        let _ = writeln!(out, "## Charts\n");
+        for (caption, file) in charts {
+            let _ = writeln!(out, "### {caption}\n\n![{caption}]({file})\n");
+        }
+    }
+}
+
+/// `a` or `a–b`.
+pub(crate) fn span(first: usize, last: usize) -> String {
+    if first == last {
+        first.to_string()
+    } else {
+        format!("{first}–{last}")
+    }
+}
+
+/// A channel list, abbreviated past 24 entries: `[3, 1, 4, …, 9] (320 channels)`.
+pub(crate) fn list(items: &[usize]) -> String {
+    const SHOWN: usize = 24;
+    if items.len() <= SHOWN {
+        return format!("{items:?}");
+    }
+    let head: Vec<String> = items[..SHOWN - 2].iter().map(|i| i.to_string()).collect();
+    format!(
+        "[{}, …, {}] ({} channels)",
+        head.join(", "),
+        items[items.len() - 1],
+        items.len()
+    )
+}
+
+/// A float as CSV text: shortest round-trip form, always with a decimal point or an exponent.
+pub(crate) fn float(x: f64) -> String {
+    format!("{x:?}")
+}
+
+/// Longest slug: chart names stay far below the 255 bytes a file name may have.
+const MAX_SLUG: usize = 48;
+
+/// File-name fragment for a label: lowercase ASCII letters, digits and '.', other runs → '-';
+/// a long label is cut and given a hash of the whole label, so that names stay short and
+/// distinct.
+pub(crate) fn slug(label: &str) -> String {
+    let mut s = String::new();
+    for c in label.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            s.push(c.to_ascii_lowercase());
+        } else if !s.ends_with('-') {
+            s.push('-');
+        }
+    }
+    let s = s.trim_matches('-');
+    if s.len() <= MAX_SLUG {
+        return s.to_string();
+    }
+    format!(
+        "{}-{:08x}",
+        s[..MAX_SLUG - 9].trim_end_matches('-'),
+        crate::util::rng::label_hash(&[label]) as u32
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_lists_abbreviate() {
+        assert_eq!(runs(&[1, 1, 2, 1]), vec![(0, 1), (2, 2), (3, 3)]);
+        assert_eq!(span(3, 3), "3");
+        assert_eq!(span(3, 7), "3–7");
+        assert_eq!(list(&[1, 2]), "[1, 2]");
+        let long: Vec<usize> = (0..100).collect();
+        assert!(list(&long).ends_with(", …, 99] (100 channels)"));
+    }
+
+    #[test]
+    fn sig_formats_magnitudes() {
+        assert_eq!(sig(1445.3, 4), "1445");
+        assert_eq!(sig(0.291_512, 4), "0.2915");
+        assert_eq!(sig(12.345, 3), "12.3");
+        assert_eq!(sig(0.0, 4), "0");
+        assert_eq!(sig(1.5e-7, 2), "1.5e-7");
+    }
+
+    #[test]
+    fn slugs_are_file_safe() {
+        assert_eq!(slug("K=12 L=3 Δ=0.1"), "k-12-l-3-0.1");
+        assert_eq!(slug("paper-fig1a"), "paper-fig1a");
+        let long = "a very long configuration label ".repeat(10);
+        let other = format!("{long}!");
+        assert!(slug(&long).len() <= 48, "{}", slug(&long));
+        assert_ne!(slug(&long), slug(&other));
+    }
+}

@@ -1,0 +1,146 @@
+//! A regret scenario's report: `summary.json` ([`summary`]), `curves.csv` ([`curves`]),
+//! `runs.csv` ([`runs`]), the charts ([`charts`]) and `report.md` ([`markdown`]), and reading
+//! them back for `plot` and `compare` ([`check`]).
+
+pub(crate) mod charts;
+pub(crate) mod check;
+pub(crate) mod curves;
+pub(crate) mod markdown;
+pub(crate) mod runs;
+pub(crate) mod summary;
+
+use crate::engine::runner::RegretStats;
+use crate::report::load::parse_json;
+use crate::report::plots::ChartOptions;
+use crate::report::{Artifact, ReportError, embedded};
+use crate::scenario::RegretScenario;
+use crate::store::folder::OutputDir;
+use crate::store::names;
+use summary::RegretSummary;
+
+/// `summary.json`, `curves.csv`, `runs.csv`, the charts and `report.md` of a finished regret
+/// scenario.
+pub(crate) fn render_regret(
+    s: &RegretScenario,
+    results: &RegretStats,
+    charts: &ChartOptions,
+) -> Result<Vec<Artifact>, ReportError> {
+    let summary = summary::regret_summary(s, results);
+    let rows = curves::rows(s, results);
+    let json = serde_json::to_vec_pretty(&summary).map_err(|source| ReportError::Json {
+        file: names::SUMMARY,
+        error: source,
+    })?;
+    let csv = curves::to_csv(&rows)?;
+    reads_back_regret(&json, &csv)?;
+    let mut files = vec![
+        Artifact::new(names::SUMMARY, json),
+        Artifact::new(names::CURVES, csv),
+        Artifact::new(names::RUNS, runs::regret(s, results)?),
+    ];
+    files.extend(render_report(&summary, &rows, charts)?);
+    Ok(files)
+}
+
+/// What `run` writes, `plot` and `compare` must read: the summary and curves are read back and
+/// checked exactly as they will be, before anything is written.
+fn reads_back_regret(json: &[u8], csv: &[u8]) -> Result<(), ReportError> {
+    let unreadable = |file, message| ReportError::Unreadable { file, message };
+    let summary = parse_regret(json).map_err(|m| unreadable(names::SUMMARY, m))?;
+    let rows = curves::from_csv(csv).map_err(|m| unreadable(names::CURVES, m))?;
+    check::regret(&summary, Some(&rows)).map_err(|m| unreadable(names::SUMMARY, m))
+}
+
+/// The charts and `report.md` of a summary and its curves.
+pub(crate) fn render_report(
+    summary: &RegretSummary,
+    rows: &[curves::CurveRow],
+    charts: &ChartOptions,
+) -> Result<Vec<Artifact>, ReportError> {
+    let rendered = charts::regret_charts(summary, rows, charts)?;
+    let md = markdown::regret_report(summary, &embedded(&rendered, charts));
+    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
+    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    Ok(files)
+}
+
+/// A regret summary; when it does not parse, the body is parsed again as the variant its keys
+/// announce (a grid's `experiments`, or one experiment), so that the error names the field
+/// rather than "did not match any variant".
+fn parse_regret(bytes: &[u8]) -> Result<RegretSummary, String> {
+    let generic = match parse_json::<RegretSummary>(bytes) {
+        Ok(s) => return Ok(s),
+        Err(e) => e,
+    };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Err(generic);
+    };
+    let detail = match value.get("experiments") {
+        Some(experiments) => {
+            serde_path_to_error::deserialize::<_, Vec<summary::ExperimentSummary>>(experiments)
+                .err()
+                .map(|e| {
+                    let path = bracket(&e.path().to_string());
+                    format!("experiments{path}: {}", e.into_inner())
+                })
+        }
+        None => serde_path_to_error::deserialize::<_, summary::ExperimentSummary>(&value)
+            .err()
+            .map(|e| {
+                let path = e.path().to_string();
+                format!("{path}: {}", e.into_inner())
+            }),
+    };
+    Err(detail.unwrap_or(generic))
+}
+
+/// `[0].policies` from a path that starts with an index.
+fn bracket(path: &str) -> String {
+    if path == "." {
+        String::new()
+    } else {
+        path.to_string()
+    }
+}
+
+/// The summary and curves of regret results rendered in memory (for `compare`, which draws
+/// the scenarios it runs from exactly what it writes), checked as `plot` would.
+pub(crate) fn regret_from_files(
+    files: &[Artifact],
+) -> Result<(RegretSummary, Vec<curves::CurveRow>), ReportError> {
+    let file = |name: &'static str| {
+        files
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.bytes.as_slice())
+            .ok_or_else(|| ReportError::Unreadable {
+                file: name,
+                message: "not rendered".into(),
+            })
+    };
+    let unreadable = |file, message| ReportError::Unreadable { file, message };
+    let summary = parse_regret(file(names::SUMMARY)?).map_err(|m| unreadable(names::SUMMARY, m))?;
+    let rows = curves::from_csv(file(names::CURVES)?).map_err(|m| unreadable(names::CURVES, m))?;
+    check::regret(&summary, Some(&rows)).map_err(|m| unreadable(names::CURVES, m))?;
+    Ok((summary, rows))
+}
+
+/// Reads `summary.json` and `curves.csv` saved by a regret run, and checks them together.
+pub(crate) fn load_saved(
+    dir: &std::path::Path,
+) -> Result<(RegretSummary, Vec<curves::CurveRow>), ReportError> {
+    let folder = OutputDir::existing(dir);
+    let saved = |file: &'static str, message: String| ReportError::Saved {
+        dir: dir.to_path_buf(),
+        file,
+        message,
+    };
+    let json = folder.read(names::SUMMARY)?;
+    let summary = parse_regret(&json)
+        .map_err(|e| saved(names::SUMMARY, format!("not a regret summary: {e}")))?;
+    check::regret(&summary, None).map_err(|m| saved(names::SUMMARY, m))?;
+    let rows =
+        curves::from_csv(&folder.read(names::CURVES)?).map_err(|m| saved(names::CURVES, m))?;
+    check::regret(&summary, Some(&rows)).map_err(|m| saved(names::CURVES, m))?;
+    Ok((summary, rows))
+}

@@ -1,0 +1,872 @@
+//! The charts of a regret report, built from `summary.json` and `curves.csv` alone, so that
+//! `run`, `plot` (re-rendering saved results) and `compare` draw exactly the same pictures.
+
+use crate::engine::recorder::Metric;
+use crate::report::Rendered;
+use crate::report::format::slug;
+use crate::report::plots::bars::{BarSeries, GroupedBars, PointSeries};
+use crate::report::plots::lines::{Curve, LineChart, Reference};
+use crate::report::plots::{
+    AxisMode, Band, ChartError, ChartOptions, Marker, ValueAxis, render_chart,
+};
+use crate::report::regret::curves::CurveRow;
+use crate::report::regret::summary::{ExperimentSummary, RegretSummary};
+use crate::util::stats::MeanStd;
+use plotters::style::RGBColor;
+
+/// One set of results to draw: a label (empty for a plain report), its summary and curves.
+#[derive(Clone, Debug)]
+pub(crate) struct Source<'a> {
+    /// Prefix of series labels (`"" ` in a single report, the scenario name in a comparison).
+    pub label: String,
+    /// The summary.
+    pub summary: &'a RegretSummary,
+    /// The curves.
+    pub rows: &'a [CurveRow],
+}
+
+fn unit(u: &str) -> String {
+    if u.is_empty() {
+        String::new()
+    } else {
+        format!(" [{u}]")
+    }
+}
+
+/// `(t, mean, spread)` of a metric for one (experiment, policy), divided by `t` when `per_slot`;
+/// the spread is the band's half-width (sd, se or half the 95 % interval).
+fn points(
+    rows: &[CurveRow],
+    experiment: &str,
+    policy: &str,
+    metric: Metric,
+    per_slot: bool,
+    band: Band,
+) -> Vec<(f64, f64, f64)> {
+    rows.iter()
+        .filter(|r| r.experiment == experiment && r.policy == policy)
+        .map(|r| {
+            let MeanStd { mean, std } = r.get(metric);
+            let spread = match band {
+                Band::Sd => std,
+                Band::Se => r.stderr(metric),
+                Band::Ci95 => r.ci95(metric).map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+            };
+            let t = r.t as f64;
+            if per_slot {
+                (t, mean / t, spread / t)
+            } else {
+                (t, mean, spread)
+            }
+        })
+        .collect()
+}
+
+/// Log-spaced slots from 1 to `horizon` for drawing smooth reference curves.
+fn dense(horizon: u64) -> Vec<f64> {
+    let h = horizon.max(2) as f64;
+    (0..=200).map(|i| h.powf(i as f64 / 200.0)).collect()
+}
+
+fn experiment_label(s: &RegretSummary, e: &ExperimentSummary) -> String {
+    e.label.clone().unwrap_or_else(|| s.scenario.clone())
+}
+
+/// Series of one metric across sources and their experiments and policies.
+fn curves(
+    sources: &[Source],
+    metric: Metric,
+    per_slot: bool,
+    experiment: Option<&str>,
+    band: Band,
+) -> Vec<Curve> {
+    let mut out = Vec::new();
+    for src in sources {
+        for e in src.summary.body.experiments() {
+            let label = experiment_label(src.summary, e);
+            if experiment.is_some_and(|x| x != label) {
+                continue;
+            }
+            for p in &e.policies {
+                let mut name = p.name.clone();
+                if !src.label.is_empty() {
+                    name = format!("{}: {name}", src.label);
+                }
+                if experiment.is_none() && src.summary.body.experiments().len() > 1 {
+                    name = format!("{name} [{label}]");
+                }
+                out.push(Curve {
+                    label: name,
+                    points: points(src.rows, &label, &p.name, metric, per_slot, band),
+                });
+            }
+        }
+    }
+    out
+}
+
+const GREY: RGBColor = RGBColor(90, 90, 90);
+
+/// The first slot from which Theorem 3's bound lies below every learning policy's mean curve
+/// at every later checkpoint (policies with zero final regret, the oracle, are not learners);
+/// `None` when it never does by the horizon.
+fn lower_bound_from(curves: &[Curve], bound: &dyn Fn(f64) -> f64) -> Option<f64> {
+    let learners: Vec<&Curve> = curves
+        .iter()
+        .filter(|c| c.points.last().is_some_and(|p| p.1 > 0.0))
+        .collect();
+    if learners.is_empty() {
+        return None;
+    }
+    let ts: Vec<f64> = learners[0].points.iter().map(|p| p.0).collect();
+    let below = |i: usize| {
+        learners
+            .iter()
+            .all(|c| c.points.get(i).is_some_and(|p| bound(p.0) < p.1))
+    };
+    let mut from = None;
+    for i in (0..ts.len()).rev() {
+        if below(i) {
+            from = Some(ts[i]);
+        } else {
+            break;
+        }
+    }
+    from
+}
+
+/// The regret chart's reference curves: Theorem 3's lower bound where it means something (from
+/// where it first lies below every learning policy's curve for good: it is asymptotic), and
+/// Theorem 2's upper bound when it fits on the axis (otherwise a note gives its value).
+fn bound_references(
+    e: &ExperimentSummary,
+    horizon: u64,
+    regret: &[Curve],
+) -> (Vec<Reference>, Vec<String>) {
+    let mut refs = Vec::new();
+    let mut notes = Vec::new();
+    let b = &e.bounds;
+    if !b.assumptions_hold {
+        notes.push("Theorems 2–3 do not apply".to_string());
+        return (refs, notes);
+    }
+    let curve_max = regret
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.1 + p.2))
+        .fold(0.0, f64::max);
+    if let Some(t3) = &b.theorem3 {
+        match lower_bound_from(regret, &|t| t3.at(t)) {
+            Some(from) => refs.push(Reference {
+                label: format!(
+                    "Thm 3 lower bound {:.3}·ln t (asymptotic; drawn where below)",
+                    t3.coefficient
+                ),
+                points: dense(horizon)
+                    .into_iter()
+                    .filter(|&t| t >= from)
+                    .map(|t| (t, t3.at(t)))
+                    .collect(),
+                color: RGBColor(0, 0, 0),
+                dash: (8, 5),
+            }),
+            None => notes.push(format!(
+                "Thm 3 lower bound {}·ln t: asymptotic, not yet below the curves",
+                crate::report::format::sig(t3.coefficient, 4)
+            )),
+        }
+    }
+    if let Some(t2) = &b.theorem2 {
+        if t2.at_horizon <= 3.0 * curve_max {
+            refs.push(Reference {
+                label: format!("Thm 2 upper bound {:.4}·ln t", t2.coefficient),
+                points: dense(horizon).iter().map(|&t| (t, t2.at(t))).collect(),
+                color: GREY,
+                dash: (2, 4),
+            });
+        } else {
+            notes.push(format!(
+                "Thm 2 upper bound {}·ln t = {} at T (off scale)",
+                crate::report::format::sig(t2.coefficient, 4),
+                crate::report::plots::si(t2.at_horizon)
+            ));
+        }
+    }
+    (refs, notes)
+}
+
+fn axis_modes(axis: AxisMode, regret: bool) -> Vec<bool> {
+    match axis {
+        AxisMode::Linear => vec![false],
+        AxisMode::Log => vec![true],
+        AxisMode::Both => vec![false, true],
+        AxisMode::Auto if regret => vec![false, true],
+        AxisMode::Auto => vec![false],
+    }
+}
+
+/// Whether the value axis of `curves` is logarithmic: as asked, or (auto) when the curves'
+/// final values (the zero ones aside) span more than 20×, which would squash the smaller ones
+/// against the axis.
+fn log_values(curves: &[Curve], axis: ValueAxis) -> bool {
+    match axis {
+        ValueAxis::Linear => false,
+        ValueAxis::Log => true,
+        ValueAxis::Auto => {
+            let finals: Vec<f64> = curves
+                .iter()
+                .filter_map(|c| c.points.last().map(|p| p.1))
+                .filter(|&v| v > 0.0)
+                .collect();
+            let lo = finals.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = finals.iter().copied().fold(0.0, f64::max);
+            lo.is_finite() && hi > 20.0 * lo
+        }
+    }
+}
+
+fn stem_for(base: &str, log: bool) -> String {
+    if log {
+        format!("{base}-log")
+    } else {
+        base.to_string()
+    }
+}
+
+/// What the time charts of one report or comparison share.
+struct TimeCharts<'a> {
+    sources: &'a [Source<'a>],
+    experiment: Option<(&'a ExperimentSummary, &'a str)>,
+    prefix: &'a str,
+    opts: &'a ChartOptions,
+    horizon: u64,
+    /// ` — <scenario>` or ` — <scenario> — <configuration>` for titles.
+    what: String,
+}
+
+impl TimeCharts<'_> {
+    fn experiment_label(&self) -> Option<&str> {
+        self.experiment.map(|(_, l)| l)
+    }
+
+    fn curves(&self, metric: Metric, per_slot: bool) -> Vec<Curve> {
+        curves(
+            self.sources,
+            metric,
+            per_slot,
+            self.experiment_label(),
+            self.opts.band,
+        )
+    }
+
+    /// The dynamic oracle's segment boundaries (the last slot of each segment but the last).
+    fn boundaries(&self) -> Option<(String, Vec<f64>)> {
+        let (e, _) = self.experiment?;
+        let xs: Vec<f64> = e
+            .segments
+            .iter()
+            .filter(|s| s.last < self.horizon)
+            .map(|s| s.last as f64)
+            .collect();
+        (!xs.is_empty()).then(|| ("segment boundary".to_string(), xs))
+    }
+
+    /// A time chart of cumulative (or per-slot) values.
+    fn chart(&self, title: &str, y_label: String, curves: Vec<Curve>, log_x: bool) -> LineChart {
+        LineChart {
+            title: format!("{title}{}", self.what),
+            x_label: format!("slot t{}", if log_x { " (log scale)" } else { "" }),
+            y_label,
+            log_x,
+            log_y: false,
+            error_bars: false,
+            curves,
+            band: Some(self.opts.band.describe().to_string()),
+            references: Vec::new(),
+            notes: Vec::new(),
+            y_range_from: 0.0,
+            y_from_zero: true,
+            verticals: self.boundaries(),
+        }
+    }
+
+    fn push(
+        &self,
+        chart: &LineChart,
+        stem: String,
+        caption: String,
+        rendered: &mut Vec<Rendered>,
+    ) -> Result<(), ChartError> {
+        let files = render_chart(chart, &stem, self.opts)?;
+        rendered.push(Rendered {
+            caption,
+            stem,
+            files,
+        });
+        Ok(())
+    }
+
+    /// Cumulative collisions with the primary user, when any policy had one.
+    fn collisions(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        let series = self.curves(Metric::PuCollisions, false);
+        if !series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0)) {
+            return Ok(());
+        }
+        for log in axis_modes(self.opts.axis, false) {
+            let mut chart = self.chart(
+                "Collisions with the primary user",
+                "cumulative PU collisions (slots)".into(),
+                series.clone(),
+                log,
+            );
+            chart.notes =
+                vec!["a collision: transmitting on a channel sensed idle but busy".into()];
+            self.push(
+                &chart,
+                stem_for(&format!("{}collisions", self.prefix), log),
+                format!(
+                    "Cumulative collisions with the primary user{} (mean, band: {})",
+                    self.what,
+                    self.opts.band.describe()
+                ),
+                rendered,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Cumulative pseudo-regret with the bounds.
+    fn regret(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        let regret = self.curves(Metric::PseudoRegret, false);
+        let (references, mut notes) = match self.experiment {
+            Some((e, _)) => bound_references(e, self.horizon, &regret),
+            None => (Vec::new(), Vec::new()),
+        };
+        let log_y = log_values(&regret, self.opts.value_axis);
+        if log_y {
+            for c in regret
+                .iter()
+                .filter(|c| c.points.last().is_some_and(|p| p.1 <= 0.0))
+            {
+                notes.push(format!("{}: 0, not drawn on a log axis", c.label));
+            }
+        }
+        for log in axis_modes(self.opts.axis, true) {
+            let mut chart = self.chart(
+                "Cumulative pseudo-regret",
+                format!(
+                    "cumulative pseudo-regret{}",
+                    if log_y { " (log scale)" } else { "" }
+                ),
+                regret.clone(),
+                log,
+            );
+            chart.log_y = log_y;
+            if log_y {
+                // The first slots' regrets (fractions of one) would stretch a log axis over
+                // decades nobody reads; they are clipped to its bottom.
+                chart.y_range_from = 10.0;
+            }
+            chart.references = references.clone();
+            chart.notes = notes.clone();
+            self.push(
+                &chart,
+                stem_for(&format!("{}regret", self.prefix), log),
+                format!(
+                    "Cumulative pseudo-regret{}, {} slot axis (mean, band: {})",
+                    self.what,
+                    if log { "logarithmic" } else { "linear" },
+                    self.opts.band.describe()
+                ),
+                rendered,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Average net reward per slot, against the optimum.
+    fn reward(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        let reward = self.curves(Metric::Reward, true);
+        let mut optimum_refs = Vec::new();
+        if let Some((e, _)) = self.experiment {
+            optimum_refs.push(Reference {
+                label: format!("benchmark E[r*] = {:.4}", e.optimum.expected_reward),
+                points: vec![
+                    (1.0, e.optimum.expected_reward),
+                    (self.horizon as f64, e.optimum.expected_reward),
+                ],
+                color: RGBColor(0, 0, 0),
+                dash: (8, 5),
+            });
+        }
+        for log in axis_modes(self.opts.axis, false) {
+            let mut chart = self.chart(
+                "Average net reward per slot",
+                "net reward per slot (1{idle} − cost)".into(),
+                reward.clone(),
+                log,
+            );
+            chart.band = None;
+            chart.references = optimum_refs.clone();
+            chart.y_range_from = (self.horizon as f64 / 100.0).max(1.0);
+            chart.y_from_zero = false;
+            self.push(
+                &chart,
+                stem_for(&format!("{}reward", self.prefix), log),
+                format!(
+                    "Average net reward per slot{} (cumulative reward / t; the first 1 % of slots is clipped to the axis)",
+                    self.what
+                ),
+                rendered,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Cumulative energy and delay, when the scenario has them.
+    fn costs(&self, rendered: &mut Vec<Rendered>) -> Result<(), ChartError> {
+        for (metric, name) in [(Metric::Energy, "energy"), (Metric::Delay, "delay")] {
+            let series = self.curves(metric, false);
+            if !series.iter().any(|c| c.points.iter().any(|p| p.1 != 0.0)) {
+                continue;
+            }
+            let unit_text = unit_label(self.sources, metric);
+            for log in axis_modes(self.opts.axis, false) {
+                let chart = self.chart(
+                    &format!("Cumulative {name}"),
+                    format!("cumulative {name}{unit_text}"),
+                    series.clone(),
+                    log,
+                );
+                self.push(
+                    &chart,
+                    stem_for(&format!("{}{name}", self.prefix), log),
+                    format!(
+                        "Cumulative {name}{unit_text}{} (mean, band: {})",
+                        self.what,
+                        self.opts.band.describe()
+                    ),
+                    rendered,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The unit of energy or delay for an axis: the scenarios' unit, `cost units` for the papers'
+/// single cost law (recorded as energy, no delay), and every source's unit named when they
+/// differ.
+fn unit_label(sources: &[Source], metric: Metric) -> String {
+    let of = |s: &Source| {
+        let u = if metric == Metric::Energy {
+            &s.summary.units.energy
+        } else {
+            &s.summary.units.delay
+        };
+        if !u.is_empty() {
+            u.clone()
+        } else {
+            let plain = s
+                .summary
+                .body
+                .experiments()
+                .iter()
+                .all(|e| e.channels.iter().all(|c| c.mean_delay == 0.0));
+            if plain && metric == Metric::Energy {
+                "cost units".into()
+            } else {
+                format!(
+                    "{} units",
+                    if metric == Metric::Energy {
+                        "energy"
+                    } else {
+                        "delay"
+                    }
+                )
+            }
+        }
+    };
+    let units: Vec<String> = sources.iter().map(of).collect();
+    if units.iter().all(|u| *u == units[0]) {
+        unit(&units[0])
+    } else {
+        let each: Vec<String> = sources
+            .iter()
+            .zip(&units)
+            .map(|(s, u)| format!("{}: {u}", s.label))
+            .collect();
+        format!(" [units differ: {}]", each.join(", "))
+    }
+}
+
+/// Time charts shared by a report and a comparison: regret, reward per slot, energy, delay.
+pub(crate) fn time_charts(
+    sources: &[Source],
+    experiment: Option<(&ExperimentSummary, &str)>,
+    prefix: &str,
+    opts: &ChartOptions,
+    regret_only: bool,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    let scenario = if sources.len() == 1 {
+        sources[0].summary.scenario.clone()
+    } else {
+        let names: Vec<&str> = sources.iter().map(|s| s.label.as_str()).collect();
+        format!("comparison of {}", names.join(", "))
+    };
+    let charts = TimeCharts {
+        sources,
+        experiment,
+        prefix,
+        opts,
+        horizon: sources.iter().map(|s| s.summary.horizon).max().unwrap_or(1),
+        what: match experiment.and_then(|(e, _)| e.label.as_ref()) {
+            Some(l) => format!(" — {scenario} — {l}"),
+            None => format!(" — {scenario}"),
+        },
+    };
+    charts.regret(rendered)?;
+    if !regret_only {
+        charts.reward(rendered)?;
+        charts.costs(rendered)?;
+        charts.collisions(rendered)?;
+    }
+    Ok(())
+}
+
+/// Probes per slot and per channel for one experiment.
+fn probe_charts(
+    s: &RegretSummary,
+    e: &ExperimentSummary,
+    prefix: &str,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    probes_per_slot_chart(&s.scenario, e, prefix, opts, rendered)?;
+    channel_rate_chart(&s.scenario, e, s.horizon, prefix, opts, rendered)
+}
+
+/// Distribution of probes per slot; counts above `LAST_SINGLE` share one bar.
+fn probes_per_slot_chart(
+    scenario: &str,
+    e: &ExperimentSummary,
+    prefix: &str,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    const LAST_SINGLE: u64 = 20;
+    let max = e
+        .policies
+        .iter()
+        .flat_map(|p| p.probe_distribution.iter().map(|d| d[0]))
+        .max()
+        .unwrap_or(0);
+    let bucket = |n: u64| n.min(LAST_SINGLE + 1) as usize;
+    let mut groups: Vec<String> = (0..=max.min(LAST_SINGLE)).map(|n| n.to_string()).collect();
+    if max > LAST_SINGLE {
+        groups.push(format!("{}–{max}", LAST_SINGLE + 1));
+    }
+    let series = e
+        .policies
+        .iter()
+        .map(|p| {
+            let total: u64 = p.probe_distribution.iter().map(|d| d[1]).sum();
+            let mut slots = vec![0u64; groups.len()];
+            for d in &p.probe_distribution {
+                slots[bucket(d[0])] += d[1];
+            }
+            BarSeries {
+                label: p.name.clone(),
+                values: slots
+                    .iter()
+                    .map(|&s| (s > 0).then(|| (s as f64 / total.max(1) as f64, 0.0)))
+                    .collect(),
+            }
+        })
+        .collect();
+    let chart = GroupedBars {
+        title: format!("Probes per slot — {scenario}"),
+        x_label: "channels probed in a slot".into(),
+        y_label: "fraction of slots".into(),
+        groups,
+        series,
+        points: Vec::new(),
+        log_y: false,
+        notes: Vec::new(),
+    };
+    let stem = format!("{prefix}probes");
+    let files = render_chart(&chart, &stem, opts)?;
+    rendered.push(Rendered {
+        caption: "Distribution of the number of channels probed per slot".into(),
+        stem,
+        files,
+    });
+    Ok(())
+}
+
+/// Per-channel probe rate beside UCR-T1's. With many channels, identical consecutive channels
+/// (a `count` in the scenario) share a bar: the mean rate of their channels.
+#[allow(clippy::too_many_arguments)]
+fn channel_rate_chart(
+    scenario: &str,
+    e: &ExperimentSummary,
+    horizon: u64,
+    prefix: &str,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    let k = e.channels.len();
+    let mut expected = vec![0.0; k];
+    let mut position = vec![None; k];
+    let mut reach = 1.0;
+    for (p, &i) in e.optimum.list.iter().enumerate() {
+        expected[i] = reach;
+        position[i] = Some(p + 1);
+        reach *= 1.0 - e.channels[i].theta;
+    }
+    let spans: Vec<(usize, usize)> = if k > 32 {
+        crate::report::format::runs(&e.channels)
+    } else {
+        (0..k).map(|i| (i, i)).collect()
+    };
+    let mean_over = |v: &dyn Fn(usize) -> f64, (a, b): (usize, usize)| {
+        (a..=b).map(v).sum::<f64>() / (b - a + 1) as f64
+    };
+    let groups: Vec<String> = spans
+        .iter()
+        .map(|&(a, b)| {
+            let name = format!("ch {}", crate::report::format::span(a, b));
+            match (position[a], position[b]) {
+                (Some(x), Some(y)) if x == y => format!("{name} (#{x})"),
+                (Some(x), Some(y)) => format!("{name} (#{}–{})", x.min(y), x.max(y)),
+                _ => name,
+            }
+        })
+        .collect();
+    let expected: Vec<Option<f64>> = spans
+        .iter()
+        .map(|&s| Some(mean_over(&|i| expected[i], s)))
+        .collect();
+    let series = e
+        .policies
+        .iter()
+        .map(|p| BarSeries {
+            label: p.name.clone(),
+            values: spans
+                .iter()
+                .map(|&s| Some((mean_over(&|i| p.channel_probes[i], s) / horizon as f64, 0.0)))
+                .collect(),
+        })
+        .collect();
+    let chart = GroupedBars {
+        title: format!("How often each channel is probed — {scenario}"),
+        x_label: "channel (#n: position in the UCR-T1 list)".into(),
+        y_label: "probes per slot (per channel)".into(),
+        groups,
+        series,
+        points: vec![PointSeries {
+            label: "UCR-T1 expected rate".into(),
+            values: expected,
+            over_bar: None,
+            marker: Marker::Cross,
+            color: RGBColor(0, 0, 0),
+        }],
+        log_y: false,
+        notes: Vec::new(),
+    };
+    let stem = format!("{prefix}channels");
+    let files = render_chart(&chart, &stem, opts)?;
+    rendered.push(Rendered {
+        caption: "Per-channel probe rate of each policy beside the UCR-T1 list's expected rate"
+            .into(),
+        stem,
+        files,
+    });
+    Ok(())
+}
+
+/// Final regret per configuration and policy, with the paper's values where given.
+fn grid_chart(
+    s: &RegretSummary,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    let exps = s.body.experiments();
+    let policies: Vec<String> = exps[0].policies.iter().map(|p| p.name.clone()).collect();
+    let groups: Vec<String> = exps.iter().map(|e| experiment_label(s, e)).collect();
+    let series: Vec<BarSeries> = policies
+        .iter()
+        .map(|name| BarSeries {
+            label: name.clone(),
+            values: exps
+                .iter()
+                .map(|e| {
+                    e.policies
+                        .iter()
+                        .find(|p| &p.name == name)
+                        .map(|p| (p.pseudo_regret.mean, spread(&p.pseudo_regret, opts.band)))
+                })
+                .collect(),
+        })
+        .collect();
+    let markers = [
+        Marker::Cross,
+        Marker::Ring,
+        Marker::Triangle,
+        Marker::Square,
+        Marker::Circle,
+    ];
+    let points: Vec<PointSeries> = policies
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| exps.iter().any(|e| e.reference.contains_key(*name)))
+        .map(|(j, name)| PointSeries {
+            label: format!("{name}: paper"),
+            values: exps
+                .iter()
+                .map(|e| e.reference.get(name).copied())
+                .collect(),
+            over_bar: Some(j),
+            marker: markers[j % markers.len()],
+            color: RGBColor(0, 0, 0),
+        })
+        .collect();
+    let chart = GroupedBars {
+        title: format!(
+            "Final pseudo-regret at T = {} — {}",
+            crate::report::plots::si(s.horizon as f64),
+            s.scenario
+        ),
+        x_label: "configuration".into(),
+        y_label: "cumulative pseudo-regret at T".into(),
+        groups,
+        series,
+        points,
+        log_y: true,
+        notes: vec![format!("whiskers: {}", opts.band.describe())],
+    };
+    let files = render_chart(&chart, "grid-regret", opts)?;
+    rendered.push(Rendered {
+        caption: format!(
+            "Final pseudo-regret per configuration and policy (mean, whiskers: {}), with the paper's values as markers",
+            opts.band.describe()
+        ),
+        stem: "grid-regret".into(),
+        files,
+    });
+    Ok(())
+}
+
+/// The half-width of a statistic's band: a standard deviation, a standard error or half its
+/// 95 % interval.
+fn spread(s: &crate::report::regret::summary::Stat, band: Band) -> f64 {
+    match band {
+        Band::Sd => s.std,
+        Band::Se => s.stderr,
+        Band::Ci95 => s.ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+    }
+}
+
+/// Each policy's final regret minus the reference policy's, run by run on the same sample
+/// paths, with ± its standard error (and the unpaired standard error for comparison).
+fn paired_chart(
+    scenario: &str,
+    e: &ExperimentSummary,
+    opts: &ChartOptions,
+    rendered: &mut Vec<Rendered>,
+) -> Result<(), ChartError> {
+    let paired: Vec<(&str, &crate::report::regret::summary::Paired)> = e
+        .policies
+        .iter()
+        .filter_map(|p| p.paired.as_ref().map(|d| (p.name.as_str(), d)))
+        .collect();
+    let Some((_, first)) = paired.first() else {
+        return Ok(());
+    };
+    let reference = first.reference.clone();
+    let chart = GroupedBars {
+        title: format!("Paired differences to {reference} — {scenario}"),
+        x_label: "policy".into(),
+        y_label: format!("final regret − {reference}'s"),
+        groups: paired.iter().map(|(n, _)| n.to_string()).collect(),
+        series: vec![
+            BarSeries {
+                label: "pseudo-regret".into(),
+                values: paired
+                    .iter()
+                    .map(|(_, d)| Some((d.pseudo_regret.mean, d.pseudo_regret.stderr)))
+                    .collect(),
+            },
+            BarSeries {
+                label: "realised regret".into(),
+                values: paired
+                    .iter()
+                    .map(|(_, d)| Some((d.realized_regret.mean, d.realized_regret.stderr)))
+                    .collect(),
+            },
+        ],
+        points: Vec::new(),
+        log_y: false,
+        notes: vec![
+            "bars: mean over runs of the".into(),
+            "per-run difference ± s.e.".into(),
+            "(same sample paths per run)".into(),
+        ],
+    };
+    let stem = "paired";
+    let files = render_chart(&chart, stem, opts)?;
+    rendered.push(Rendered {
+        caption: format!(
+            "Paired differences to {reference}: final regret minus {reference}'s in the same run, mean ± standard error"
+        ),
+        stem: stem.into(),
+        files,
+    });
+    Ok(())
+}
+
+/// Every chart of a regret report.
+pub(crate) fn regret_charts(
+    summary: &RegretSummary,
+    rows: &[CurveRow],
+    opts: &ChartOptions,
+) -> Result<Vec<Rendered>, ChartError> {
+    let mut rendered = Vec::new();
+    if opts.formats.is_empty() {
+        return Ok(rendered);
+    }
+    let source = [Source {
+        label: String::new(),
+        summary,
+        rows,
+    }];
+    let exps = summary.body.experiments();
+    if exps.len() > 1 {
+        grid_chart(summary, opts, &mut rendered)?;
+        // Per configuration: the regret curves on a log slot axis only (the grid chart holds the
+        // final values; every other chart per configuration would be dozens of files).
+        let per_config = ChartOptions {
+            axis: AxisMode::Log,
+            ..opts.clone()
+        };
+        for (i, e) in exps.iter().enumerate() {
+            let label = experiment_label(summary, e);
+            let prefix = format!("config{}-{}-", i + 1, slug(&label));
+            time_charts(
+                &source,
+                Some((e, &label)),
+                &prefix,
+                &per_config,
+                true,
+                &mut rendered,
+            )?;
+        }
+    } else {
+        let e = &exps[0];
+        let label = experiment_label(summary, e);
+        time_charts(&source, Some((e, &label)), "", opts, false, &mut rendered)?;
+        probe_charts(summary, e, "", opts, &mut rendered)?;
+        paired_chart(&summary.scenario, e, opts, &mut rendered)?;
+    }
+    Ok(rendered)
+}

@@ -1,0 +1,187 @@
+//! Checks of saved regret results (`summary.json` with `curves.csv`): see [`crate::report::check`].
+
+use crate::report::check::{Failure, finite, list, require, stat};
+use crate::report::regret::curves::CurveRow;
+use crate::report::regret::summary::{ExperimentSummary, PolicySummary, RegretSummary};
+use std::collections::{BTreeMap, BTreeSet};
+
+fn policy(p: &PolicySummary, k: usize, runs: u64, field: &str) -> Result<(), Failure> {
+    stat(&p.pseudo_regret, runs, &format!("{field}.pseudo_regret"))?;
+    stat(
+        &p.realized_regret,
+        runs,
+        &format!("{field}.realized_regret"),
+    )?;
+    require(
+        p.channel_probes.len() == k,
+        format!("{field}.channel_probes"),
+        || format!("{} entries for {k} channels", p.channel_probes.len()),
+    )?;
+    for (i, &x) in p.channel_probes.iter().enumerate() {
+        require(
+            x.is_finite() && x >= 0.0,
+            format!("{field}.channel_probes[{i}]"),
+            || format!("{x} is not a probe count"),
+        )?;
+    }
+    for (i, d) in p.probe_distribution.iter().enumerate() {
+        require(
+            d[0] <= k as u64,
+            format!("{field}.probe_distribution[{i}]"),
+            || format!("{} probes in a slot, with {k} channels", d[0]),
+        )?;
+    }
+    for (name, x) in [
+        ("reward_per_slot", p.reward_per_slot),
+        ("energy_per_slot", p.energy_per_slot),
+        ("delay_per_slot", p.delay_per_slot),
+        ("cost_per_slot", p.cost_per_slot),
+        ("idle_found_per_slot", p.idle_found_per_slot),
+        ("probes_per_slot.mean", p.probes_per_slot.mean),
+    ] {
+        finite(x, format!("{field}.{name}"))?;
+    }
+    Ok(())
+}
+
+fn experiment(e: &ExperimentSummary, horizon: u64, runs: u64, field: &str) -> Result<(), Failure> {
+    let k = e.channels.len();
+    require(k >= 1, format!("{field}channels"), || "is empty".into())?;
+    require(!e.policies.is_empty(), format!("{field}policies"), || {
+        "is empty".into()
+    })?;
+    for (i, c) in e.channels.iter().enumerate() {
+        require(
+            (0.0..=1.0).contains(&c.theta),
+            format!("{field}channels[{i}].theta"),
+            || format!("{} is not a probability", c.theta),
+        )?;
+        for (name, x) in [
+            ("mean_cost", c.mean_cost),
+            ("mean_energy", c.mean_energy),
+            ("mean_delay", c.mean_delay),
+        ] {
+            require(
+                x.is_finite() && x >= 0.0,
+                format!("{field}channels[{i}].{name}"),
+                || format!("{x} is not a non-negative number"),
+            )?;
+        }
+    }
+    list(&e.optimum.list, k, &format!("{field}optimum.list"))?;
+    finite(
+        e.optimum.expected_reward,
+        format!("{field}optimum.expected_reward"),
+    )?;
+    let mut next = 1;
+    for (s, seg) in e.segments.iter().enumerate() {
+        let at = format!("{field}segments[{s}]");
+        require(
+            seg.first == next && seg.first <= seg.last && seg.last <= horizon,
+            &at,
+            || {
+                format!(
+                    "slots {}..={} do not continue the segments before within the horizon {horizon}",
+                    seg.first, seg.last
+                )
+            },
+        )?;
+        next = seg.last.saturating_add(1);
+        list(&seg.optimum.list, k, &format!("{at}.optimum.list"))?;
+    }
+    let mut names = BTreeSet::new();
+    for (j, p) in e.policies.iter().enumerate() {
+        let at = format!("{field}policies[{j}]");
+        require(names.insert(p.name.as_str()), format!("{at}.name"), || {
+            format!("{:?} appears twice", p.name)
+        })?;
+        policy(p, k, runs, &at)?;
+    }
+    Ok(())
+}
+
+/// A regret summary, and (when given) its curves: every row names a policy of its experiment,
+/// rows of one policy come in increasing slot order within the horizon, every policy has rows,
+/// and every value is finite.
+pub(crate) fn regret(s: &RegretSummary, rows: Option<&[CurveRow]>) -> Result<(), Failure> {
+    require(s.kind == "regret", "kind", || {
+        format!("{:?}, expected \"regret\"", s.kind)
+    })?;
+    require(s.horizon >= 1, "horizon", || "must be at least 1".into())?;
+    require(s.runs >= 1, "runs", || "must be at least 1".into())?;
+    let exps = s.experiments();
+    require(!exps.is_empty(), "experiments", || "is empty".into())?;
+    let grid = exps.len() > 1 || exps[0].label.is_some();
+    let mut labels = BTreeSet::new();
+    for (i, e) in exps.iter().enumerate() {
+        let field = if grid {
+            format!("experiments[{i}].")
+        } else {
+            String::new()
+        };
+        if grid {
+            let label = e.label.as_deref().unwrap_or("");
+            require(labels.insert(label), format!("{field}label"), || {
+                format!("{label:?} is missing or appears twice")
+            })?;
+        }
+        experiment(e, s.horizon, s.runs, &field)?;
+    }
+    let Some(rows) = rows else { return Ok(()) };
+    // Rows name the experiment by its label (a single list: the scenario's name).
+    let policies: BTreeMap<&str, BTreeSet<&str>> = exps
+        .iter()
+        .map(|e| {
+            (
+                e.label.as_deref().unwrap_or(&s.scenario),
+                e.policies.iter().map(|p| p.name.as_str()).collect(),
+            )
+        })
+        .collect();
+    let mut last: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for (r, row) in rows.iter().enumerate() {
+        let line = r + 2;
+        let known = policies
+            .get(row.experiment.as_str())
+            .is_some_and(|ps| ps.contains(row.policy.as_str()));
+        require(known, format!("line {line}"), || {
+            format!(
+                "policy {:?} of experiment {:?} is not in summary.json",
+                row.policy, row.experiment
+            )
+        })?;
+        require(
+            row.t >= 1 && row.t <= s.horizon,
+            format!("line {line}: t"),
+            || format!("{} is outside 1..={}", row.t, s.horizon),
+        )?;
+        require(row.n <= s.runs, format!("line {line}: n"), || {
+            format!("{} runs, more than the {} of the summary", row.n, s.runs)
+        })?;
+        for v in &row.values {
+            require(
+                v.mean.is_finite() && v.std.is_finite() && v.std >= 0.0,
+                format!("line {line}"),
+                || "holds a value that is not a finite number (or a negative spread)".into(),
+            )?;
+        }
+        let key = (row.experiment.as_str(), row.policy.as_str());
+        if let Some(&before) = last.get(&key) {
+            require(row.t > before, format!("line {line}: t"), || {
+                format!(
+                    "{} after {before}: rows of a policy must come in increasing slot order",
+                    row.t
+                )
+            })?;
+        }
+        last.insert(key, row.t);
+    }
+    for (experiment, ps) in &policies {
+        for p in ps {
+            require(last.contains_key(&(*experiment, *p)), "rows", || {
+                format!("none for policy {p:?} of experiment {experiment:?}")
+            })?;
+        }
+    }
+    Ok(())
+}

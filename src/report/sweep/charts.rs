@@ -1,0 +1,107 @@
+//! The charts of a sweep: final values against the swept value.
+
+use crate::report::Rendered;
+use crate::report::plots::lines::{Curve, LineChart};
+use crate::report::plots::{ChartError, ChartOptions, render_chart};
+use crate::report::sweep::summary::SweepSummary;
+
+/// The configurations of the sweep (`None` for a single channel list).
+pub(crate) fn configurations(s: &SweepSummary) -> Vec<Option<String>> {
+    let mut out: Vec<Option<String>> = Vec::new();
+    for r in &s.table {
+        if !out.contains(&r.configuration) {
+            out.push(r.configuration.clone());
+        }
+    }
+    out
+}
+
+pub(crate) fn policies(s: &SweepSummary) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in &s.table {
+        if !out.contains(&r.policy) {
+            out.push(r.policy.clone());
+        }
+    }
+    out
+}
+
+/// Final pseudo- and realised regret against the swept value, one line per policy, with 95 %
+/// intervals as error bars.
+pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, ChartError> {
+    let mut rendered = Vec::new();
+    if opts.formats.is_empty() {
+        return Ok(rendered);
+    }
+    let positive = s.values.iter().all(|&v| v > 0.0);
+    let (lo, hi) = s
+        .values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    let log_x = positive && hi >= 20.0 * lo;
+    for (c, configuration) in configurations(s).iter().enumerate() {
+        for (metric, name, pick) in [
+            ("pseudo-regret", "pseudo-regret", 0),
+            ("realized-regret", "realised regret", 1),
+        ] {
+            let curves: Vec<Curve> = policies(s)
+                .into_iter()
+                .map(|policy| Curve {
+                    points: s
+                        .table
+                        .iter()
+                        .filter(|r| &r.configuration == configuration && r.policy == policy)
+                        .map(|r| {
+                            let st = if pick == 0 {
+                                r.pseudo_regret
+                            } else {
+                                r.realized_regret
+                            };
+                            let half = st.ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0);
+                            (r.value, st.mean, half)
+                        })
+                        .collect(),
+                    label: policy,
+                })
+                .collect();
+            let what = configuration
+                .as_ref()
+                .map_or(String::new(), |l| format!(" — {l}"));
+            let stem = match configuration {
+                None => format!("sweep-{metric}"),
+                Some(l) => format!(
+                    "sweep-config{}-{}-{metric}",
+                    c + 1,
+                    crate::report::format::slug(l)
+                ),
+            };
+            let chart = LineChart {
+                title: format!("{}: final {name} against {}{what}", s.scenario, s.field),
+                x_label: format!("{}{}", s.field, if log_x { " (log scale)" } else { "" }),
+                y_label: format!("final {name}"),
+                log_x,
+                log_y: false,
+                error_bars: true,
+                curves,
+                band: Some("95 % confidence interval".into()),
+                references: Vec::new(),
+                notes: Vec::new(),
+                y_range_from: f64::NEG_INFINITY,
+                y_from_zero: pick == 0,
+                verticals: None,
+            };
+            let files = render_chart(&chart, &stem, opts)?;
+            rendered.push(Rendered {
+                caption: format!(
+                    "Final {name} against {}{what} (mean over runs, 95 % interval)",
+                    s.field
+                ),
+                stem,
+                files,
+            });
+        }
+    }
+    Ok(rendered)
+}

@@ -1,0 +1,60 @@
+//! Checks of a saved sweep summary: see [`crate::report::check`].
+
+use crate::report::check::{Failure, fail, finite, require, stat};
+use crate::report::regret::check::regret;
+use crate::report::sweep::summary::SweepSummary;
+
+/// A sweep's summary: values, one cell per value (each a sound regret summary), and a table
+/// whose rows name listed values and policies.
+pub(crate) fn sweep(s: &SweepSummary) -> Result<(), Failure> {
+    require(s.kind == "sweep", "kind", || {
+        format!("{:?}, expected \"sweep\"", s.kind)
+    })?;
+    require(!s.values.is_empty(), "values", || "is empty".into())?;
+    for (i, v) in s.values.iter().enumerate() {
+        finite(*v, format!("values[{i}]"))?;
+        require(!s.values[..i].contains(v), format!("values[{i}]"), || {
+            format!("{v} is listed twice")
+        })?;
+    }
+    require(s.cells.len() == s.values.len(), "cells", || {
+        format!("{} cells for {} values", s.cells.len(), s.values.len())
+    })?;
+    for (i, c) in s.cells.iter().enumerate() {
+        regret(c, None).map_err(|e| format!("cells[{i}].{e}"))?;
+    }
+    require(!s.table.is_empty(), "table", || "is empty".into())?;
+    for (i, r) in s.table.iter().enumerate() {
+        let field = format!("table[{i}]");
+        let Some(cell) = s.values.iter().position(|v| *v == r.value) else {
+            return fail(&field, format!("value {} is not among the values", r.value));
+        };
+        let known =
+            s.cells[cell].experiments().iter().any(|e| {
+                e.label == r.configuration && e.policies.iter().any(|p| p.name == r.policy)
+            }) || (r.configuration.is_none()
+                && s.cells[cell]
+                    .experiments()
+                    .iter()
+                    .any(|e| e.policies.iter().any(|p| p.name == r.policy)));
+        require(known, &field, || {
+            format!(
+                "policy {:?} is not in the cell of value {}",
+                r.policy, r.value
+            )
+        })?;
+        let runs = s.cells[cell].runs;
+        stat(&r.pseudo_regret, runs, &format!("{field}.pseudo_regret"))?;
+        stat(
+            &r.realized_regret,
+            runs,
+            &format!("{field}.realized_regret"),
+        )?;
+        stat(
+            &r.reward_per_slot,
+            runs,
+            &format!("{field}.reward_per_slot"),
+        )?;
+    }
+    Ok(())
+}

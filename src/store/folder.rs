@@ -1,0 +1,798 @@
+//! Result folders, written whole or not at all.
+//!
+//! A result set (summary, curves, runs, report, charts) must never be half old and half new.
+//! [`Destination::open`] takes an advisory lock beside the destination (a second run into the
+//! same folder fails at once), decides whether the folder may be replaced (an empty folder or
+//! this scenario's own results may; another scenario's results or anything else only with
+//! [`Replace::Any`], the command line's `--force`), and creates a private staging folder beside
+//! it with an unpredictable name. Every file is written into the staging folder, created
+//! exclusively (never through a symlink) and synced. [`Destination::commit`] then swaps the
+//! staging folder and the destination in one `renameat2(RENAME_EXCHANGE)` (Linux; `renameatx_np`
+//! with `RENAME_SWAP` on macOS) and removes the old set, now under the staging name, only
+//! after. A kill at any instant leaves the complete old set or the complete new set, plus at
+//! most one staging folder, which the next run into that destination removes.
+//!
+//! Elsewhere (other systems, or file systems that refuse the exchange) the swap is two renames:
+//! the old set to `.<name>.old-XXXXXX`, the new one into place. A kill between them leaves no
+//! destination and the old set under that name; the next run into the destination puts it back
+//! before anything else.
+
+use crate::store::names;
+use crate::util::cancel::{Cancel, Cancelled};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Format tag of the marker.
+const MARKER_FORMAT: &str = "specprobe-results/1";
+
+/// Why a result folder could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The path exists and is a file (or something else), not a folder.
+    #[error("{} exists and is not a folder", path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The folder (or its parent) could not be created.
+    #[error("cannot create output folder {}: {error}", path.display())]
+    Create {
+        /// The folder.
+        path: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// No staging folder can be created beside the destination.
+    #[error("output folder {} is not writable (a staging folder cannot be created in {}): {error}", path.display(), parent.display())]
+    NotWritable {
+        /// The destination.
+        path: PathBuf,
+        /// Its parent, where the staging folder goes.
+        parent: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// Another process is writing into the same destination.
+    #[error("{} is being written by another specprobe (it holds the lock {}); wait for it to finish or choose another --out", path.display(), lock.display())]
+    Locked {
+        /// The destination.
+        path: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
+    /// The lock file cannot be opened or locked.
+    #[error("cannot lock {}: {error}", lock.display())]
+    Lock {
+        /// The lock file.
+        lock: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// The destination holds something that replacing would lose.
+    #[error("{} holds {what}; replacing it would delete that: pass --force to replace it, or choose another --out", path.display())]
+    Occupied {
+        /// The destination.
+        path: PathBuf,
+        /// What it holds.
+        what: String,
+    },
+    /// Writing a result file failed.
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        /// The file (as it would be named in the destination).
+        path: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// An input file of a saved result could not be read.
+    #[error("cannot read {}: {error}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: crate::util::input::ReadError,
+    },
+    /// The swap itself failed (the old set is still in place).
+    #[error("cannot move the new results into {}: {error}", path.display())]
+    Swap {
+        /// The destination.
+        path: PathBuf,
+        /// The underlying error.
+        error: std::io::Error,
+    },
+    /// The run was stopped before its results were swapped in.
+    #[error("{0}; the results in the output folder were left as they were")]
+    Cancelled(#[from] Cancelled),
+}
+
+/// Whether a destination holding other results may be replaced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replace {
+    /// Only an empty folder or this scenario's own earlier results.
+    #[default]
+    SameScenario,
+    /// Anything (the command line's `--force`): what the folder held is deleted.
+    Any,
+}
+
+/// What the destination held before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Previous {
+    /// Nothing: the folder did not exist or was empty.
+    Nothing,
+    /// Earlier results of the same scenario.
+    SameScenario,
+    /// Something else, replaced because [`Replace::Any`] allowed it (described).
+    Forced(String),
+}
+
+/// `.specprobe.json`: which scenario wrote a result folder.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Marker {
+    format: String,
+    scenario: String,
+    kind: String,
+    version: String,
+}
+
+/// A folder being written: files go to `dir` (the private staging folder) and are reported at
+/// `shown` (where they will be once the set is swapped in).
+#[derive(Clone, Debug)]
+pub struct OutputDir {
+    dir: PathBuf,
+    shown: PathBuf,
+}
+
+impl OutputDir {
+    /// A folder of saved results, for reading.
+    pub fn existing(path: &Path) -> OutputDir {
+        OutputDir {
+            dir: path.to_path_buf(),
+            shown: path.to_path_buf(),
+        }
+    }
+
+    /// Where the files will be.
+    pub fn path(&self) -> &Path {
+        &self.shown
+    }
+
+    /// Where the files are being written now.
+    #[cfg(test)]
+    fn staging_path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Creates `name` exclusively (never through an existing entry, symlink or not), writes
+    /// `bytes`, syncs it, and returns the path it will have in the destination.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
+        let shown = self.shown.join(name);
+        let err = |error| OutputError::Write {
+            path: shown.clone(),
+            error,
+        };
+        fault::before_file(&shown).map_err(err)?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(self.dir.join(name))
+            .map_err(err)?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .map_err(err)?;
+        fault::after_file(&shown);
+        Ok(shown)
+    }
+
+    /// A new subfolder (for `compare`, which keeps each scenario's results inside its own).
+    pub fn subfolder(&self, name: &str) -> Result<OutputDir, OutputError> {
+        let dir = self.dir.join(name);
+        std::fs::create_dir(&dir).map_err(|error| OutputError::Create {
+            path: self.shown.join(name),
+            error,
+        })?;
+        Ok(OutputDir {
+            dir,
+            shown: self.shown.join(name),
+        })
+    }
+
+    /// Reads a file of the folder (a regular file of bounded size).
+    pub fn read(&self, name: &str) -> Result<Vec<u8>, OutputError> {
+        let path = self.dir.join(name);
+        crate::util::input::read_bounded(&path, crate::util::input::MAX_RESULT_BYTES).map_err(
+            |error| OutputError::Read {
+                path: self.shown.join(name),
+                error,
+            },
+        )
+    }
+
+    /// Copies the regular files of `from` (not its charts, report or marker) into this
+    /// folder, for `plot`, which re-renders around them.
+    pub(crate) fn copy_data_from(
+        &self,
+        from: &Path,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<(), OutputError> {
+        let entries = std::fs::read_dir(from).map_err(|error| OutputError::Read {
+            path: from.to_path_buf(),
+            error: error.into(),
+        })?;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            // A data file the user linked in is read through the link (reading is harmless)
+            // and stored as a file; folders and anything else stay behind.
+            let is_file = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_file());
+            if is_file && keep(name) {
+                let bytes = OutputDir::existing(from).read(name)?;
+                self.write(name, &bytes)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A destination folder, locked, with its staging folder beside it.
+#[derive(Debug)]
+pub struct Destination {
+    path: PathBuf,
+    staging: tempfile::TempDir,
+    previous: Previous,
+    marker: Marker,
+    mode: Option<u32>,
+    /// Held until the destination is dropped: the advisory lock.
+    _lock: File,
+}
+
+/// The name of `path`'s lock file, staging folders and fallback old-set folders.
+fn sibling(parent: &Path, name: &str, what: &str) -> PathBuf {
+    parent.join(format!(".{name}.{what}"))
+}
+
+impl Destination {
+    /// Locks `path` for writing `scenario`'s results (of `kind`: regret, identification, sweep,
+    /// partial or comparison), checks that it may be replaced, cleans up what an earlier killed
+    /// run left, and creates the staging folder. Nothing in `path` changes yet.
+    pub fn open(
+        path: &Path,
+        scenario: &str,
+        kind: &str,
+        replace: Replace,
+    ) -> Result<Destination, OutputError> {
+        let path = resolve(path)?;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| OutputError::NotAFolder { path: path.clone() })?
+            .to_string();
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+        std::fs::create_dir_all(&parent).map_err(|error| OutputError::Create {
+            path: path.clone(),
+            error,
+        })?;
+        let lock_path = sibling(&parent, &name, "lock");
+        let lock = open_lock(&lock_path).map_err(|error| {
+            if error.kind() == std::io::ErrorKind::PermissionDenied {
+                OutputError::NotWritable {
+                    path: path.clone(),
+                    parent: parent.clone(),
+                    error,
+                }
+            } else {
+                OutputError::Lock {
+                    lock: lock_path.clone(),
+                    error,
+                }
+            }
+        })?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(OutputError::Locked {
+                    path,
+                    lock: lock_path,
+                });
+            }
+            Err(std::fs::TryLockError::Error(error)) => {
+                return Err(OutputError::Lock {
+                    lock: lock_path,
+                    error,
+                });
+            }
+        }
+        recover(&parent, &name, &path);
+        let previous = previous(&path, scenario, replace)?;
+        let mode = existing_mode(&path);
+        let staging = tempfile::Builder::new()
+            .prefix(&format!(".{name}.staging-"))
+            .tempdir_in(&parent)
+            .map_err(|error| OutputError::NotWritable {
+                path: path.clone(),
+                parent: parent.clone(),
+                error,
+            })?;
+        Ok(Destination {
+            path,
+            staging,
+            previous,
+            marker: Marker {
+                format: MARKER_FORMAT.into(),
+                scenario: scenario.into(),
+                kind: kind.into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            mode,
+            _lock: lock,
+        })
+    }
+
+    /// The destination.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What the destination held.
+    pub fn previous(&self) -> &Previous {
+        &self.previous
+    }
+
+    /// The staging folder, where every file of the new set is written.
+    pub fn staging(&self) -> OutputDir {
+        OutputDir {
+            dir: self.staging.path().to_path_buf(),
+            shown: self.path.clone(),
+        }
+    }
+
+    /// Swaps the staged set in whole and removes the old one; refuses when `cancel` is set.
+    pub fn commit(self, cancel: &Cancel) -> Result<Previous, OutputError> {
+        cancel.check()?;
+        let staging = self.staging();
+        let marker = serde_json::to_vec_pretty(&self.marker).expect("the marker serialises");
+        staging.write(names::MARKER, &marker)?;
+        let dir = self.staging.path();
+        set_mode(dir, self.mode.unwrap_or(0o755));
+        File::open(dir)
+            .and_then(|f| f.sync_all())
+            .map_err(|error| OutputError::Swap {
+                path: self.path.clone(),
+                error,
+            })?;
+        fault::before_swap(&self.path);
+        cancel.check()?;
+        let swap_error = |error| OutputError::Swap {
+            path: self.path.clone(),
+            error,
+        };
+        if std::fs::symlink_metadata(&self.path).is_ok() {
+            if !exchange(dir, &self.path).map_err(swap_error)? {
+                swap_by_renames(dir, &self.path).map_err(swap_error)?;
+            }
+            // `dir` now holds the old set: dropping the staging folder removes it.
+            fault::after_swap(&self.path);
+            drop(self.staging);
+        } else {
+            std::fs::rename(dir, &self.path).map_err(swap_error)?;
+            let _ = self.staging.keep();
+        }
+        if let Some(parent) = self.path.parent() {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            let _ = File::open(parent).and_then(|f| f.sync_all());
+        }
+        Ok(self.previous)
+    }
+}
+
+/// `path` made absolute and, when it is a symlink to a folder, the folder it names (a link the
+/// user made is the user's intent; the swap replaces the folder, not the link).
+fn resolve(path: &Path) -> Result<PathBuf, OutputError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() || meta.is_dir() => {
+            let real = std::fs::canonicalize(path).map_err(|error| OutputError::Create {
+                path: path.to_path_buf(),
+                error,
+            })?;
+            if !real.is_dir() {
+                return Err(OutputError::NotAFolder {
+                    path: path.to_path_buf(),
+                });
+            }
+            Ok(real)
+        }
+        Ok(_) => Err(OutputError::NotAFolder {
+            path: path.to_path_buf(),
+        }),
+        Err(_) => std::path::absolute(path).map_err(|error| OutputError::Create {
+            path: path.to_path_buf(),
+            error,
+        }),
+    }
+}
+
+/// Opens (creating) the lock file without following a symlink planted at its name.
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .mode(0o644);
+    }
+    options.open(path)
+}
+
+/// Cleans up after a run that was killed: puts back an old set the two-rename fallback had
+/// moved aside (when the destination is missing), then removes staging folders and old sets.
+/// Called with the lock held, so no live run owns them.
+fn recover(parent: &Path, name: &str, path: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    let staging = format!(".{name}.staging-");
+    let old = format!(".{name}.old-");
+    let mut leftovers = Vec::new();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(n) = file_name.to_str() else {
+            continue;
+        };
+        if n.starts_with(&old)
+            && std::fs::symlink_metadata(path).is_err()
+            && std::fs::rename(entry.path(), path).is_ok()
+        {
+            tracing::warn!(
+                "{}: restored the earlier results an interrupted run had moved aside",
+                path.display()
+            );
+            continue;
+        }
+        if n.starts_with(&staging) || n.starts_with(&old) {
+            leftovers.push(entry.path());
+        }
+    }
+    for p in leftovers {
+        // Never through a symlink: remove_dir_all removes a link itself, not what it names.
+        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+    }
+}
+
+/// What `path` holds, and whether `replace` allows replacing it.
+fn previous(path: &Path, scenario: &str, replace: Replace) -> Result<Previous, OutputError> {
+    let entries = match std::fs::read_dir(path) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Previous::Nothing),
+        Err(error) => {
+            return Err(OutputError::Create {
+                path: path.to_path_buf(),
+                error,
+            });
+        }
+    };
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() {
+        return Ok(Previous::Nothing);
+    }
+    let what = match owner(path) {
+        Some(owner) if owner == scenario => return Ok(Previous::SameScenario),
+        Some(owner) => format!("the results of another scenario, {owner:?}"),
+        None => {
+            let mut shown: Vec<&str> = names.iter().map(String::as_str).take(3).collect();
+            if names.len() > 3 {
+                shown.push("…");
+            }
+            format!(
+                "{} entr{} that specprobe did not write ({})",
+                names.len(),
+                if names.len() == 1 { "y" } else { "ies" },
+                shown.join(", ")
+            )
+        }
+    };
+    match replace {
+        Replace::Any => Ok(Previous::Forced(what)),
+        Replace::SameScenario => Err(OutputError::Occupied {
+            path: path.to_path_buf(),
+            what,
+        }),
+    }
+}
+
+/// The scenario whose results `path` holds: from its marker, else (folders written before the
+/// marker existed) from its `summary.json` or `partial.json`.
+fn owner(path: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Named {
+        scenario: String,
+    }
+    let read = |name: &str| -> Option<String> {
+        let bytes = crate::util::input::read_bounded(
+            &path.join(name),
+            crate::util::input::MAX_RESULT_BYTES,
+        )
+        .ok()?;
+        serde_json::from_slice::<Named>(&bytes)
+            .ok()
+            .map(|n| n.scenario)
+    };
+    read(names::MARKER)
+        .or_else(|| read(names::SUMMARY))
+        .or_else(|| read(names::PARTIAL))
+}
+
+/// The permission bits of an existing destination, kept for the new set.
+fn existing_mode(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+fn set_mode(dir: &Path, mode: u32) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, mode);
+    }
+}
+
+/// Exchanges `a` and `b` atomically; `Ok(false)` when this system or file system cannot.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
+            Ok(()) => Ok(true),
+            Err(e)
+                if e == rustix::io::Errno::INVAL
+                    || e == rustix::io::Errno::NOSYS
+                    || e == rustix::io::Errno::NOTSUP =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+    {
+        let _ = (a, b);
+        Ok(false)
+    }
+}
+
+/// The fallback: the old set aside under `.<name>.old-XXXXXX`, the new one into place; on
+/// return `staged` holds the old set (as after an exchange).
+fn swap_by_renames(staged: &Path, dest: &Path) -> std::io::Result<()> {
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    // An empty folder with a fresh unpredictable name; rename() replaces an empty folder.
+    let aside = tempfile::Builder::new()
+        .prefix(&format!(".{name}.old-"))
+        .tempdir_in(parent)?
+        .keep();
+    std::fs::rename(dest, &aside)?;
+    if let Err(e) = std::fs::rename(staged, dest) {
+        let _ = std::fs::rename(&aside, dest);
+        return Err(e);
+    }
+    std::fs::rename(&aside, staged)
+}
+
+/// Test hooks for the kill and disk-full tests (see the README's Development section):
+/// `SPECPROBE_FAULT=pause-after-file:N` (or `pause-before-swap`, `pause-after-swap`) prints
+/// `specprobe-fault: paused ...` on stderr and waits to be killed; `fail-file:N` makes the
+/// N-th file write fail as a full disk would. Unset, each hook is one cached check.
+mod fault {
+    use std::path::Path;
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static FILES: AtomicU64 = AtomicU64::new(0);
+
+    fn spec() -> Option<&'static str> {
+        static SPEC: OnceLock<Option<String>> = OnceLock::new();
+        SPEC.get_or_init(|| std::env::var("SPECPROBE_FAULT").ok())
+            .as_deref()
+    }
+
+    fn pause(what: &str) -> ! {
+        eprintln!("specprobe-fault: paused {what}");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+
+    pub(super) fn before_file(path: &Path) -> std::io::Result<()> {
+        let Some(spec) = spec() else { return Ok(()) };
+        let n = FILES.load(Ordering::SeqCst) + 1;
+        if spec.strip_prefix("fail-file:").and_then(|s| s.parse().ok()) == Some(n) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                format!("No space left on device (injected at {})", path.display()),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn after_file(path: &Path) {
+        let Some(spec) = spec() else { return };
+        let n = FILES.fetch_add(1, Ordering::SeqCst) + 1;
+        if spec
+            .strip_prefix("pause-after-file:")
+            .and_then(|s| s.parse().ok())
+            == Some(n)
+        {
+            pause(&format!("after file {n} ({})", path.display()));
+        }
+    }
+
+    pub(super) fn before_swap(path: &Path) {
+        if spec() == Some("pause-before-swap") {
+            pause(&format!("before swapping {}", path.display()));
+        }
+    }
+
+    pub(super) fn after_swap(path: &Path) {
+        if spec() == Some("pause-after-swap") {
+            pause(&format!("after swapping {}", path.display()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn write_set(path: &Path, scenario: &str, content: &str) -> Result<Previous, OutputError> {
+        let d = Destination::open(path, scenario, "regret", Replace::SameScenario)?;
+        let s = d.staging();
+        s.write("a.txt", content.as_bytes())?;
+        s.write("b.txt", content.as_bytes())?;
+        d.commit(&Cancel::new())
+    }
+
+    #[test]
+    fn sets_are_swapped_whole_and_nothing_is_left_behind() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        assert_eq!(write_set(&out, "s", "one").unwrap(), Previous::Nothing);
+        assert_eq!(write_set(&out, "s", "two").unwrap(), Previous::SameScenario);
+        assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "two");
+        assert_eq!(files(&out), [names::MARKER, "a.txt", "b.txt"]);
+        assert_eq!(files(tmp.path()), [".out.lock", "out"]);
+    }
+
+    #[test]
+    fn a_dropped_or_cancelled_destination_changes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        write_set(&out, "s", "one").unwrap();
+        {
+            let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+            d.staging().write("a.txt", b"half").unwrap();
+        }
+        let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        d.staging().write("a.txt", b"cancelled").unwrap();
+        let cancel = Cancel::new();
+        cancel.cancel();
+        assert!(matches!(d.commit(&cancel), Err(OutputError::Cancelled(_))));
+        assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "one");
+        assert_eq!(files(tmp.path()), [".out.lock", "out"]);
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let first = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        let err = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap_err();
+        assert!(matches!(err, OutputError::Locked { .. }), "{err}");
+        assert!(err.to_string().contains("another specprobe"), "{err}");
+        first.commit(&Cancel::new()).unwrap();
+        Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+    }
+
+    #[test]
+    fn foreign_folders_need_force() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("thesis.tex"), "precious").unwrap();
+        let err = write_set(&out, "s", "x").unwrap_err();
+        assert!(err.to_string().contains("--force"), "{err}");
+        assert!(err.to_string().contains("thesis.tex"), "{err}");
+        assert!(out.join("thesis.tex").exists());
+        write_set(&tmp.path().join("other"), "t", "x").unwrap();
+        let err = write_set(&tmp.path().join("other"), "s", "x").unwrap_err();
+        assert!(err.to_string().contains("another scenario, \"t\""), "{err}");
+        let d = Destination::open(&out, "s", "regret", Replace::Any).unwrap();
+        assert!(matches!(d.previous(), Previous::Forced(_)));
+        d.commit(&Cancel::new()).unwrap();
+        assert!(!out.join("thesis.tex").exists());
+    }
+
+    #[test]
+    fn leftovers_of_a_killed_run_are_cleaned_and_an_old_set_put_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        write_set(&out, "s", "one").unwrap();
+        // A staging folder left by a kill, and the fallback's old set moved aside with the
+        // destination missing.
+        std::fs::create_dir(tmp.path().join(".out.staging-abc123")).unwrap();
+        std::fs::rename(&out, tmp.path().join(".out.old-xyz789")).unwrap();
+        let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        assert_eq!(d.previous(), &Previous::SameScenario);
+        assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "one");
+        drop(d);
+        assert_eq!(files(tmp.path()), [".out.lock", "out"]);
+    }
+
+    #[test]
+    fn the_fallback_swap_gives_the_same_result() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        std::fs::write(a.join("new"), "").unwrap();
+        std::fs::write(b.join("old"), "").unwrap();
+        swap_by_renames(&a, &b).unwrap();
+        assert_eq!(files(&b), ["new"]);
+        assert_eq!(files(&a), ["old"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn planted_symlinks_are_never_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let victim = tmp.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let out = tmp.path().join("out");
+        std::os::unix::fs::symlink(&victim, tmp.path().join(".out.lock")).unwrap();
+        assert!(Destination::open(&out, "s", "regret", Replace::SameScenario).is_err());
+        std::fs::remove_file(tmp.path().join(".out.lock")).unwrap();
+        let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        let staged = d.staging();
+        std::os::unix::fs::symlink(&victim, staged.staging_path().join("a.txt")).unwrap();
+        assert!(staged.write("a.txt", b"overwritten").is_err());
+        assert!(staged.write("b.png", b"x").is_ok());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    }
+}

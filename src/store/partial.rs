@@ -1,0 +1,340 @@
+//! Partial results of a sharded run, and merging them.
+//!
+//! `specprobe run --shard I/N` simulates only the runs `r` with `r % N == I` and writes
+//! `partial.json`: the exact statistics of those runs (sums kept as exact expansions, counts,
+//! histograms), the scenario's source text and overrides, and a fingerprint of the checked
+//! scenario, the shard's run count, the producing version and a SHA-256 checksum of the whole.
+//! `specprobe merge` trusts none of it: it checks the checksum (damage), that the partials
+//! belong together (same fingerprint and version, same shard count, every shard exactly once,
+//! shard runs adding up to the scenario's), and every body against the re-checked scenario
+//! (experiments, policies, checkpoints, channels, cells, each shard's own run indices, counts,
+//! finite values, and the last checkpoint against the per-run rows). Each failure names the
+//! file, the shard and the field. It then merges the statistics exactly and writes the same
+//! `summary.json`, `curves.csv` and `runs.csv` as the unsharded run, byte for byte.
+//!
+//! The checksum detects damage (truncation, a flipped digit, an edited number), not a
+//! determined forger, who can recompute it; the consistency checks catch much of what a
+//! careless edit would leave, but nothing here authenticates a file.
+
+use crate::engine::recorder::{PartialStats, PolicyStats};
+use crate::engine::results::Results;
+use crate::engine::runner::{IdentifyCell, RegretStats, Shard};
+use crate::identify::confidence::{Params, Setting};
+use crate::identify::{Algorithm, CustomIdentifier, IdentifyOutcome, IdentifyStats};
+use crate::policy::CustomPolicy;
+use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario};
+use crate::util::stats::Moments;
+
+mod check;
+mod merge;
+#[cfg(test)]
+mod tamper;
+
+pub use check::MergeError;
+pub use merge::merge;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Format tag of `partial.json`.
+pub(crate) const FORMAT: &str = "specprobe-partial/2";
+
+/// One shard's results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Partial {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// Hash of the checked scenario with its overrides and added policies (hex).
+    pub fingerprint: String,
+    /// The scenario file as given to `run`.
+    pub source_path: PathBuf,
+    /// Its text, so that `merge` needs nothing else.
+    pub source_text: String,
+    /// Overrides applied.
+    pub overrides: Overrides,
+    /// Policies (regret) or algorithms (identification) a library user added, after the
+    /// scenario's own, as (label, description); `merge` rebuilds them by name.
+    #[serde(default)]
+    pub custom: Vec<(String, String)>,
+    /// Which runs this shard holds.
+    pub shard: Shard,
+    /// Runs of the scenario, all shards together.
+    pub total_runs: u64,
+    /// Runs this shard holds (`r % count == index`).
+    pub runs: u64,
+    /// The specprobe version that wrote it.
+    pub version: String,
+    /// The statistics.
+    pub body: PartialBody,
+    /// SHA-256 (hex) of this file as written with this field empty.
+    pub checksum: String,
+}
+
+/// Statistics of a regret or identification shard.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum PartialBody {
+    /// Regret: per experiment, per policy.
+    Regret {
+        /// Slots of the curves.
+        checkpoints: Vec<u64>,
+        /// `stats[e][p]`.
+        stats: Vec<Vec<PartialStats>>,
+    },
+    /// Identification: one entry per cell, in the scenario's order.
+    Identification {
+        /// The cells.
+        cells: Vec<PartialCell>,
+    },
+    /// A sweep: one regret body per value, in the sweep's order.
+    Sweep {
+        /// The cells' bodies.
+        cells: Vec<PartialBody>,
+    },
+}
+
+/// One identification cell's statistics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PartialCell {
+    /// Instance index.
+    pub instance: usize,
+    /// Point index.
+    pub point: usize,
+    /// Setting.
+    pub setting: Setting,
+    /// Algorithm index in the scenario's list.
+    pub algorithm: usize,
+    /// Algorithm name.
+    pub name: String,
+    /// ε and δ.
+    pub params: Params,
+    /// Runs.
+    pub runs: u64,
+    /// Exact moments of the samples to stop.
+    pub samples: Moments,
+    /// Every run's outcome, by run index.
+    pub outcomes: Vec<(u64, IdentifyOutcome)>,
+    /// Wrong answers.
+    pub errors: u64,
+    /// Capped runs.
+    pub capped: u64,
+}
+
+impl PartialCell {
+    /// Serialisable form of a cell.
+    pub(crate) fn from_cell(c: &IdentifyCell) -> PartialCell {
+        PartialCell {
+            instance: c.instance,
+            point: c.point,
+            setting: c.setting,
+            algorithm: c.algorithm,
+            name: c.name.clone(),
+            params: c.params,
+            runs: c.stats.runs,
+            samples: c.stats.samples.clone(),
+            outcomes: c.stats.outcomes.clone(),
+            errors: c.stats.errors,
+            capped: c.stats.capped,
+        }
+    }
+
+    /// Back to a cell.
+    pub(crate) fn to_cell(&self) -> Result<IdentifyCell, String> {
+        let stats = IdentifyStats {
+            runs: self.runs,
+            samples: self.samples.clone(),
+            errors: self.errors,
+            capped: self.capped,
+            outcomes: self.outcomes.clone(),
+        };
+        Ok(IdentifyCell {
+            instance: self.instance,
+            point: self.point,
+            setting: self.setting,
+            algorithm: self.algorithm,
+            name: self.name.clone(),
+            params: self.params,
+            stats,
+        })
+    }
+}
+
+/// Regret statistics in serialisable form.
+pub(crate) fn regret_body(results: &RegretStats) -> PartialBody {
+    PartialBody::Regret {
+        checkpoints: results.checkpoints.clone(),
+        stats: results
+            .stats
+            .iter()
+            .map(|e| e.iter().map(PolicyStats::to_parts).collect())
+            .collect(),
+    }
+}
+
+/// The policies a library user added, as (label, description).
+fn custom_policies(s: &RegretScenario) -> Vec<(String, String)> {
+    s.policies
+        .iter()
+        .filter(|p| matches!(p.policy, PolicyKind::Custom(_)))
+        .map(|p| (p.label.clone(), p.describe()))
+        .collect()
+}
+
+impl Partial {
+    /// The partial result of a sharded simulation.
+    pub(crate) fn of(results: &Results) -> Partial {
+        let (scenario, custom, body) = match results {
+            Results::Regret(r) => (
+                Scenario::Regret(r.scenario.clone()),
+                custom_policies(&r.scenario),
+                regret_body(&r.stats),
+            ),
+            Results::Sweep(r) => (
+                Scenario::Sweep(r.scenario.clone()),
+                r.scenario
+                    .cells
+                    .first()
+                    .map(custom_policies)
+                    .unwrap_or_default(),
+                PartialBody::Sweep {
+                    cells: r.stats.iter().map(regret_body).collect(),
+                },
+            ),
+            Results::Identification(r) => (
+                Scenario::Identification(r.scenario.clone()),
+                r.scenario
+                    .algorithms
+                    .iter()
+                    .filter(|a| matches!(a, Algorithm::Custom(_)))
+                    .map(|a| (a.name().to_string(), String::new()))
+                    .collect(),
+                PartialBody::Identification {
+                    cells: r.cells.iter().map(PartialCell::from_cell).collect(),
+                },
+            ),
+        };
+        let source = scenario.source();
+        let shard = results.shard().unwrap_or_default();
+        let mut partial = Partial {
+            format: FORMAT.into(),
+            scenario: scenario.name().to_string(),
+            fingerprint: scenario.fingerprint(),
+            source_path: source.path.clone(),
+            source_text: source.text.to_string(),
+            overrides: results.overrides(),
+            custom,
+            shard,
+            total_runs: scenario.runs(),
+            runs: shard.runs_of(scenario.runs()),
+            version: env!("CARGO_PKG_VERSION").into(),
+            body,
+            checksum: String::new(),
+        };
+        partial.checksum = partial.digest();
+        partial
+    }
+
+    /// The partial with its checksum recomputed over its current content: what a determined
+    /// forger does after editing one. The checksum is there to catch damage, not forgery; the
+    /// tests and the fuzz target use this to reach the checks behind it.
+    #[cfg(any(test, feature = "fuzzing"))]
+    pub(crate) fn resealed(mut self) -> Partial {
+        self.checksum = self.digest();
+        self
+    }
+
+    /// SHA-256 (hex) of the partial serialised with an empty checksum.
+    fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        let mut unsigned = serde_json::Serializer::new(HashWriter(&mut hasher));
+        let blank = Blank(self);
+        blank
+            .serialize(&mut unsigned)
+            .expect("a partial result serialises");
+        hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The checked scenario this partial was simulated from: its stored text re-parsed, the
+    /// overrides re-applied and the added policies rebuilt by name.
+    fn scenario(&self, path: &Path) -> Result<Scenario, MergeError> {
+        let unreadable = |message: String| MergeError::Unreadable {
+            path: path.to_path_buf(),
+            message,
+        };
+        let parsed = scenario::parse(&self.source_text, &self.source_path)
+            .map_err(|e| unreadable(format!("re-checking the stored scenario: {e}")))?
+            .with_overrides(&self.overrides)
+            .map_err(|e| unreadable(format!("re-applying the overrides: {e}")))?;
+        let add = |mut s: RegretScenario| {
+            s.policies
+                .extend(self.custom.iter().map(|(label, description)| PolicyEntry {
+                    label: label.clone(),
+                    policy: PolicyKind::Custom(CustomPolicy::placeholder(description.clone())),
+                }));
+            s
+        };
+        let scenario = match parsed {
+            Scenario::Regret(s) => Scenario::Regret(add(s)),
+            Scenario::Sweep(mut s) => {
+                s.cells = s.cells.into_iter().map(add).collect();
+                Scenario::Sweep(s)
+            }
+            Scenario::Identification(mut s) => {
+                s.algorithms.extend(self.custom.iter().map(|(name, _)| {
+                    Algorithm::Custom(CustomIdentifier::placeholder(name.clone()))
+                }));
+                Scenario::Identification(s)
+            }
+        };
+        if scenario.fingerprint() != self.fingerprint {
+            return Err(unreadable(format!(
+                "the stored scenario no longer gives fingerprint {} (a file it refers to changed?); rerun the shards",
+                self.fingerprint
+            )));
+        }
+        Ok(scenario)
+    }
+}
+
+/// A partial serialised with an empty checksum, without copying it.
+struct Blank<'a>(&'a Partial);
+
+impl Serialize for Blank<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let p = self.0;
+        let mut st = serializer.serialize_struct("Partial", 14)?;
+        st.serialize_field("format", &p.format)?;
+        st.serialize_field("scenario", &p.scenario)?;
+        st.serialize_field("fingerprint", &p.fingerprint)?;
+        st.serialize_field("source_path", &p.source_path)?;
+        st.serialize_field("source_text", &p.source_text)?;
+        st.serialize_field("overrides", &p.overrides)?;
+        st.serialize_field("custom", &p.custom)?;
+        st.serialize_field("shard", &p.shard)?;
+        st.serialize_field("total_runs", &p.total_runs)?;
+        st.serialize_field("runs", &p.runs)?;
+        st.serialize_field("version", &p.version)?;
+        st.serialize_field("body", &p.body)?;
+        st.serialize_field("checksum", "")?;
+        st.end()
+    }
+}
+
+/// Feeds serialised bytes to a hasher.
+struct HashWriter<'a, D>(&'a mut D);
+
+impl<D: sha2::Digest> std::io::Write for HashWriter<'_, D> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

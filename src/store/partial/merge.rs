@@ -1,0 +1,156 @@
+//! Merging checked shards exactly into the results of the unsharded run.
+
+use crate::engine::recorder::PolicyStats;
+use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+use crate::engine::runner::{IdentifyCell, RegretStats};
+use crate::scenario::{RegretScenario, Scenario};
+use crate::store::partial::*;
+use std::path::{Path, PathBuf};
+
+use crate::store::partial::check::{MergeError, check_bodies, check_together, read};
+
+/// Merges the regret bodies of every shard of one regret scenario (or sweep cell).
+fn fold_regret(
+    s: &RegretScenario,
+    bodies: &[(&Path, &PartialBody)],
+) -> Result<RegretStats, MergeError> {
+    let bad = |path: &Path, message: String| MergeError::Unreadable {
+        path: path.to_path_buf(),
+        message,
+    };
+    let checkpoints = s.checkpoints.slots(s.horizon);
+    let mut merged: Option<Vec<Vec<PolicyStats>>> = None;
+    for &(path, body) in bodies {
+        let PartialBody::Regret {
+            checkpoints: cp,
+            stats,
+        } = body
+        else {
+            return Err(bad(path, "not a regret partial result".into()));
+        };
+        if *cp != checkpoints {
+            return Err(bad(
+                path,
+                "its checkpoints differ from the scenario's".into(),
+            ));
+        }
+        let mut these = Vec::new();
+        for (e, exp) in stats.iter().enumerate() {
+            let k = s
+                .experiments
+                .get(e)
+                .map(|x| x.env.len())
+                .ok_or_else(|| bad(path, format!("experiment {e} is not in the scenario")))?;
+            let row = exp
+                .iter()
+                .map(|ps| PolicyStats::from_parts(ps.clone(), k))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|m| bad(path, m))?;
+            these.push(row);
+        }
+        merged = Some(match merged {
+            None => these,
+            Some(mut acc) => {
+                for (a, b) in acc.iter_mut().zip(&these) {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        x.merge(y);
+                    }
+                }
+                acc
+            }
+        });
+    }
+    Ok(RegretStats {
+        checkpoints,
+        stats: merged.unwrap_or_default(),
+    })
+}
+
+/// Reads every shard's `partial.json`, checks that they belong together and merges their
+/// statistics exactly into the results of the unsharded run.
+pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
+    let mut parts = inputs
+        .iter()
+        .map(|d| read(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_together(&parts)?;
+    parts.sort_by_key(|(_, p)| p.shard.index);
+    let (first_path, first) = &parts[0];
+    let bad = |path: &Path, message: String| MergeError::Unreadable {
+        path: path.to_path_buf(),
+        message,
+    };
+    let overrides = first.overrides;
+    let scenario = first.scenario(first_path)?;
+    check_bodies(&scenario, &parts)?;
+    match scenario {
+        Scenario::Regret(s) => {
+            let bodies: Vec<(&Path, &PartialBody)> =
+                parts.iter().map(|(p, x)| (p.as_path(), &x.body)).collect();
+            let stats = fold_regret(&s, &bodies)?;
+            Ok(Results::Regret(RegretResults {
+                scenario: s,
+                stats,
+                overrides,
+                shard: None,
+            }))
+        }
+        Scenario::Sweep(s) => {
+            let mut stats = Vec::new();
+            for (i, cell) in s.cells.iter().enumerate() {
+                let mut bodies = Vec::new();
+                for (path, p) in &parts {
+                    let PartialBody::Sweep { cells } = &p.body else {
+                        return Err(bad(path, "not a sweep's partial result".into()));
+                    };
+                    let body = cells.get(i).ok_or_else(|| {
+                        bad(
+                            path,
+                            format!(
+                                "holds {} sweep cells, the scenario {}",
+                                cells.len(),
+                                s.cells.len()
+                            ),
+                        )
+                    })?;
+                    bodies.push((path.as_path(), body));
+                }
+                stats.push(fold_regret(cell, &bodies)?);
+            }
+            Ok(Results::Sweep(SweepResults {
+                scenario: s,
+                stats,
+                overrides,
+                shard: None,
+            }))
+        }
+        Scenario::Identification(s) => {
+            let mut merged: Option<Vec<IdentifyCell>> = None;
+            for (path, p) in &parts {
+                let PartialBody::Identification { cells } = &p.body else {
+                    return Err(bad(path, "not an identification partial result".into()));
+                };
+                let these = cells
+                    .iter()
+                    .map(|c| c.to_cell())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|m| bad(path, m))?;
+                merged = Some(match merged {
+                    None => these,
+                    Some(mut acc) => {
+                        for (a, b) in acc.iter_mut().zip(&these) {
+                            a.stats.merge(&b.stats);
+                        }
+                        acc
+                    }
+                });
+            }
+            Ok(Results::Identification(IdentificationResults {
+                scenario: s,
+                cells: merged.unwrap_or_default(),
+                overrides,
+                shard: None,
+            }))
+        }
+    }
+}

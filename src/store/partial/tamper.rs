@@ -1,0 +1,302 @@
+//! Tampered and damaged shards through `merge`: every class is refused with the shard's file and
+//! the field named, both as damage (the checksum catches it) and as a forger's edit with the
+//! checksum recomputed (the consistency checks behind the checksum catch it).
+
+use crate::app::commands::{self, RunArgs};
+use crate::engine::runner::Shard;
+use crate::scenario::Overrides;
+use crate::store::partial::{self, Partial};
+use crate::testing::{fig1a, no_charts, scenario_file};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Writes both shards of a two-shard run of `scenario` and returns their folders.
+fn two_shards(scenario: &Path, tmp: &Path, runs: u64) -> [PathBuf; 2] {
+    [0, 1].map(|index| {
+        let out = tmp.join(format!("shard{index}"));
+        commands::run(&RunArgs {
+            scenario: scenario.to_path_buf(),
+            out: Some(out.clone()),
+            threads: Some(2),
+            shard: Some(Shard { index, count: 2 }),
+            overrides: Overrides {
+                runs: Some(runs),
+                ..Default::default()
+            },
+            charts: no_charts(),
+            ..Default::default()
+        })
+        .unwrap();
+        out
+    })
+}
+
+/// A copy of `shard`'s partial edited by `edit`, resealed with a fresh checksum or not.
+fn tampered(shard: &Path, to: &Path, edit: &dyn Fn(&mut Value), reseal: bool) -> PathBuf {
+    let text = std::fs::read(shard.join("partial.json")).unwrap();
+    let mut doc: Value = serde_json::from_slice(&text).unwrap();
+    edit(&mut doc);
+    let bytes = if reseal {
+        let p: Partial = serde_json::from_value(doc).expect("the edit keeps the partial's shape");
+        serde_json::to_vec(&p.resealed()).unwrap()
+    } else {
+        serde_json::to_vec(&doc).unwrap()
+    };
+    std::fs::create_dir_all(to).unwrap();
+    std::fs::write(to.join("partial.json"), bytes).unwrap();
+    to.to_path_buf()
+}
+
+/// Merges and expects a refusal naming `file` and every one of `words`.
+fn refused(inputs: &[PathBuf], file: &Path, words: &[&str], case: &str) {
+    let err = match partial::merge(inputs) {
+        Ok(_) => panic!("{case}: merged a tampered shard"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains(&file.display().to_string()),
+        "{case}: the error does not name {}: {err}",
+        file.display()
+    );
+    for w in words {
+        assert!(
+            err.contains(w),
+            "{case}: the error does not say {w:?}: {err}"
+        );
+    }
+}
+
+type Edit = Box<dyn Fn(&mut Value)>;
+
+fn cells(d: &mut Value) -> &mut Vec<Value> {
+    d["body"]["Identification"]["cells"].as_array_mut().unwrap()
+}
+
+fn stats(d: &mut Value) -> &mut Value {
+    &mut d["body"]["Regret"]["stats"]
+}
+
+fn first(d: &mut Value) -> &mut Value {
+    &mut stats(d)[0][0]
+}
+
+/// (class, edit, what the resealed refusal names).
+fn regret_classes() -> Vec<(&'static str, Edit, &'static [&'static str])> {
+    vec![
+        (
+            "empty stats",
+            Box::new(|d| stats(d).as_array_mut().unwrap().clear()),
+            &["body.stats", "experiments"],
+        ),
+        (
+            "missing policy",
+            Box::new(|d| {
+                stats(d)[0].as_array_mut().unwrap().pop();
+            }),
+            &["body.stats[0]", "policies"],
+        ),
+        (
+            "truncated curves",
+            Box::new(|d| {
+                first(d)["curves"].as_array_mut().unwrap().pop();
+            }),
+            &["curves", "checkpoints"],
+        ),
+        (
+            "edited final value",
+            Box::new(|d| {
+                let v = &mut first(d)["finals"][0][1][0];
+                *v = Value::from(v.as_f64().unwrap() + 1.0);
+            }),
+            &["body.stats[0][0]"],
+        ),
+        (
+            "edited curve sum",
+            Box::new(|d| {
+                let last = first(d)["curves"]
+                    .as_array_mut()
+                    .unwrap()
+                    .last_mut()
+                    .unwrap();
+                let sums = last[0]["sum"].as_array_mut().unwrap();
+                let v = sums.last_mut().unwrap();
+                *v = Value::from(v.as_f64().unwrap() + 1.0);
+            }),
+            &["body.stats[0][0].curves"],
+        ),
+        (
+            "inflated n",
+            Box::new(|d| {
+                let n = &mut first(d)["curves"][0][0]["n"];
+                *n = Value::from(n.as_u64().unwrap() + 5);
+            }),
+            &["body.stats[0][0].curves[0][0]"],
+        ),
+        (
+            "inflated runs",
+            Box::new(|d| {
+                let n = &mut first(d)["runs"];
+                *n = Value::from(n.as_u64().unwrap() + 1);
+            }),
+            &["body.stats[0][0].runs"],
+        ),
+        (
+            "dropped final row",
+            Box::new(|d| {
+                first(d)["finals"].as_array_mut().unwrap().pop();
+            }),
+            &["finals"],
+        ),
+        (
+            "short channel_probes",
+            Box::new(|d| {
+                first(d)["channel_probes"].as_array_mut().unwrap().pop();
+            }),
+            &["channel_probes"],
+        ),
+        (
+            "probe count out of range",
+            Box::new(|d| {
+                first(d)["probes"]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(serde_json::json!([1_000_000, 1]))
+            }),
+            &["probes"],
+        ),
+        (
+            "shard index >= count",
+            Box::new(|d| d["shard"]["index"] = Value::from(5)),
+            &["shard", "not below the count"],
+        ),
+        (
+            "shard count 2^64-1",
+            Box::new(|d| d["shard"]["count"] = Value::from(u64::MAX)),
+            &["shard.count", "at most one shard per run"],
+        ),
+        (
+            "shard count 2^40",
+            Box::new(|d| d["shard"]["count"] = Value::from(1u64 << 40)),
+            &["shard.count"],
+        ),
+        (
+            "shard count 10^7",
+            Box::new(|d| d["shard"]["count"] = Value::from(10_000_000)),
+            &["shard.count"],
+        ),
+        (
+            "shard runs edited",
+            Box::new(|d| {
+                let n = &mut d["runs"];
+                *n = Value::from(n.as_u64().unwrap() + 1);
+            }),
+            &["runs"],
+        ),
+    ]
+}
+
+#[test]
+fn every_tampered_regret_shard_is_refused_with_the_shard_and_field_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let policies = "(policy: CcUcb()), (policy: ThompsonSampling())";
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(300, 6, policies));
+    let [a, b] = two_shards(&path, tmp.path(), 6);
+    // The untouched shards merge, so each refusal below is the edit's doing.
+    partial::merge(&[a.clone(), b.clone()]).unwrap();
+    for (i, (class, edit, words)) in regret_classes().into_iter().enumerate() {
+        let damaged = tampered(&b, &tmp.path().join(format!("d{i}")), &*edit, false);
+        let file = damaged.join("partial.json");
+        refused(&[a.clone(), damaged], &file, &["checksum"], class);
+        let forged = tampered(&b, &tmp.path().join(format!("f{i}")), &*edit, true);
+        let file = forged.join("partial.json");
+        refused(
+            &[a.clone(), forged],
+            &file,
+            words,
+            &format!("{class} (resealed)"),
+        );
+    }
+    // Shard 1's data relabelled as shard 0: the runs of shard 1 would be missing.
+    let relabel = |d: &mut Value| d["shard"]["index"] = Value::from(0);
+    let forged = tampered(&b, &tmp.path().join("relabelled"), &relabel, true);
+    let file = forged.join("partial.json");
+    refused(
+        &[a.clone(), forged],
+        &file,
+        &["appears twice"],
+        "relabelled shard",
+    );
+    // A shard alone is not the whole run.
+    let err = partial::merge(std::slice::from_ref(&a))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing") && err.contains("1/2"), "{err}");
+    // Damage to the text itself.
+    let text = std::fs::read(b.join("partial.json")).unwrap();
+    for (class, damaged) in [
+        ("truncated file", text[..text.len() / 2].to_vec()),
+        ("empty file", Vec::new()),
+        ("not JSON", b"this is not json".to_vec()),
+    ] {
+        let dir = tmp.path().join(class.replace(' ', "-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("partial.json"), damaged).unwrap();
+        refused(
+            &[a.clone(), dir.clone()],
+            &dir.join("partial.json"),
+            &["not a specprobe partial"],
+            class,
+        );
+    }
+}
+
+#[test]
+fn tampered_identification_shards_are_refused_behind_a_recomputed_checksum() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/spectrum-8ch-top3.ron");
+    let [a, b] = two_shards(&path, tmp.path(), 4);
+    partial::merge(&[a.clone(), b.clone()]).unwrap();
+    let classes: Vec<(&str, Edit, &[&str])> = vec![
+        (
+            "errors edited",
+            Box::new(|d| {
+                let e = &mut cells(d)[0]["errors"];
+                *e = Value::from(e.as_u64().unwrap() + 1);
+            }),
+            &["body"],
+        ),
+        (
+            "samples edited",
+            Box::new(|d| {
+                let s = &mut cells(d)[0]["outcomes"][0][1]["samples"];
+                *s = Value::from(s.as_u64().unwrap() + 7);
+            }),
+            &["body"],
+        ),
+        (
+            "run index relabelled",
+            Box::new(|d| {
+                let r = &mut cells(d)[0]["outcomes"][0][0];
+                *r = Value::from(r.as_u64().unwrap() + 1);
+            }),
+            &["body"],
+        ),
+        (
+            "missing cell",
+            Box::new(|d| {
+                cells(d).pop();
+            }),
+            &["body"],
+        ),
+        (
+            "cells reordered",
+            Box::new(|d| cells(d).reverse()),
+            &["body"],
+        ),
+    ];
+    for (i, (class, edit, words)) in classes.into_iter().enumerate() {
+        let forged = tampered(&b, &tmp.path().join(format!("f{i}")), &*edit, true);
+        let file = forged.join("partial.json");
+        refused(&[a.clone(), forged], &file, words, class);
+    }
+}

@@ -1,0 +1,12 @@
+//! The bottom layer: tools every other layer uses and none of them owns. Random streams
+//! ([`rng`]) and counter-based draws ([`crn`]), exactly merging statistics ([`stats`]), the
+//! cancel flag ([`cancel`]), bounded reading of files specprobe did not write ([`input`]),
+//! arm rankings ([`ranking`]) and RON text ([`ron_text`]). Imports nothing from the crate.
+
+pub(crate) mod cancel;
+pub(crate) mod crn;
+pub(crate) mod input;
+pub(crate) mod ranking;
+pub(crate) mod rng;
+pub(crate) mod ron_text;
+pub(crate) mod stats;

@@ -1,0 +1,144 @@
+//! Reading files specprobe did not write (scenarios, the scenarios and traces they refer to,
+//! saved results): regular files of bounded size only.
+//!
+//! A path may name a FIFO (which would block forever), a device (`/dev/zero` never ends) or a
+//! file far larger than any scenario. The file is opened without blocking, its type and size
+//! are checked on the open handle (so it cannot be swapped between the check and the read),
+//! and at most `limit` bytes are ever read.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// Largest scenario file read (a scenario with a thousand-configuration grid is about 100 KB).
+pub(crate) const MAX_SCENARIO_BYTES: u64 = 16 << 20;
+
+/// Largest saved result file read (`summary.json`, `curves.csv`, `partial.json`).
+pub(crate) const MAX_RESULT_BYTES: u64 = 4 << 30;
+
+/// Why a file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Opening or reading failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// It is not a regular file.
+    #[error("is {0}, not a regular file")]
+    NotAFile(&'static str),
+    /// It is larger than accepted.
+    #[error("is {len} bytes, more than the {limit} accepted")]
+    TooLarge {
+        /// Its size.
+        len: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// It is not UTF-8 text.
+    #[error("is not UTF-8 text ({0})")]
+    NotText(std::str::Utf8Error),
+}
+
+fn open(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO for reading would wait for a writer; without blocking it opens at once
+        // and the type check below refuses it. No effect on regular files.
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    options.open(path)
+}
+
+fn kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a regular file"
+}
+
+/// The bytes of the regular file `path`, at most `limit` of them.
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let file = open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile(kind(&meta)));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            len: meta.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // The file may grow while it is read: never read past the limit.
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            len: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The UTF-8 text of the regular file `path`, at most `limit` bytes.
+pub(crate) fn read_text(path: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = read_bounded(path, limit)?;
+    String::from_utf8(bytes).map_err(|e| ReadError::NotText(e.utf8_error()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_within_the_limit_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.txt");
+        std::fs::write(&f, "hello").unwrap();
+        assert_eq!(read_text(&f, 5).unwrap(), "hello");
+        assert!(matches!(
+            read_text(&f, 4),
+            Err(ReadError::TooLarge { len: 5, limit: 4 })
+        ));
+        assert!(matches!(
+            read_text(dir.path(), 100),
+            Err(ReadError::NotAFile(_)) | Err(ReadError::Io(_))
+        ));
+        std::fs::write(&f, [0xff, 0xfe]).unwrap();
+        assert!(matches!(read_text(&f, 100), Err(ReadError::NotText(_))));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_fifos_are_refused_at_once() {
+        let err = read_bounded(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert!(err.to_string().contains("a device"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        if std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            let err = read_bounded(&fifo, 1 << 20).unwrap_err();
+            assert!(err.to_string().contains("FIFO"), "{err}");
+        }
+    }
+}

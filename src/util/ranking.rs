@@ -1,0 +1,218 @@
+//! Ranking arms by a value, and keeping the empirical top-K set up to date in O(log N) per
+//! sample (used by the identification algorithms and CascadeKL-UCB).
+//!
+//! Arms are ranked by a value, ties going to the lower index ([`Ranked`]): every "K arms with the
+//! highest empirical means", every argmin and argmax in the algorithms uses this one total order,
+//! so results never depend on iteration order. Only the sampled arm's mean changes between two
+//! decisions, so [`MeanSplit`] repairs the top-K set with at most one swap instead of re-sorting.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+/// An arm keyed by a value; greater = ranked higher (larger value, then lower index).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ranked {
+    /// The value ranked on (a mean, a confidence bound, an index).
+    pub value: f64,
+    /// The arm.
+    pub arm: usize,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.value
+            .total_cmp(&other.value)
+            .then(other.arm.cmp(&self.arm))
+    }
+}
+
+/// A set of arms ordered by a per-arm value that changes over time.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RankedSet {
+    set: BTreeSet<Ranked>,
+}
+
+impl RankedSet {
+    /// Inserts `arm` with `value`.
+    pub(crate) fn insert(&mut self, arm: usize, value: f64) {
+        self.set.insert(Ranked { value, arm });
+    }
+
+    /// Removes `arm`, which must be present with `value`.
+    pub(crate) fn remove(&mut self, arm: usize, value: f64) {
+        let removed = self.set.remove(&Ranked { value, arm });
+        debug_assert!(removed, "arm {arm} with value {value} was not in the set");
+    }
+
+    /// The highest-ranked entry.
+    pub(crate) fn best(&self) -> Option<Ranked> {
+        self.set.last().copied()
+    }
+
+    /// The lowest-ranked entry.
+    pub(crate) fn worst(&self) -> Option<Ranked> {
+        self.set.first().copied()
+    }
+
+    /// Entries from the lowest-ranked up.
+    pub(crate) fn ascending(&self) -> impl Iterator<Item = &Ranked> {
+        self.set.iter()
+    }
+
+    /// Entries from the highest-ranked down.
+    pub(crate) fn descending(&self) -> impl Iterator<Item = &Ranked> {
+        self.set.iter().rev()
+    }
+}
+
+/// The empirical top-K set ("High") and the rest ("Low"), kept by mean.
+#[derive(Clone, Debug)]
+pub(crate) struct MeanSplit {
+    high: RankedSet,
+    low: RankedSet,
+    in_high: Vec<bool>,
+    mean: Vec<f64>,
+}
+
+/// An arm that changed sides in [`MeanSplit::update`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Swap {
+    /// Moved from High to Low.
+    pub demoted: usize,
+    /// Moved from Low to High.
+    pub promoted: usize,
+}
+
+impl MeanSplit {
+    /// Splits arms by `means` into the top `k` and the rest.
+    pub(crate) fn new(means: &[f64], k: usize) -> MeanSplit {
+        let mut order: Vec<usize> = (0..means.len()).collect();
+        order.sort_unstable_by(|&a, &b| {
+            Ranked {
+                value: means[b],
+                arm: b,
+            }
+            .cmp(&Ranked {
+                value: means[a],
+                arm: a,
+            })
+        });
+        let mut split = MeanSplit {
+            high: RankedSet::default(),
+            low: RankedSet::default(),
+            in_high: vec![false; means.len()],
+            mean: means.to_vec(),
+        };
+        for (rank, &arm) in order.iter().enumerate() {
+            if rank < k {
+                split.in_high[arm] = true;
+                split.high.insert(arm, means[arm]);
+            } else {
+                split.low.insert(arm, means[arm]);
+            }
+        }
+        split
+    }
+
+    /// Whether `arm` is in the top-K set.
+    pub(crate) fn is_high(&self, arm: usize) -> bool {
+        self.in_high[arm]
+    }
+
+    /// Arms of the top-K set (lowest-ranked first).
+    pub(crate) fn high(&self) -> impl Iterator<Item = usize> + '_ {
+        self.high.ascending().map(|r| r.arm)
+    }
+
+    /// Updates `arm`'s mean and restores the split; returns the swap it caused, if any.
+    pub(crate) fn update(&mut self, arm: usize, mean: f64) -> Option<Swap> {
+        let old = self.mean[arm];
+        self.mean[arm] = mean;
+        if self.in_high[arm] {
+            self.high.remove(arm, old);
+            self.high.insert(arm, mean);
+        } else {
+            self.low.remove(arm, old);
+            self.low.insert(arm, mean);
+        }
+        // Only `arm` moved, so at most one pair can be out of order.
+        let (worst_high, best_low) = (self.high.worst()?, self.low.best()?);
+        if best_low > worst_high {
+            let (d, p) = (worst_high.arm, best_low.arm);
+            self.high.remove(d, worst_high.value);
+            self.low.remove(p, best_low.value);
+            self.high.insert(p, best_low.value);
+            self.low.insert(d, worst_high.value);
+            self.in_high[d] = false;
+            self.in_high[p] = true;
+            return Some(Swap {
+                demoted: d,
+                promoted: p,
+            });
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn top_k(means: &[f64], k: usize) -> Vec<usize> {
+        let mut v: Vec<usize> = (0..means.len()).collect();
+        v.sort_by(|&a, &b| {
+            Ranked {
+                value: means[b],
+                arm: b,
+            }
+            .cmp(&Ranked {
+                value: means[a],
+                arm: a,
+            })
+        });
+        let mut top = v[..k].to_vec();
+        top.sort_unstable();
+        top
+    }
+
+    proptest! {
+        /// After any sequence of updates the split equals the top-K computed from scratch.
+        #[test]
+        fn incremental_split_equals_full_sort(
+            n in 2usize..12,
+            k_frac in 0.0f64..1.0,
+            updates in proptest::collection::vec((0usize..12, 0u8..5), 0..60),
+        ) {
+            let k = 1 + ((n - 1) as f64 * k_frac) as usize;
+            // Coarse values so that ties are common.
+            let mut means: Vec<f64> = (0..n).map(|i| (i % 3) as f64 * 0.25).collect();
+            let mut split = MeanSplit::new(&means, k);
+            for (arm, v) in updates {
+                let arm = arm % n;
+                means[arm] = v as f64 * 0.25;
+                split.update(arm, means[arm]);
+                let mut got: Vec<usize> = split.high().collect();
+                got.sort_unstable();
+                prop_assert_eq!(got, top_k(&means, k));
+            }
+        }
+    }
+
+    #[test]
+    fn ties_rank_the_lower_index_higher() {
+        let split = MeanSplit::new(&[0.5, 0.5, 0.5], 2);
+        assert!(split.is_high(0) && split.is_high(1) && !split.is_high(2));
+    }
+}

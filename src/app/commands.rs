@@ -9,6 +9,9 @@ mod plot;
 mod run;
 mod validate;
 
+#[cfg(test)]
+mod tamper;
+
 pub use compare::CompareArgs;
 pub use compare::compare;
 pub use merge::MergeArgs;

@@ -4,7 +4,7 @@
 //! `plot`, `compare`, sweeps, the library's [`Results::write`] and the Python package all write
 //! through [`commit_files`].
 
-use crate::app::simulation::SimulationError;
+use crate::app::simulation::{Prepared, SimulationError};
 use crate::engine::results::Results;
 use crate::report::plots::ChartOptions;
 use crate::report::{Artifact, ReportError};
@@ -105,6 +105,19 @@ impl Results {
     ) -> Result<Vec<PathBuf>, ExportError> {
         let dest = Destination::open(dir.as_ref(), self.name(), self.kind().as_str(), replace)?;
         Ok(commit(self, dest, charts, &Cancel::new())?.files)
+    }
+}
+
+impl Prepared {
+    /// Runs, then writes every output into the destination opened with [`Prepared::open`] and
+    /// swaps it in whole.
+    pub fn run_into(
+        &self,
+        dest: Destination,
+        charts: &ChartOptions,
+    ) -> Result<Written, ExportError> {
+        let results = self.run()?;
+        commit(&results, dest, charts, self.cancel())
     }
 }
 

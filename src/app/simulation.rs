@@ -25,14 +25,12 @@
 //! ```
 
 use crate::ScenarioError;
-use crate::app::export::Written;
 use crate::engine::budget::Estimate;
 use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
 use crate::engine::runner::{RunError, RunOptions, Shard};
 use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;
 use crate::policy::{CustomPolicy, Policy};
-use crate::report::plots::ChartOptions;
 use crate::scenario::{
     OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario,
 };
@@ -317,6 +315,11 @@ impl Prepared {
         &self.estimate
     }
 
+    /// The flag that stops the runs.
+    pub(crate) fn cancel(&self) -> &Cancel {
+        &self.options.cancel
+    }
+
     /// The shard simulated (`None`: every run).
     pub fn shard(&self) -> Option<Shard> {
         self.shard
@@ -384,16 +387,5 @@ impl Prepared {
                 })
             }
         })
-    }
-
-    /// Runs, then writes every output into the destination opened with [`Prepared::open`] and
-    /// swaps it in whole.
-    pub fn run_into(
-        &self,
-        dest: Destination,
-        charts: &ChartOptions,
-    ) -> Result<Written, crate::app::export::ExportError> {
-        let results = self.run()?;
-        crate::app::export::commit(&results, dest, charts, &self.options.cancel)
     }
 }

@@ -27,8 +27,6 @@ use crate::util::stats::Moments;
 
 mod check;
 mod merge;
-#[cfg(test)]
-mod tamper;
 
 pub use check::MergeError;
 pub use merge::merge;

@@ -11,6 +11,7 @@ mod faults;
 mod floor;
 mod golden;
 mod identification;
+mod layers;
 mod mutation;
 mod outputs;
 mod scenario_errors;

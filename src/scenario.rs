@@ -414,13 +414,12 @@ impl RegretScenario {
             self.horizon = h;
             for e in &mut self.experiments {
                 for (i, ch) in e.env.channels().iter().enumerate() {
-                    if let crate::model::occupancy::Occupancy::Trace(t) = ch.occupancy()
-                        && !t.wraps()
-                        && t.len() < h
+                    if let Some(slots) = ch.occupancy().slots()
+                        && slots < h
                     {
                         return Err(OverrideError::TraceTooShort {
                             channel: i,
-                            slots: t.len(),
+                            slots,
                             horizon: h,
                         });
                     }
@@ -457,8 +456,8 @@ impl RegretScenario {
                     ch.occupancy().describe(),
                     ch.sensing().describe()
                 );
-                if let crate::model::occupancy::Occupancy::Trace(t) = ch.occupancy() {
-                    let _ = write!(s, ":trace {:016x}", t.content_hash());
+                if let Some(hash) = ch.occupancy().content_hash() {
+                    let _ = write!(s, ":trace {hash:016x}");
                 }
                 let _ = match ch.cost() {
                     CostModel::Plain(l) => write!(s, ":{:?}", l.spec()),
@@ -678,7 +677,7 @@ struct Checker<'a> {
     json: bool,
     problems: Vec<Problem>,
     /// Trace files read so far.
-    traces: channels::TraceCache,
+    traces: crate::model::occupancy::TraceFiles,
 }
 
 impl Checker<'_> {

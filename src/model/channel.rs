@@ -159,10 +159,7 @@ impl Environment {
             .collect();
         boundaries.sort_unstable();
         boundaries.dedup();
-        let dynamic = self
-            .channels
-            .iter()
-            .any(|c| matches!(c.occupancy, Occupancy::Piecewise(_)));
+        let dynamic = self.channels.iter().any(|c| c.occupancy.is_dynamic());
         self.kind = if dynamic {
             BenchmarkKind::DynamicOracle
         } else {
@@ -261,7 +258,7 @@ impl Environment {
             && self
                 .channels
                 .iter()
-                .all(|c| matches!(c.occupancy, Occupancy::Iid(_)) && c.sensing.is_perfect())
+                .all(|c| c.occupancy.is_iid() && c.sensing.is_perfect())
     }
 
     /// Whether any channel's sensing errs.

@@ -15,20 +15,20 @@ mod iid;
 mod markov;
 mod on_off;
 mod piecewise;
+#[macro_use]
+mod registry_macro;
+mod registry;
 mod trace;
 
+#[cfg(test)]
 pub(crate) use iid::Iid;
-pub(crate) use markov::Markov;
-pub(crate) use markov::MarkovState;
-pub(crate) use on_off::OnOff;
-pub(crate) use on_off::OnOffState;
-pub(crate) use piecewise::Piecewise;
-pub(crate) use piecewise::PiecewiseState;
-pub(crate) use piecewise::Segment;
-pub(crate) use trace::Trace;
-pub(crate) use trace::TraceFile;
+pub(crate) use iid::IidSpec;
+pub(crate) use registry::{Occupancy, OccupancySpec, OccupancyState};
+pub(crate) use trace::TraceFiles;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// Long-run properties shown by `validate` and in reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -64,6 +64,94 @@ pub(crate) trait Process {
 
     /// The process in scenario syntax.
     fn describe(&self) -> String;
+
+    /// Slots after which the idle probability changes, in increasing order (a piecewise
+    /// process's segment ends; none for a stationary one).
+    fn boundaries(&self) -> Vec<u64> {
+        Vec::new()
+    }
+
+    /// Whether the benchmark follows the process's segments (a dynamic oracle) rather than its
+    /// long-run θ.
+    fn is_dynamic(&self) -> bool {
+        false
+    }
+
+    /// Whether slots are independent draws of one θ: the papers' setting, where their theorems
+    /// hold.
+    fn is_iid(&self) -> bool {
+        false
+    }
+
+    /// How many slots the process can replay, if it is finite (a trace that does not wrap).
+    fn slots(&self) -> Option<u64> {
+        None
+    }
+
+    /// A hash of what the description leaves out but the path depends on (a trace's
+    /// contents), for the fingerprints that tell shards of different scenarios apart.
+    fn content_hash(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// A step of the path from a channel's `occupancy` field to a broken parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A named parameter.
+    Field(&'static str),
+    /// An entry of a list.
+    Index(usize),
+}
+
+/// A parameter of a process that breaks its rule: where (relative to the process) and the rule.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SpecProblem {
+    /// The path to the parameter; empty for the process as a whole.
+    pub(crate) at: Vec<Step>,
+    /// The rule it breaks, with the value.
+    pub(crate) rule: String,
+}
+
+impl SpecProblem {
+    /// A broken rule at `at`.
+    pub(crate) fn at(at: &[Step], rule: impl Into<String>) -> SpecProblem {
+        SpecProblem {
+            at: at.to_vec(),
+            rule: rule.into(),
+        }
+    }
+}
+
+/// What checking a process's parameters may need besides them.
+pub(crate) struct SpecContext<'a> {
+    /// Slots per run (a trace must be at least this long unless it wraps).
+    pub(crate) horizon: u64,
+    /// The scenario file's folder, for relative paths.
+    pub(crate) base: &'a Path,
+    /// Trace files read so far (each read once however many channels use it).
+    pub(crate) traces: &'a mut TraceFiles,
+}
+
+/// The scenario entry of an occupancy process: its parameters as a scenario writes them,
+/// checked into the process.
+///
+/// A new process is one file that defines the process (a [`Process`]) and its entry (a type
+/// implementing this trait), plus one line in the registry (`occupancy/registry.rs`): the
+/// scenario schema (RON and JSON), the checks and the slot loop's dispatch come from there.
+pub(crate) trait ProcessSpec:
+    Clone + std::fmt::Debug + PartialEq + Serialize + DeserializeOwned
+{
+    /// The process it builds.
+    type Process: Process + Clone + std::fmt::Debug;
+
+    /// Checks every parameter; all broken rules at once.
+    fn check(&self, cx: &mut SpecContext<'_>) -> Result<Self::Process, Vec<SpecProblem>>;
+}
+
+/// `value` is a probability.
+pub(crate) fn probability(value: f64) -> bool {
+    value.is_finite() && (0.0..=1.0).contains(&value)
 }
 
 /// Stats of a process with known mean idle and busy periods (autocorrelation unknown).
@@ -73,105 +161,5 @@ fn period_stats(theta: f64, mean_idle: f64, mean_busy: f64) -> ProcessStats {
         mean_idle: Some(mean_idle),
         mean_busy: Some(mean_busy),
         autocorrelation: None,
-    }
-}
-
-/// A checked occupancy process of any kind.
-#[derive(Clone, Debug)]
-pub(crate) enum Occupancy {
-    /// Idle with probability θ in every slot, independently.
-    Iid(Iid),
-    /// Two-state Markov chain.
-    Markov(Markov),
-    /// Alternating idle and busy periods.
-    OnOff(OnOff),
-    /// A measured trace.
-    Trace(Trace),
-    /// i.i.d. segments.
-    Piecewise(Piecewise),
-}
-
-/// The path state of any process.
-#[derive(Clone, Debug)]
-pub(crate) enum OccupancyState {
-    /// The occupancy key.
-    Iid(u64),
-    /// Markov chain.
-    Markov(MarkovState),
-    /// On/off periods.
-    OnOff(OnOffState),
-    /// Trace (stateless).
-    Trace,
-    /// Piecewise.
-    Piecewise(PiecewiseState),
-}
-
-impl Occupancy {
-    /// The state at the start of a run.
-    pub(crate) fn start(&self, key: u64) -> OccupancyState {
-        match self {
-            Occupancy::Iid(p) => OccupancyState::Iid(p.start(key)),
-            Occupancy::Markov(p) => OccupancyState::Markov(p.start(key)),
-            Occupancy::OnOff(p) => OccupancyState::OnOff(p.start(key)),
-            Occupancy::Trace(p) => {
-                p.start(key);
-                OccupancyState::Trace
-            }
-            Occupancy::Piecewise(p) => OccupancyState::Piecewise(p.start(key)),
-        }
-    }
-
-    /// Whether the channel is idle at (slot, offset); `state` must come from this process.
-    #[inline]
-    pub(crate) fn idle(&self, state: &mut OccupancyState, slot: u64, offset: f64) -> bool {
-        match (self, state) {
-            (Occupancy::Iid(p), OccupancyState::Iid(s)) => p.idle(s, slot, offset),
-            (Occupancy::Markov(p), OccupancyState::Markov(s)) => p.idle(s, slot, offset),
-            (Occupancy::OnOff(p), OccupancyState::OnOff(s)) => p.idle(s, slot, offset),
-            (Occupancy::Trace(p), OccupancyState::Trace) => p.idle(&mut (), slot, offset),
-            (Occupancy::Piecewise(p), OccupancyState::Piecewise(s)) => p.idle(s, slot, offset),
-            _ => unreachable!("a path state always comes from its own process"),
-        }
-    }
-
-    /// See [`Process::theta_at`].
-    pub(crate) fn theta_at(&self, slot: u64) -> f64 {
-        match self {
-            Occupancy::Iid(p) => p.theta_at(slot),
-            Occupancy::Markov(p) => p.theta_at(slot),
-            Occupancy::OnOff(p) => p.theta_at(slot),
-            Occupancy::Trace(p) => p.theta_at(slot),
-            Occupancy::Piecewise(p) => p.theta_at(slot),
-        }
-    }
-
-    /// See [`Process::stats`].
-    pub(crate) fn stats(&self, horizon: u64) -> ProcessStats {
-        match self {
-            Occupancy::Iid(p) => p.stats(horizon),
-            Occupancy::Markov(p) => p.stats(horizon),
-            Occupancy::OnOff(p) => p.stats(horizon),
-            Occupancy::Trace(p) => p.stats(horizon),
-            Occupancy::Piecewise(p) => p.stats(horizon),
-        }
-    }
-
-    /// See [`Process::describe`].
-    pub(crate) fn describe(&self) -> String {
-        match self {
-            Occupancy::Iid(p) => p.describe(),
-            Occupancy::Markov(p) => p.describe(),
-            Occupancy::OnOff(p) => p.describe(),
-            Occupancy::Trace(p) => p.describe(),
-            Occupancy::Piecewise(p) => p.describe(),
-        }
-    }
-
-    /// Slots after which the idle probability changes (Piecewise only), in increasing order.
-    pub(crate) fn boundaries(&self) -> Vec<u64> {
-        match self {
-            Occupancy::Piecewise(p) => p.boundaries(),
-            _ => Vec::new(),
-        }
     }
 }

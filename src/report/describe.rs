@@ -4,7 +4,6 @@
 use crate::model::channel::Environment;
 use crate::model::cost::CostModel;
 use crate::model::law::LawSpec;
-use crate::model::occupancy::Occupancy;
 use crate::policy::DEFAULT_ALPHA;
 use crate::report::format::{list, runs, sig, span};
 use crate::scenario::{IdentificationScenario, RegretScenario, Scenario, SweepScenario};
@@ -255,7 +254,7 @@ fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
             sig(theta, 4),
             sig(c, 6)
         );
-        if !matches!(ch.occupancy(), Occupancy::Iid(_)) {
+        if !ch.occupancy().is_iid() {
             let st = ch.occupancy().stats(horizon);
             let mut facts = vec![format!("stationary θ = {}", sig(st.theta, 4))];
             if let Some(m) = st.mean_idle {

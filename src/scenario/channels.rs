@@ -2,16 +2,14 @@
 //! into an [`Environment`].
 
 use super::locate::FieldPath;
-use super::raw::{OccupancySpec, RawChannel, RawSegment};
+use super::raw::RawChannel;
 use super::{Checker, MAX_CHANNELS};
 use crate::model::channel::{Channel, Environment};
 use crate::model::cost::{CostModel, CostWeights};
-use crate::model::holding::Holding;
 use crate::model::law::{Law, LawSpec};
-use crate::model::occupancy::{Iid, Markov, Occupancy, OnOff, Piecewise, Segment, TraceFile};
+use crate::model::occupancy::{IidSpec, Occupancy, OccupancySpec, SpecContext, Step, probability};
 use crate::model::sensing::{Sensing, SensingSpec};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 /// What every channel list of a scenario shares.
 pub(super) struct Context<'a> {
@@ -70,181 +68,54 @@ pub(super) fn check_channels(
     Some(Environment::with(channels, cx.slot_duration, cx.horizon))
 }
 
-fn probability(value: f64) -> bool {
-    value.is_finite() && (0.0..=1.0).contains(&value)
-}
-
-/// `theta` (i.i.d.) or `occupancy`, exactly one of them.
+/// `theta` (i.i.d.) or `occupancy`, exactly one of them; the process's own checks come from
+/// its entry in the registry of processes.
 fn check_occupancy(
     ch: &RawChannel,
     here: &FieldPath,
     cx: &Context,
     ck: &mut Checker,
 ) -> Option<Occupancy> {
-    let iid = |theta: f64, path: FieldPath, ck: &mut Checker| {
-        ck.require(
-            probability(theta),
-            &path,
-            format!("is the probability of being idle and must lie in [0, 1] (got {theta})"),
-        )
-        .then(|| Occupancy::Iid(Iid::new(theta)))
-    };
-    let at = here.field("occupancy");
-    match (ch.theta, &ch.occupancy) {
+    let (spec, at) = match (ch.theta, &ch.occupancy) {
         (Some(_), Some(_)) => {
             ck.fail(
                 &here.field("theta"),
                 "give either `theta` (i.i.d. slots) or `occupancy` (a process), not both",
             );
-            None
+            return None;
         }
         (None, None) => {
             ck.fail(
                 here,
                 "has no occupancy: give `theta: <idle probability>` or `occupancy: <process>`",
             );
-            None
-        }
-        (Some(theta), None) => iid(theta, here.field("theta"), ck),
-        (None, Some(OccupancySpec::Iid { theta })) => iid(*theta, at.field("theta"), ck),
-        (
-            None,
-            Some(OccupancySpec::Markov {
-                idle_to_busy,
-                busy_to_idle,
-            }),
-        ) => check_markov(*idle_to_busy, *busy_to_idle, &at, ck),
-        (None, Some(OccupancySpec::OnOff { idle, busy })) => {
-            let law = |spec, name: &str, ck: &mut Checker| match Holding::new(spec) {
-                Ok(h) => Some(h),
-                Err(e) => {
-                    ck.fail(&at.field(name).field(e.param), e.to_string());
-                    None
-                }
-            };
-            let (i, b) = (law(idle, "idle", ck), law(busy, "busy", ck));
-            Some(Occupancy::OnOff(OnOff::new(i?, b?)))
-        }
-        (None, Some(OccupancySpec::Trace { file, column, wrap })) => {
-            check_trace(file, *column, *wrap, &at, cx, ck)
-        }
-        (None, Some(OccupancySpec::Piecewise(segments))) => check_piecewise(segments, &at, ck),
-    }
-}
-
-fn check_markov(a: f64, b: f64, at: &FieldPath, ck: &mut Checker) -> Option<Occupancy> {
-    let mut ok = true;
-    for (name, v) in [("idle_to_busy", a), ("busy_to_idle", b)] {
-        ok &= ck.require(
-            probability(v),
-            &at.field(name),
-            format!("is a transition probability and must lie in [0, 1] (got {v})"),
-        );
-    }
-    ok &= ck.require(
-        !(a == 0.0 && b == 0.0),
-        at,
-        "idle_to_busy and busy_to_idle are both 0: the chain never moves and has no stationary law",
-    );
-    ok.then(|| Occupancy::Markov(Markov::new(a, b)))
-}
-
-fn check_trace(
-    file: &str,
-    column: usize,
-    wrap: bool,
-    at: &FieldPath,
-    cx: &Context,
-    ck: &mut Checker,
-) -> Option<Occupancy> {
-    let path = cx.base.join(file);
-    let parsed = ck
-        .traces
-        .entry(path.clone())
-        .or_insert_with(|| {
-            TraceFile::read(&path)
-                .map(Arc::new)
-                .map_err(|e| e.to_string())
-        })
-        .clone();
-    let trace = match parsed {
-        Ok(t) => t,
-        Err(message) => {
-            ck.fail(&at.field("file"), message);
             return None;
         }
+        // `theta: 0.8` is `occupancy: Iid(theta: 0.8)` written at the channel.
+        (Some(theta), None) => (OccupancySpec::Iid(IidSpec { theta }), here.clone()),
+        (None, Some(spec)) => (spec.clone(), here.field("occupancy")),
     };
-    let Some(column_trace) = trace.column(file, column, wrap) else {
-        ck.fail(
-            &at.field("column"),
-            format!(
-                "{} has {} column{} (columns count from 1; got {column})",
-                path.display(),
-                trace.width(),
-                if trace.width() == 1 { "" } else { "s" }
-            ),
-        );
-        return None;
+    let mut scx = SpecContext {
+        horizon: cx.horizon,
+        base: cx.base,
+        traces: &mut ck.traces,
     };
-    ck.require(
-        wrap || cx.horizon <= trace.rows(),
-        &at.field("file"),
-        format!(
-            "{} holds {} slots, fewer than the horizon of {}: shorten the horizon or set `wrap: true`",
-            path.display(),
-            trace.rows(),
-            cx.horizon
-        ),
-    )
-    .then_some(Occupancy::Trace(column_trace))
-}
-
-fn check_piecewise(segments: &[RawSegment], at: &FieldPath, ck: &mut Checker) -> Option<Occupancy> {
-    if segments.is_empty() {
-        ck.fail(at, "must list at least one segment, e.g. [(theta: 0.5)]");
-        return None;
-    }
-    let before = ck.problems.len();
-    let mut previous = 0u64;
-    let last = segments.len() - 1;
-    for (j, s) in segments.iter().enumerate() {
-        let here = at.index(j);
-        ck.require(
-            probability(s.theta),
-            &here.field("theta"),
-            format!(
-                "is the probability of being idle and must lie in [0, 1] (got {})",
-                s.theta
-            ),
-        );
-        match (s.until, j == last) {
-            (Some(_), true) => ck.fail(
-                &here.field("until"),
-                "the last segment runs to the horizon and takes no `until`",
-            ),
-            (None, false) => ck.fail(
-                &here.field("until"),
-                "every segment but the last needs `until` (its last slot)",
-            ),
-            (Some(u), false) => {
-                ck.require(
-                    u > previous,
-                    &here.field("until"),
-                    format!("must be after the previous segment's last slot {previous} (got {u})"),
-                );
-                previous = u;
+    match spec.check(&mut scx) {
+        Ok(occupancy) => Some(occupancy),
+        Err(problems) => {
+            for p in problems {
+                let mut path = at.clone();
+                for step in p.at {
+                    path = match step {
+                        Step::Field(name) => path.field(name),
+                        Step::Index(i) => path.index(i),
+                    };
+                }
+                ck.fail(&path, p.rule);
             }
-            (None, true) => {}
+            None
         }
     }
-    (ck.problems.len() == before).then(|| {
-        Occupancy::Piecewise(Piecewise::new(
-            segments
-                .iter()
-                .map(|s| Segment::new(s.until, s.theta))
-                .collect(),
-        ))
-    })
 }
 
 fn check_sensing(spec: SensingSpec, at: &FieldPath, ck: &mut Checker) -> Option<Sensing> {
@@ -345,6 +216,3 @@ fn check_cost(
     )
     .then_some(model)
 }
-
-/// Trace files read while checking one scenario, shared by the channels that use them.
-pub(super) type TraceCache = std::collections::BTreeMap<PathBuf, Result<Arc<TraceFile>, String>>;

@@ -5,8 +5,8 @@ use crate::identify::AlgorithmSpec;
 use crate::identify::confidence::Setting;
 use crate::identify::instance::{Family, Rewards};
 use crate::model::cost::CostWeights;
-use crate::model::holding::HoldingSpec;
 use crate::model::law::LawSpec;
+pub(crate) use crate::model::occupancy::OccupancySpec;
 use crate::model::sensing::SensingSpec;
 use crate::policy::PolicySpec;
 use crate::util::stats::CheckpointSpec;
@@ -163,62 +163,6 @@ pub(crate) struct RawRegret {
 pub(crate) struct SlotSpec {
     /// Slot length in delay units (> 0).
     pub duration: f64,
-}
-
-/// A channel's occupancy process as a scenario writes it.
-///
-/// ```ron
-/// Iid(theta: 0.8)                                   // the same as `theta: 0.8`
-/// Markov(idle_to_busy: 0.05, busy_to_idle: 0.15)
-/// OnOff(idle: Exponential(mean: 20.0), busy: LogNormal(mu: 1.2, sigma: 0.8))
-/// Trace(file: "traces/example.csv", column: 2, wrap: false)
-/// Piecewise([(until: 50000, theta: 0.8), (theta: 0.3)])
-/// ```
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub(crate) enum OccupancySpec {
-    /// Idle with probability θ each slot, independently.
-    Iid {
-        /// Idle probability.
-        theta: f64,
-    },
-    /// Two-state Markov chain per slot.
-    Markov {
-        /// P(busy at t+1 | idle at t).
-        idle_to_busy: f64,
-        /// P(idle at t+1 | busy at t).
-        busy_to_idle: f64,
-    },
-    /// Alternating idle and busy periods (in slots).
-    OnOff {
-        /// Idle-period law.
-        idle: HoldingSpec,
-        /// Busy-period law.
-        busy: HoldingSpec,
-    },
-    /// A measured trace, one row per slot.
-    Trace {
-        /// The file, relative to the scenario file.
-        file: String,
-        /// Its column (1-based).
-        column: usize,
-        /// Replay from the start when the horizon is longer than the trace.
-        #[serde(default)]
-        wrap: bool,
-    },
-    /// i.i.d. segments.
-    Piecewise(Vec<RawSegment>),
-}
-
-/// One segment of a piecewise channel.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawSegment {
-    /// Last slot of the segment (left out for the last segment).
-    #[serde(default)]
-    pub until: Option<u64>,
-    /// Idle probability during the segment.
-    pub theta: f64,
 }
 
 /// Units shown on charts and tables.

@@ -1,7 +1,34 @@
 //! Idle with probability θ in every slot, independently: the papers' setting (`theta: 0.8`).
 
-use super::{Process, ProcessStats};
+use super::{Process, ProcessSpec, ProcessStats, SpecContext, SpecProblem, Step, probability};
 use crate::util::crn;
+use serde::{Deserialize, Serialize};
+
+/// `Iid(theta: 0.8)`, the same as a channel's `theta: 0.8`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct IidSpec {
+    /// Idle probability.
+    pub(crate) theta: f64,
+}
+
+impl ProcessSpec for IidSpec {
+    type Process = Iid;
+
+    fn check(&self, _cx: &mut SpecContext<'_>) -> Result<Iid, Vec<SpecProblem>> {
+        if probability(self.theta) {
+            Ok(Iid::new(self.theta))
+        } else {
+            Err(vec![SpecProblem::at(
+                &[Step::Field("theta")],
+                format!(
+                    "is the probability of being idle and must lie in [0, 1] (got {})",
+                    self.theta
+                ),
+            )])
+        }
+    }
+}
 
 /// i.i.d. occupancy.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,5 +76,9 @@ impl Process for Iid {
 
     fn describe(&self) -> String {
         format!("i.i.d. θ = {}", self.theta)
+    }
+
+    fn is_iid(&self) -> bool {
+        true
     }
 }

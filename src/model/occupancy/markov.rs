@@ -22,9 +22,48 @@
 //! to the last event, never past the previous query: expected O(1) blocks of expected O(1)
 //! events each, whatever n (the work counter in [`MarkovState`] makes this testable).
 
-use super::{Process, ProcessStats};
+use super::{Process, ProcessSpec, ProcessStats, SpecContext, SpecProblem, Step, probability};
 use crate::util::crn::{self, Counter};
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// `Markov(idle_to_busy: 0.05, busy_to_idle: 0.15)`: a two-state chain per slot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MarkovSpec {
+    /// P(busy at t+1 | idle at t).
+    pub(crate) idle_to_busy: f64,
+    /// P(idle at t+1 | busy at t).
+    pub(crate) busy_to_idle: f64,
+}
+
+impl ProcessSpec for MarkovSpec {
+    type Process = Markov;
+
+    fn check(&self, _cx: &mut SpecContext<'_>) -> Result<Markov, Vec<SpecProblem>> {
+        let (a, b) = (self.idle_to_busy, self.busy_to_idle);
+        let mut problems = Vec::new();
+        for (name, v) in [("idle_to_busy", a), ("busy_to_idle", b)] {
+            if !probability(v) {
+                problems.push(SpecProblem::at(
+                    &[Step::Field(name)],
+                    format!("is a transition probability and must lie in [0, 1] (got {v})"),
+                ));
+            }
+        }
+        if a == 0.0 && b == 0.0 {
+            problems.push(SpecProblem::at(
+                &[],
+                "idle_to_busy and busy_to_idle are both 0: the chain never moves and has no stationary law",
+            ));
+        }
+        if problems.is_empty() {
+            Ok(Markov::new(a, b))
+        } else {
+            Err(problems)
+        }
+    }
+}
 
 /// Two-state Markov occupancy.
 #[derive(Clone, Debug, PartialEq)]

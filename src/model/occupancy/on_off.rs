@@ -11,10 +11,38 @@
 //! pass the instant asked: the path never depends on when it is asked, and the work of a query
 //! is the number of periods crossed.
 
-use super::{Process, ProcessStats, period_stats};
-use crate::model::holding::Holding;
+use super::{Process, ProcessSpec, ProcessStats, SpecContext, SpecProblem, Step, period_stats};
+use crate::model::holding::{Holding, HoldingSpec};
 use crate::util::crn::Counter;
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// `OnOff(idle: Exponential(mean: 20.0), busy: LogNormal(mu: 1.2, sigma: 0.8))`: alternating
+/// idle and busy periods, in slots.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OnOffSpec {
+    /// Idle-period law.
+    pub(crate) idle: HoldingSpec,
+    /// Busy-period law.
+    pub(crate) busy: HoldingSpec,
+}
+
+impl ProcessSpec for OnOffSpec {
+    type Process = OnOff;
+
+    fn check(&self, _cx: &mut SpecContext<'_>) -> Result<OnOff, Vec<SpecProblem>> {
+        let law = |spec: &HoldingSpec, name: &'static str| {
+            Holding::new(spec).map_err(|e| {
+                SpecProblem::at(&[Step::Field(name), Step::Field(e.param)], e.to_string())
+            })
+        };
+        match (law(&self.idle, "idle"), law(&self.busy, "busy")) {
+            (Ok(i), Ok(b)) => Ok(OnOff::new(i, b)),
+            (i, b) => Err([i.err(), b.err()].into_iter().flatten().collect()),
+        }
+    }
+}
 
 /// On/off occupancy.
 #[derive(Clone, Debug)]

@@ -4,8 +4,86 @@
 //! segment's `until` up to its own `until` (inclusive); the last segment has none and runs to
 //! the horizon. Slot draws come from the channel's counter stream, as for [`super::Iid`].
 
-use super::{Process, ProcessStats};
+use super::{Process, ProcessSpec, ProcessStats, SpecContext, SpecProblem, Step, probability};
 use crate::util::crn;
+use serde::{Deserialize, Serialize};
+
+/// `Piecewise([(until: 50000, theta: 0.8), (theta: 0.3)])`: the segments in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct PiecewiseSpec(pub(crate) Vec<SegmentSpec>);
+
+/// One segment as a scenario writes it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SegmentSpec {
+    /// Last slot of the segment (left out for the last segment).
+    #[serde(default)]
+    pub(crate) until: Option<u64>,
+    /// Idle probability during the segment.
+    pub(crate) theta: f64,
+}
+
+impl ProcessSpec for PiecewiseSpec {
+    type Process = Piecewise;
+
+    fn check(&self, _cx: &mut SpecContext<'_>) -> Result<Piecewise, Vec<SpecProblem>> {
+        let segments = &self.0;
+        if segments.is_empty() {
+            return Err(vec![SpecProblem::at(
+                &[],
+                "must list at least one segment, e.g. [(theta: 0.5)]",
+            )]);
+        }
+        let mut problems = Vec::new();
+        let mut previous = 0u64;
+        let last = segments.len() - 1;
+        for (j, s) in segments.iter().enumerate() {
+            let at = |field| [Step::Index(j), Step::Field(field)];
+            if !probability(s.theta) {
+                problems.push(SpecProblem::at(
+                    &at("theta"),
+                    format!(
+                        "is the probability of being idle and must lie in [0, 1] (got {})",
+                        s.theta
+                    ),
+                ));
+            }
+            match (s.until, j == last) {
+                (Some(_), true) => problems.push(SpecProblem::at(
+                    &at("until"),
+                    "the last segment runs to the horizon and takes no `until`",
+                )),
+                (None, false) => problems.push(SpecProblem::at(
+                    &at("until"),
+                    "every segment but the last needs `until` (its last slot)",
+                )),
+                (Some(u), false) => {
+                    if u <= previous {
+                        problems.push(SpecProblem::at(
+                            &at("until"),
+                            format!(
+                                "must be after the previous segment's last slot {previous} (got {u})"
+                            ),
+                        ));
+                    }
+                    previous = u;
+                }
+                (None, true) => {}
+            }
+        }
+        if problems.is_empty() {
+            Ok(Piecewise::new(
+                segments
+                    .iter()
+                    .map(|s| Segment::new(s.until, s.theta))
+                    .collect(),
+            ))
+        } else {
+            Err(problems)
+        }
+    }
+}
 
 /// One segment.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,11 +133,6 @@ impl Piecewise {
         }
         j
     }
-
-    /// The slots after which θ changes.
-    pub(crate) fn boundaries(&self) -> Vec<u64> {
-        self.segments.iter().filter_map(|s| s.until).collect()
-    }
 }
 
 impl Process for Piecewise {
@@ -108,6 +181,14 @@ impl Process for Piecewise {
             })
             .collect();
         format!("Piecewise([{}])", parts.join(", "))
+    }
+
+    fn boundaries(&self) -> Vec<u64> {
+        self.segments.iter().filter_map(|s| s.until).collect()
+    }
+
+    fn is_dynamic(&self) -> bool {
+        true
     }
 }
 

@@ -5,9 +5,74 @@
 //! `wrap: true`, which replays it from the start. The trace is read and checked when the
 //! scenario is loaded (the simulator never reads files); errors name the file, line and column.
 
-use super::{Process, ProcessStats};
+use super::{Process, ProcessSpec, ProcessStats, SpecContext, SpecProblem, Step};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// `Trace(file: "traces/example.csv", column: 2, wrap: false)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TraceSpec {
+    /// The file, relative to the scenario file.
+    pub(crate) file: String,
+    /// Its column (1-based).
+    pub(crate) column: usize,
+    /// Replay from the start when the horizon is longer than the trace.
+    #[serde(default)]
+    pub(crate) wrap: bool,
+}
+
+/// Trace files read while checking one scenario, by path, each read once however many channels
+/// use it (a file that could not be read keeps its error).
+pub(crate) type TraceFiles = BTreeMap<PathBuf, Result<Arc<TraceFile>, String>>;
+
+impl ProcessSpec for TraceSpec {
+    type Process = Trace;
+
+    fn check(&self, cx: &mut SpecContext<'_>) -> Result<Trace, Vec<SpecProblem>> {
+        let path = cx.base.join(&self.file);
+        let parsed = cx
+            .traces
+            .entry(path.clone())
+            .or_insert_with(|| {
+                TraceFile::read(&path)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone();
+        let fail = |field, rule: String| Err(vec![SpecProblem::at(&[Step::Field(field)], rule)]);
+        let trace = match parsed {
+            Ok(t) => t,
+            Err(message) => return fail("file", message),
+        };
+        let Some(column) = trace.column(&self.file, self.column, self.wrap) else {
+            return fail(
+                "column",
+                format!(
+                    "{} has {} column{} (columns count from 1; got {})",
+                    path.display(),
+                    trace.width(),
+                    if trace.width() == 1 { "" } else { "s" },
+                    self.column
+                ),
+            );
+        };
+        if !self.wrap && cx.horizon > trace.rows() {
+            return fail(
+                "file",
+                format!(
+                    "{} holds {} slots, fewer than the horizon of {}: shorten the horizon or set `wrap: true`",
+                    path.display(),
+                    trace.rows(),
+                    cx.horizon
+                ),
+            );
+        }
+        Ok(column)
+    }
+}
 
 /// A checked trace column.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,23 +230,13 @@ impl TraceFile {
 }
 
 impl Trace {
-    /// Slots in the trace.
-    pub(crate) fn len(&self) -> u64 {
-        self.len
-    }
-
     /// A hash of the column's contents (so that shards notice a changed trace).
-    pub(crate) fn content_hash(&self) -> u64 {
+    fn hash_bits(&self) -> u64 {
         self.bits
             .iter()
             .fold(crate::util::rng::splitmix64(self.len), |h, w| {
                 crate::util::rng::splitmix64(h ^ w)
             })
-    }
-
-    /// Whether it replays from the start past its end.
-    pub(crate) fn wraps(&self) -> bool {
-        self.wrap
     }
 
     fn bit(&self, slot: u64) -> bool {
@@ -261,6 +316,14 @@ impl Process for Trace {
             self.column,
             if self.wrap { ", wrap: true" } else { "" }
         )
+    }
+
+    fn slots(&self) -> Option<u64> {
+        (!self.wrap).then_some(self.len)
+    }
+
+    fn content_hash(&self) -> Option<u64> {
+        Some(self.hash_bits())
     }
 }
 

@@ -23,6 +23,9 @@ mod lil_ucb;
 mod lucb1;
 pub(crate) mod lucb_core;
 mod lucb_pp;
+#[macro_use]
+mod registry_macro;
+mod registry;
 mod stats;
 
 pub(crate) use custom::Algorithm;
@@ -31,17 +34,11 @@ pub use custom::IdentifierFactory;
 pub use custom::Problem;
 pub(crate) use episode::IdentifyOutcome;
 pub(crate) use episode::identify;
-pub(crate) use lil_clucb::LilClucb;
-pub(crate) use lil_lucb::LilLucb;
-pub(crate) use lil_rand_lucb::LilRandLucb;
-pub(crate) use lil_ucb::LilUcb;
-pub(crate) use lucb_pp::LucbPlusPlus;
-pub(crate) use lucb1::Lucb1;
+pub(crate) use registry::{AlgorithmSpec, AnyIdentifier};
 pub(crate) use stats::IdentifyStats;
 
 use crate::util::rng::SimRng;
-use confidence::{Guarantee, Lil, Params, Setting};
-use serde::{Deserialize, Serialize};
+use confidence::{Guarantee, Lil, Setting};
 
 /// A best-K identification algorithm.
 ///
@@ -171,92 +168,38 @@ impl Samples {
     }
 }
 
-/// An algorithm as a scenario names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum AlgorithmSpec {
-    /// LUCB1 (Kalyanakrishnan, Tewari, Auer, Stone 2012).
-    Lucb1,
-    /// lil'UCB (Jamieson, Malloy, Nowak, Bubeck 2014); K = 1 only.
-    LilUcb,
-    /// lil'LUCB (Jamieson and Nowak 2014), generalised to top-K.
-    LilLucb,
-    /// LUCB++ (Simchowitz, Jamieson, Recht 2017).
-    LucbPlusPlus,
-    /// lil'RandLUCB (Jiang, Li, Qiao 2017, Algorithm 1).
-    LilRandLucb,
-    /// lil'CLUCB (Jiang, Li, Qiao 2017, Algorithm 2).
-    LilClucb,
+/// The scenario entry of a built-in identification algorithm: its names, its guarantee and
+/// how it is built for a problem.
+///
+/// A new built-in algorithm is one file that defines the algorithm (an [`Identifier`]) and a
+/// unit type implementing this trait, plus one line in the registry (`identify/registry.rs`):
+/// the scenario name, the outputs' name, the parameter choice, the scenario checks and the
+/// engine's static dispatch all come from there.
+pub(crate) trait BuiltinIdentifier {
+    /// The algorithm it builds.
+    type Algorithm: Identifier;
+    /// The name in outputs, e.g. `lil'UCB`.
+    const LABEL: &'static str;
+    /// How its error probability depends on δ (fixes δ in the faithful setting).
+    const GUARANTEE: Guarantee;
+    /// Whether it identifies only the single best arm (K = 1).
+    const SINGLE_BEST: bool = false;
+
+    /// Whether it runs in `setting` (an algorithm with no heuristic version in its paper
+    /// does not).
+    fn runs_in(_setting: Setting) -> bool {
+        true
+    }
+
+    /// Builds it for one run (δ and ε already chosen in `problem.params`).
+    fn build(problem: &Problem) -> Self::Algorithm;
 }
 
-impl AlgorithmSpec {
-    /// Every algorithm, in the paper's order.
-    pub const ALL: [AlgorithmSpec; 6] = [
-        AlgorithmSpec::Lucb1,
-        AlgorithmSpec::LilUcb,
-        AlgorithmSpec::LilLucb,
-        AlgorithmSpec::LucbPlusPlus,
-        AlgorithmSpec::LilRandLucb,
-        AlgorithmSpec::LilClucb,
-    ];
-
-    /// Name in outputs.
-    pub fn name(self) -> &'static str {
-        match self {
-            AlgorithmSpec::Lucb1 => "LUCB1",
-            AlgorithmSpec::LilUcb => "lil'UCB",
-            AlgorithmSpec::LilLucb => "lil'LUCB",
-            AlgorithmSpec::LucbPlusPlus => "LUCB++",
-            AlgorithmSpec::LilRandLucb => "lil'RandLUCB",
-            AlgorithmSpec::LilClucb => "lil'CLUCB",
-        }
-    }
-
-    /// How its error probability depends on δ (fixes δ in the faithful setting).
-    pub fn guarantee(self) -> Guarantee {
-        match self {
-            AlgorithmSpec::Lucb1 => Guarantee::Delta,
-            AlgorithmSpec::LilUcb => Guarantee::LilUcb,
-            AlgorithmSpec::LilLucb | AlgorithmSpec::LucbPlusPlus | AlgorithmSpec::LilRandLucb => {
-                Guarantee::CEpsDelta
-            }
-            AlgorithmSpec::LilClucb => Guarantee::CEpsDeltaPowOverN,
-        }
-    }
-
-    /// Whether the algorithm runs in `setting` (LUCB1 has no heuristic version in the paper).
-    pub fn runs_in(self, setting: Setting) -> bool {
-        !(self == AlgorithmSpec::Lucb1 && setting == Setting::Heuristic)
-    }
-
-    /// Builds the algorithm for `n` arms, top `k`, rewards σ-sub-Gaussian.
-    pub fn build(
-        self,
-        n: usize,
-        k: usize,
-        sigma: f64,
-        setting: Setting,
-        params: Params,
-    ) -> AnyIdentifier {
-        let lil = Lil {
-            epsilon: params.epsilon,
-            sigma,
-        };
-        match self {
-            AlgorithmSpec::Lucb1 => AnyIdentifier::Lucb1(Lucb1::new(n, k, params.delta, sigma)),
-            AlgorithmSpec::LilUcb => {
-                AnyIdentifier::LilUcb(LilUcb::new(n, lil, params.delta, setting))
-            }
-            AlgorithmSpec::LilLucb => AnyIdentifier::LilLucb(LilLucb::new(n, k, lil, params.delta)),
-            AlgorithmSpec::LucbPlusPlus => {
-                AnyIdentifier::LucbPlusPlus(LucbPlusPlus::new(n, k, lil, params.delta))
-            }
-            AlgorithmSpec::LilRandLucb => {
-                AnyIdentifier::LilRandLucb(LilRandLucb::new(n, k, lil, params.delta))
-            }
-            AlgorithmSpec::LilClucb => {
-                AnyIdentifier::LilClucb(LilClucb::new(n, k, lil, params.delta))
-            }
-        }
+/// The LIL radius of a problem: ε of its parameters, σ of its rewards.
+pub(crate) fn lil_of(problem: &Problem) -> Lil {
+    Lil {
+        epsilon: problem.params.epsilon,
+        sigma: problem.sigma,
     }
 }
 
@@ -266,90 +209,13 @@ pub fn builtin_identifier(name: &str, problem: &Problem) -> Result<Box<dyn Ident
     let spec: AlgorithmSpec = crate::util::ron_text::ron_options()
         .from_str(name)
         .map_err(|e| format!("{name:?} is not an identification algorithm: {e}"))?;
-    Ok(Box::new(spec.build(
-        problem.arms,
-        problem.k,
-        problem.sigma,
-        problem.setting,
-        problem.params,
-    )))
-}
-
-/// A built algorithm of any kind; [`AnyIdentifier::visit`] hands the concrete type to generic
-/// code (one dispatch per run).
-pub enum AnyIdentifier {
-    /// LUCB1.
-    Lucb1(Lucb1),
-    /// lil'UCB.
-    LilUcb(LilUcb),
-    /// lil'LUCB.
-    LilLucb(LilLucb),
-    /// LUCB++.
-    LucbPlusPlus(LucbPlusPlus),
-    /// lil'RandLUCB.
-    LilRandLucb(LilRandLucb),
-    /// lil'CLUCB.
-    LilClucb(LilClucb),
-    /// An algorithm written outside specprobe.
-    Custom(Box<dyn Identifier>),
-}
-
-/// A built algorithm of any kind is an algorithm (a match per call; the engine itself uses
-/// [`AnyIdentifier::visit`] and dispatches once per run). Lets a user wrap a built-in one.
-impl Identifier for AnyIdentifier {
-    fn next(&mut self, rng: &mut SimRng) -> Option<usize> {
-        any_identifier!(self, a => a.next(rng))
-    }
-    fn observe(&mut self, arm: usize, reward: f64) {
-        any_identifier!(self, a => a.observe(arm, reward))
-    }
-    fn answer(&self, out: &mut Vec<usize>) {
-        any_identifier!(self, a => a.answer(out))
-    }
-}
-
-/// Runs `$body` with `$a` bound to the concrete algorithm inside an [`AnyIdentifier`].
-macro_rules! any_identifier {
-    ($value:expr, $a:ident => $body:expr) => {
-        match $value {
-            AnyIdentifier::Lucb1($a) => $body,
-            AnyIdentifier::LilUcb($a) => $body,
-            AnyIdentifier::LilLucb($a) => $body,
-            AnyIdentifier::LucbPlusPlus($a) => $body,
-            AnyIdentifier::LilRandLucb($a) => $body,
-            AnyIdentifier::LilClucb($a) => $body,
-            AnyIdentifier::Custom($a) => $body,
-        }
-    };
-}
-use any_identifier;
-
-impl std::fmt::Debug for AnyIdentifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = match self {
-            AnyIdentifier::Lucb1(_) => "Lucb1",
-            AnyIdentifier::LilUcb(_) => "LilUcb",
-            AnyIdentifier::LilLucb(_) => "LilLucb",
-            AnyIdentifier::LucbPlusPlus(_) => "LucbPlusPlus",
-            AnyIdentifier::LilRandLucb(_) => "LilRandLucb",
-            AnyIdentifier::LilClucb(_) => "LilClucb",
-            AnyIdentifier::Custom(_) => "Custom",
-        };
-        f.write_str(name)
-    }
+    Ok(Box::new(spec.build(problem)))
 }
 
 /// Generic code that runs with a concrete algorithm type.
-pub trait IdentifierVisitor {
+pub(crate) trait IdentifierVisitor {
     /// What the visit returns.
     type Output;
     /// Runs with the concrete algorithm.
     fn visit<I: Identifier>(self, algorithm: I) -> Self::Output;
-}
-
-impl AnyIdentifier {
-    /// Dispatches once to the concrete type.
-    pub fn visit<V: IdentifierVisitor>(self, v: V) -> V::Output {
-        any_identifier!(self, a => v.visit(a))
-    }
 }

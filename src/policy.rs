@@ -42,6 +42,7 @@ pub(crate) use oracle::OracleSpec;
 pub(crate) use random_list::RandomList;
 pub(crate) use random_list::RandomListSpec;
 pub(crate) use registry::AnyPolicy;
+pub(crate) use registry::CatalogueEntry;
 pub(crate) use registry::PolicySpec;
 pub(crate) use registry::PolicyVisitor;
 pub use registry::builtin_policy;
@@ -180,6 +181,9 @@ pub(crate) trait Builtin:
     const NAME: &'static str;
     /// What the policy does, one line for `specprobe policies`.
     const SUMMARY: &'static str;
+    /// A remark on a parameter's default for the note under `specprobe policies` (empty for
+    /// none).
+    const NOTE: &'static str = "";
     /// The policy it builds.
     type Policy: Policy;
 
@@ -198,6 +202,19 @@ pub(crate) trait Builtin:
 
     /// Builds the policy for an environment (parameters already checked).
     fn build(&self, env: &Environment) -> Self::Policy;
+
+    /// Bytes of state one run of the policy keeps beyond the per-channel statistics every
+    /// policy has, for `k` channels and runs of `horizon` slots (a sliding window's
+    /// observations), so that the resource estimate sees it before anything runs.
+    fn extra_memory(&self, _k: u64, _horizon: u64) -> u64 {
+        0
+    }
+
+    /// The exploration parameter α that Theorem 2's CC-UCB bound is evaluated with, when this
+    /// is the paper's CC-UCB with unknown costs (the first such policy of a scenario sets it).
+    fn theorem2_alpha(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// The paper's initialisation: slot `t ≤ K` probes channel `t − 1` alone.

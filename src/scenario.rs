@@ -69,7 +69,7 @@ impl SweepScenario {
     }
 
     /// A hash (hex) of every cell and the sweep itself.
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         let mut parts = vec![format!(
             "sweep|{}|{}|{:?}",
             self.name, self.field, self.values
@@ -80,7 +80,7 @@ impl SweepScenario {
     }
 
     /// The cell label of value `v`: `field = v`.
-    pub fn cell_label(&self, v: f64) -> String {
+    pub(crate) fn cell_label(&self, v: f64) -> String {
         format!("{} = {v}", self.field)
     }
 }
@@ -218,7 +218,7 @@ impl Scenario {
 
     /// A hash (hex) of everything that determines the results and outputs, used to check that
     /// shards belong together.
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         match self {
             Scenario::Regret(s) => s.fingerprint(),
             Scenario::Identification(s) => s.fingerprint(),
@@ -432,7 +432,7 @@ impl RegretScenario {
 
     /// A hash (hex) of everything that determines this scenario's results and outputs, used to
     /// check that shards belong together.
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         use std::fmt::Write;
         let mut s = format!(
             "regret|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}",
@@ -476,7 +476,7 @@ impl RegretScenario {
 
     /// The index of the policy paired differences are measured against: `reference`, else
     /// the first policy.
-    pub fn reference_index(&self) -> Option<usize> {
+    pub(crate) fn reference_index(&self) -> Option<usize> {
         match &self.reference {
             Some(label) => self.policies.iter().position(|p| &p.label == label),
             None => (!self.policies.is_empty()).then_some(0),
@@ -485,12 +485,12 @@ impl RegretScenario {
 
     /// The α Theorem 2 is evaluated with: that of the first unknown-cost CC-UCB policy, else the
     /// paper's 1.5.
-    pub fn theorem2_alpha(&self) -> f64 {
+    pub(crate) fn theorem2_alpha(&self) -> f64 {
         self.policies
             .iter()
             .find_map(|p| match &p.policy {
-                PolicyKind::Builtin(PolicySpec::CcUcb(c)) => Some(c.alpha),
-                _ => None,
+                PolicyKind::Builtin(spec) => spec.theorem2_alpha(),
+                PolicyKind::Custom(_) => None,
             })
             .unwrap_or(crate::policy::DEFAULT_ALPHA)
     }

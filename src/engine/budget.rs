@@ -18,7 +18,6 @@
 use crate::engine::recorder::N_METRICS;
 use crate::engine::runner::RunOptions;
 use crate::model::channel::Channel;
-use crate::policy::PolicySpec;
 use crate::scenario::{IdentificationScenario, PolicyKind, RegretScenario, Scenario};
 
 /// Bytes of one exact moment (count + two exact sums of about three partials each).
@@ -30,8 +29,6 @@ const FINAL_ROW: u64 = 3 * (8 + 8 * N_METRICS as u64);
 const OUTCOME: u64 = 3 * 32;
 /// Bytes of per-channel state of a policy, a sample path and the run records.
 const PER_CHANNEL: u64 = 64 + 80 + 3 * 8;
-/// Bytes of one observation in a sliding window.
-const WINDOW_ENTRY: u64 = 32;
 /// Bytes the process needs whatever the scenario (code, fonts, thread stacks).
 const BASE: u64 = 16 << 20;
 /// Worker accumulators alive per thread (rayon splits the runs adaptively).
@@ -164,7 +161,7 @@ fn kib_field(file: &str, name: &str) -> Option<u64> {
 
 impl Estimate {
     /// The needs of `scenario` run with `options` (threads, shard).
-    pub fn of(scenario: &Scenario, options: &RunOptions) -> Estimate {
+    pub(crate) fn of(scenario: &Scenario, options: &RunOptions) -> Estimate {
         let threads = options.threads.unwrap_or_else(|| {
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         });
@@ -249,10 +246,8 @@ fn regret_workers(s: &RegretScenario, threads: u64) -> u64 {
         .policies
         .iter()
         .map(|p| match &p.policy {
-            PolicyKind::Builtin(PolicySpec::SwCcUcb(w)) => {
-                product(&[w.window.min(s.horizon), k_max.min(8), WINDOW_ENTRY])
-            }
-            _ => 0,
+            PolicyKind::Builtin(spec) => spec.extra_memory(k_max, s.horizon),
+            PolicyKind::Custom(_) => 0,
         })
         .max()
         .unwrap_or(0);

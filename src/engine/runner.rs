@@ -51,13 +51,8 @@ impl Shard {
     }
 
     /// The `i`-th run of this shard (`i < runs_of(runs)`).
-    pub fn run(&self, i: u64) -> u64 {
+    pub(crate) fn run(&self, i: u64) -> u64 {
         self.index + i * self.count
-    }
-
-    /// Whether this is the whole job.
-    pub fn is_whole(&self) -> bool {
-        self.count == 1
     }
 }
 
@@ -94,7 +89,7 @@ impl std::fmt::Display for Shard {
 
 /// How to run.
 #[derive(Clone, Debug, Default)]
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// Worker threads (default: one per core).
     pub threads: Option<usize>,
     /// The runs to simulate.

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// The LIL confidence radius for a given ε and sub-Gaussian parameter σ.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Lil {
+pub(crate) struct Lil {
     /// ε ∈ [0, 1): 0 in the heuristic setting.
     pub epsilon: f64,
     /// Sub-Gaussian parameter σ of the rewards.
@@ -25,7 +25,7 @@ pub struct Lil {
 
 impl Lil {
     /// `U(t, ω)` (the modified form with `+2` inside the inner logarithm).
-    pub fn radius(&self, t: u64, omega: f64) -> f64 {
+    pub(crate) fn radius(&self, t: u64, omega: f64) -> f64 {
         let e = self.epsilon;
         let t = t as f64;
         let inner = ((1.0 + e) * t + 2.0).ln() / omega;
@@ -75,7 +75,7 @@ impl Setting {
 
 /// How an algorithm's guarantee depends on δ, which fixes δ in the faithful setting.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Guarantee {
+pub(crate) enum Guarantee {
     /// Error probability at most `c_ε δ` (lil'RandLUCB, Theorem 3.1; LUCB++ and lil'LUCB, whose
     /// radii are at least as wide under the same union bound).
     CEpsDelta,
@@ -89,7 +89,7 @@ pub enum Guarantee {
 
 impl Guarantee {
     /// The largest δ whose guaranteed error probability is at most `nu`.
-    pub fn delta_for(self, nu: f64, epsilon: f64, n: usize) -> f64 {
+    pub(crate) fn delta_for(self, nu: f64, epsilon: f64, n: usize) -> f64 {
         let c = c_epsilon(epsilon);
         match self {
             Guarantee::CEpsDelta => nu / c,
@@ -104,8 +104,10 @@ impl Guarantee {
         }
     }
 
-    /// The guaranteed error probability for a given δ.
-    pub fn error_bound(self, delta: f64, epsilon: f64, n: usize) -> f64 {
+    /// The guaranteed error probability for a given δ (the inverse of `delta_for`; checked
+    /// against it by the tests).
+    #[cfg(test)]
+    pub(crate) fn error_bound(self, delta: f64, epsilon: f64, n: usize) -> f64 {
         let c = c_epsilon(epsilon);
         match self {
             Guarantee::CEpsDelta => c * delta,
@@ -130,7 +132,7 @@ pub struct Params {
 impl Params {
     /// The parameters of an algorithm with guarantee `g` in `setting`, for confidence `nu`,
     /// `n` arms and the faithful setting's ε.
-    pub fn choose(
+    pub(crate) fn choose(
         g: Guarantee,
         setting: Setting,
         nu: f64,

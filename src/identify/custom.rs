@@ -80,7 +80,7 @@ impl CustomIdentifier {
 
 /// A built-in or a user's algorithm.
 #[derive(Clone, Debug)]
-pub enum Algorithm {
+pub(crate) enum Algorithm {
     /// One of specprobe's algorithms.
     Builtin(AlgorithmSpec),
     /// A user's algorithm.
@@ -89,7 +89,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// The name in outputs (`LUCB1`, ..., or the user's name).
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Algorithm::Builtin(a) => a.name(),
             Algorithm::Custom(c) => c.name(),
@@ -97,7 +97,7 @@ impl Algorithm {
     }
 
     /// Whether it runs in `setting` (a user's algorithm runs in every setting of the scenario).
-    pub fn runs_in(&self, setting: Setting) -> bool {
+    pub(crate) fn runs_in(&self, setting: Setting) -> bool {
         match self {
             Algorithm::Builtin(a) => a.runs_in(setting),
             Algorithm::Custom(_) => true,
@@ -105,7 +105,7 @@ impl Algorithm {
     }
 
     /// How its error probability depends on δ (a user's algorithm is given δ = ν).
-    pub fn guarantee(&self) -> Guarantee {
+    pub(crate) fn guarantee(&self) -> Guarantee {
         match self {
             Algorithm::Builtin(a) => a.guarantee(),
             Algorithm::Custom(_) => Guarantee::Delta,
@@ -115,13 +115,7 @@ impl Algorithm {
     /// Builds it for one run, or `None` for a stand-in.
     pub(crate) fn build(&self, problem: &Problem) -> Option<AnyIdentifier> {
         match self {
-            Algorithm::Builtin(a) => Some(a.build(
-                problem.arms,
-                problem.k,
-                problem.sigma,
-                problem.setting,
-                problem.params,
-            )),
+            Algorithm::Builtin(a) => Some(a.build(problem)),
             Algorithm::Custom(c) => c
                 .factory
                 .as_ref()

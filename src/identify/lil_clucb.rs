@@ -10,20 +10,22 @@
 //! [`LucbCore`] without re-sorting.
 
 use super::Identifier;
+use super::confidence::Guarantee;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
+use super::{BuiltinIdentifier, Problem, lil_of};
 use crate::util::ranking::Ranked;
 use crate::util::rng::SimRng;
 
 /// lil'CLUCB.
 #[derive(Clone, Debug)]
-pub struct LilClucb {
+pub(crate) struct LilClucb {
     core: LucbCore,
 }
 
 impl LilClucb {
     /// `n` arms, top `k`, confidence parameter δ.
-    pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilClucb {
+    pub(crate) fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilClucb {
         let omega = delta / n as f64;
         LilClucb {
             core: LucbCore::new(n, k, lil, omega, omega),
@@ -61,5 +63,18 @@ impl Identifier for LilClucb {
 
     fn answer(&self, out: &mut Vec<usize>) {
         self.core.answer(out);
+    }
+}
+
+/// The scenario entry `LilClucb`: lil'CLUCB (Jiang, Li, Qiao 2017, Algorithm 2).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LilClucbEntry;
+
+impl BuiltinIdentifier for LilClucbEntry {
+    type Algorithm = LilClucb;
+    const LABEL: &'static str = "lil'CLUCB";
+    const GUARANTEE: Guarantee = Guarantee::CEpsDeltaPowOverN;
+    fn build(p: &Problem) -> LilClucb {
+        LilClucb::new(p.arms, p.k, lil_of(p), p.params.delta)
     }
 }

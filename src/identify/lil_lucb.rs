@@ -5,19 +5,21 @@
 //! when `μ̂_h − u_h ≥ μ̂_l + u_l` and return High.
 
 use super::Identifier;
+use super::confidence::Guarantee;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
+use super::{BuiltinIdentifier, Problem, lil_of};
 use crate::util::rng::SimRng;
 
 /// lil'LUCB.
 #[derive(Clone, Debug)]
-pub struct LilLucb {
+pub(crate) struct LilLucb {
     core: LucbCore,
 }
 
 impl LilLucb {
     /// `n` arms, top `k`, confidence parameter δ.
-    pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilLucb {
+    pub(crate) fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilLucb {
         let omega = delta / n as f64;
         LilLucb {
             core: LucbCore::new(n, k, lil, omega, omega),
@@ -36,5 +38,18 @@ impl Identifier for LilLucb {
 
     fn answer(&self, out: &mut Vec<usize>) {
         self.core.answer(out);
+    }
+}
+
+/// The scenario entry `LilLucb`: lil'LUCB (Jamieson and Nowak 2014), generalised to top-K.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LilLucbEntry;
+
+impl BuiltinIdentifier for LilLucbEntry {
+    type Algorithm = LilLucb;
+    const LABEL: &'static str = "lil'LUCB";
+    const GUARANTEE: Guarantee = Guarantee::CEpsDelta;
+    fn build(p: &Problem) -> LilLucb {
+        LilLucb::new(p.arms, p.k, lil_of(p), p.params.delta)
     }
 }

@@ -6,20 +6,22 @@
 //! `T_l/(T_h + T_l)`, else `l_t` (the less sampled of the two is favoured).
 
 use super::Identifier;
+use super::confidence::Guarantee;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
+use super::{BuiltinIdentifier, Problem, lil_of};
 use crate::util::rng::SimRng;
 use rand::RngExt;
 
 /// lil'RandLUCB.
 #[derive(Clone, Debug)]
-pub struct LilRandLucb {
+pub(crate) struct LilRandLucb {
     core: LucbCore,
 }
 
 impl LilRandLucb {
     /// `n` arms, top `k`, confidence parameter δ.
-    pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilRandLucb {
+    pub(crate) fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LilRandLucb {
         LilRandLucb {
             core: LucbCore::split_radii(n, k, lil, delta),
         }
@@ -47,5 +49,18 @@ impl Identifier for LilRandLucb {
 
     fn answer(&self, out: &mut Vec<usize>) {
         self.core.answer(out);
+    }
+}
+
+/// The scenario entry `LilRandLucb`: lil'RandLUCB (Jiang, Li, Qiao 2017, Algorithm 1).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LilRandLucbEntry;
+
+impl BuiltinIdentifier for LilRandLucbEntry {
+    type Algorithm = LilRandLucb;
+    const LABEL: &'static str = "lil'RandLUCB";
+    const GUARANTEE: Guarantee = Guarantee::CEpsDelta;
+    fn build(p: &Problem) -> LilRandLucb {
+        LilRandLucb::new(p.arms, p.k, lil_of(p), p.params.delta)
     }
 }

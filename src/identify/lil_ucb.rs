@@ -13,13 +13,15 @@
 
 use super::Identifier;
 use super::Samples;
+use super::confidence::Guarantee;
 use super::confidence::{Lil, Setting};
+use super::{BuiltinIdentifier, Problem, lil_of};
 use crate::util::ranking::{Ranked, RankedSet};
 use crate::util::rng::SimRng;
 
 /// lil'UCB.
 #[derive(Clone, Debug)]
-pub struct LilUcb {
+pub(crate) struct LilUcb {
     lil: Lil,
     delta: f64,
     beta: f64,
@@ -33,7 +35,7 @@ pub struct LilUcb {
 
 impl LilUcb {
     /// `n` arms, LIL radius, confidence δ, β and λ of `setting`.
-    pub fn new(n: usize, lil: Lil, delta: f64, setting: Setting) -> LilUcb {
+    pub(crate) fn new(n: usize, lil: Lil, delta: f64, setting: Setting) -> LilUcb {
         let (beta, lambda) = match setting {
             Setting::Faithful => (1.0, 9.0),
             Setting::Heuristic => (0.5, 1.0 + 10.0 / n as f64),
@@ -49,11 +51,6 @@ impl LilUcb {
             total: 0,
             most: Ranked { value: 0.0, arm: 0 },
         }
-    }
-
-    /// β and λ in use.
-    pub fn parameters(&self) -> (f64, f64) {
-        (self.beta, self.lambda)
     }
 }
 
@@ -90,5 +87,19 @@ impl Identifier for LilUcb {
 
     fn answer(&self, out: &mut Vec<usize>) {
         out.push(self.most.arm);
+    }
+}
+
+/// The scenario entry `LilUcb`: lil'UCB (Jamieson, Malloy, Nowak, Bubeck 2014); K = 1 only.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LilUcbEntry;
+
+impl BuiltinIdentifier for LilUcbEntry {
+    type Algorithm = LilUcb;
+    const LABEL: &'static str = "lil'UCB";
+    const GUARANTEE: Guarantee = Guarantee::LilUcb;
+    const SINGLE_BEST: bool = true;
+    fn build(p: &Problem) -> LilUcb {
+        LilUcb::new(p.arms, lil_of(p), p.params.delta, p.setting)
     }
 }

@@ -10,13 +10,15 @@
 
 use super::Identifier;
 use super::Samples;
+use super::confidence::{Guarantee, Setting};
 use super::confidence::{lucb1_arm_factor, lucb1_log_term};
+use super::{BuiltinIdentifier, Problem};
 use crate::util::ranking::{MeanSplit, Ranked};
 use crate::util::rng::SimRng;
 
 /// LUCB1.
 #[derive(Clone, Debug)]
-pub struct Lucb1 {
+pub(crate) struct Lucb1 {
     k: usize,
     delta: f64,
     sigma: f64,
@@ -29,7 +31,7 @@ pub struct Lucb1 {
 
 impl Lucb1 {
     /// `n` arms, top `k`, confidence δ, σ-sub-Gaussian rewards.
-    pub fn new(n: usize, k: usize, delta: f64, sigma: f64) -> Lucb1 {
+    pub(crate) fn new(n: usize, k: usize, delta: f64, sigma: f64) -> Lucb1 {
         Lucb1 {
             k,
             delta,
@@ -91,5 +93,23 @@ impl Identifier for Lucb1 {
             Some(s) => out.extend(s.high()),
             None => out.extend(MeanSplit::new(self.samples.means(), self.k).high()),
         }
+    }
+}
+
+/// The scenario entry `Lucb1`: LUCB1 (Kalyanakrishnan, Tewari, Auer, Stone 2012): faithful only, the paper has no heuristic version of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lucb1Entry;
+
+impl BuiltinIdentifier for Lucb1Entry {
+    type Algorithm = Lucb1;
+    const LABEL: &'static str = "LUCB1";
+    const GUARANTEE: Guarantee = Guarantee::Delta;
+
+    fn runs_in(setting: Setting) -> bool {
+        setting == Setting::Faithful
+    }
+
+    fn build(p: &Problem) -> Lucb1 {
+        Lucb1::new(p.arms, p.k, p.params.delta, p.sigma)
     }
 }

@@ -5,19 +5,21 @@
 //! `μ̂_h − u_h ≥ μ̂_l + u_l` and return High. With K = N/2 it coincides with lil'LUCB.
 
 use super::Identifier;
+use super::confidence::Guarantee;
 use super::confidence::Lil;
 use super::lucb_core::LucbCore;
+use super::{BuiltinIdentifier, Problem, lil_of};
 use crate::util::rng::SimRng;
 
 /// LUCB++.
 #[derive(Clone, Debug)]
-pub struct LucbPlusPlus {
+pub(crate) struct LucbPlusPlus {
     core: LucbCore,
 }
 
 impl LucbPlusPlus {
     /// `n` arms, top `k`, confidence parameter δ.
-    pub fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LucbPlusPlus {
+    pub(crate) fn new(n: usize, k: usize, lil: Lil, delta: f64) -> LucbPlusPlus {
         LucbPlusPlus {
             core: LucbCore::split_radii(n, k, lil, delta),
         }
@@ -35,5 +37,18 @@ impl Identifier for LucbPlusPlus {
 
     fn answer(&self, out: &mut Vec<usize>) {
         self.core.answer(out);
+    }
+}
+
+/// The scenario entry `LucbPlusPlus`: LUCB++ (Simchowitz, Jamieson, Recht 2017).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LucbPlusPlusEntry;
+
+impl BuiltinIdentifier for LucbPlusPlusEntry {
+    type Algorithm = LucbPlusPlus;
+    const LABEL: &'static str = "LUCB++";
+    const GUARANTEE: Guarantee = Guarantee::CEpsDelta;
+    fn build(p: &Problem) -> LucbPlusPlus {
+        LucbPlusPlus::new(p.arms, p.k, lil_of(p), p.params.delta)
     }
 }

@@ -68,6 +68,9 @@ impl Builtin for CcUcbSpec {
     fn label(&self) -> &'static str {
         "cc-ucb"
     }
+    fn theorem2_alpha(&self) -> Option<f64> {
+        Some(self.alpha)
+    }
     fn check(&self, _k: usize) -> Vec<ParamError> {
         [
             ParamError::alpha(self.alpha),

@@ -18,6 +18,7 @@ pub(crate) struct RandomListSpec {
 
 impl Builtin for RandomListSpec {
     const NAME: &'static str = "RandomList";
+    const NOTE: &'static str = "RandomList's list_len defaults to all channels.";
     const SUMMARY: &'static str =
         "uniformly random ordered list of list_len channels (default all K): sanity baseline";
     type Policy = RandomList;

@@ -67,7 +67,6 @@ macro_rules! builtin_policies {
             pub(crate) const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
 
             /// The name in scenario files.
-            #[cfg(test)]
             pub(crate) fn name(&self) -> &'static str {
                 match self {
                     $(PolicySpec::$name(_) => <$spec as Builtin>::NAME,)*
@@ -78,6 +77,28 @@ macro_rules! builtin_policies {
             pub(crate) fn default_label(&self) -> &'static str {
                 match self {
                     $(PolicySpec::$name(s) => s.label(),)*
+                }
+            }
+
+            /// See [`Builtin::extra_memory`].
+            pub(crate) fn extra_memory(&self, k: u64, horizon: u64) -> u64 {
+                match self {
+                    $(PolicySpec::$name(s) => s.extra_memory(k, horizon),)*
+                }
+            }
+
+            /// See [`Builtin::theorem2_alpha`].
+            pub(crate) fn theorem2_alpha(&self) -> Option<f64> {
+                match self {
+                    $(PolicySpec::$name(s) => s.theorem2_alpha(),)*
+                }
+            }
+
+            /// The parameter a policy cannot be written without (`None`: it may be written
+            /// bare).
+            pub(crate) fn required_parameter(&self) -> Option<&'static str> {
+                match self {
+                    $(PolicySpec::$name(_) => <$spec as Builtin>::bare().err(),)*
                 }
             }
 
@@ -107,6 +128,7 @@ macro_rules! builtin_policies {
                 vec![$(CatalogueEntry {
                     example: PolicySpec::$name(<$spec as Builtin>::example()),
                     summary: <$spec as Builtin>::SUMMARY,
+                    note: <$spec as Builtin>::NOTE,
                 }),*]
             }
         }

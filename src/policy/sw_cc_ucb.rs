@@ -78,6 +78,16 @@ impl Builtin for SwCcUcbSpec {
         }
         errors
     }
+
+    /// The window's observations: at most `window` slots of at most 8 probes each (longer
+    /// lists are rare; the estimate is a bound in spirit).
+    fn extra_memory(&self, k: u64, horizon: u64) -> u64 {
+        const ENTRY: u64 = 32;
+        self.window
+            .min(horizon)
+            .saturating_mul(k.min(8))
+            .saturating_mul(ENTRY)
+    }
     fn build(&self, env: &Environment) -> SwCcUcb {
         SwCcUcb::new(
             env.len(),

@@ -3,9 +3,9 @@
 use super::locate::FieldPath;
 use super::raw::{RawIdentification, RawInstance};
 use super::{Checker, RegretScenario, Scenario, Source};
-use crate::identify::confidence::{Params, Setting, lemma_delta_limit};
+use crate::identify::Algorithm;
+use crate::identify::confidence::{Guarantee, Params, Setting, lemma_delta_limit};
 use crate::identify::instance::{Arms, Family, Rewards};
-use crate::identify::{Algorithm, AlgorithmSpec};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -62,7 +62,7 @@ impl IdentificationScenario {
     }
 
     /// A hash (hex) of everything that determines this scenario's results and outputs.
-    pub fn fingerprint(&self) -> String {
+    pub(crate) fn fingerprint(&self) -> String {
         use std::fmt::Write;
         let mut s = format!(
             "identification|{}|{}|{}|{}|{}|{:?}|{}|{}",
@@ -88,7 +88,7 @@ impl IdentificationScenario {
     }
 
     /// The ε and δ of `algorithm` in `setting` on `n` arms.
-    pub fn params(&self, algorithm: &Algorithm, setting: Setting, n: usize) -> Params {
+    pub(crate) fn params(&self, algorithm: &Algorithm, setting: Setting, n: usize) -> Params {
         Params::choose(
             algorithm.guarantee(),
             setting,
@@ -200,20 +200,19 @@ fn check_instances(
     if raw.instances.is_empty() {
         ck.fail(&root.field("instances"), "must list at least one instance");
     }
-    let lil_ucb = raw
-        .algorithms
-        .iter()
-        .position(|a| *a == AlgorithmSpec::LilUcb);
+    // An algorithm for the single best arm (lil'UCB) needs K = 1 on every instance.
+    let single = raw.algorithms.iter().position(|a| a.single_best());
     for (i, inst) in raw.instances.iter().enumerate() {
         let at = root.field("instances").index(i);
         ck.label(&mut labels, &inst.label, &at.field("label"), "instance");
-        // lil'UCB identifies a single best arm: checked from the instance as written, so that
-        // it is reported with the instance's other problems, not after they are fixed.
-        if let (Some(j), Some((n, k))) = (lil_ucb, declared_sizes(inst).find(|&(_, k)| k != 1)) {
+        // Checked from the instance as written, so that it is reported with the instance's
+        // other problems, not after they are fixed.
+        if let (Some(j), Some((n, k))) = (single, declared_sizes(inst).find(|&(_, k)| k != 1)) {
             ck.fail(
                 &root.field("algorithms").index(j),
                 format!(
-                    "LilUcb identifies the single best arm (K = 1), but instance {:?} has K = {k} at N = {n}",
+                    "{:?} identifies the single best arm (K = 1), but instance {:?} has K = {k} at N = {n}",
+                    raw.algorithms[j],
                     inst.label
                 ),
             );
@@ -221,14 +220,15 @@ fn check_instances(
         if let Some(instance) = check_instance(inst, &at, default_rewards, source, ck) {
             // A family loaded from another scenario declares its N only once loaded.
             if let (Some(j), Family::Channels { .. }, Some(p)) = (
-                lil_ucb,
+                single,
                 &inst.family,
                 instance.points.iter().find(|p| p.k() != 1),
             ) {
                 ck.fail(
                     &root.field("algorithms").index(j),
                     format!(
-                        "LilUcb identifies the single best arm (K = 1), but instance {:?} has K = {} at N = {}",
+                        "{:?} identifies the single best arm (K = 1), but instance {:?} has K = {} at N = {}",
+                        raw.algorithms[j],
                         instance.label,
                         p.k(),
                         p.len()
@@ -273,7 +273,9 @@ fn check_faithful_delta(
     for a in raw
         .algorithms
         .iter()
-        .filter(|a| **a != AlgorithmSpec::Lucb1)
+        // Lemma 2.1's range concerns the LIL radius: an algorithm with a plain δ guarantee (LUCB1)
+        // has none.
+        .filter(|a| a.guarantee() != Guarantee::Delta)
     {
         for p in instances.iter().flat_map(|inst| &inst.points) {
             let params = Params::choose(

@@ -140,23 +140,18 @@ struct Marker {
 /// A folder being written: files go to `dir` (the private staging folder) and are reported at
 /// `shown` (where they will be once the set is swapped in).
 #[derive(Clone, Debug)]
-pub struct OutputDir {
+pub(crate) struct OutputDir {
     dir: PathBuf,
     shown: PathBuf,
 }
 
 impl OutputDir {
     /// A folder of saved results, for reading.
-    pub fn existing(path: &Path) -> OutputDir {
+    pub(crate) fn existing(path: &Path) -> OutputDir {
         OutputDir {
             dir: path.to_path_buf(),
             shown: path.to_path_buf(),
         }
-    }
-
-    /// Where the files will be.
-    pub fn path(&self) -> &Path {
-        &self.shown
     }
 
     /// Where the files are being written now.
@@ -167,7 +162,7 @@ impl OutputDir {
 
     /// Creates `name` exclusively (never through an existing entry, symlink or not), writes
     /// `bytes`, syncs it, and returns the path it will have in the destination.
-    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
+    pub(crate) fn write(&self, name: &str, bytes: &[u8]) -> Result<PathBuf, OutputError> {
         let shown = self.shown.join(name);
         let err = |error| OutputError::Write {
             path: shown.clone(),
@@ -187,7 +182,7 @@ impl OutputDir {
     }
 
     /// A new subfolder (for `compare`, which keeps each scenario's results inside its own).
-    pub fn subfolder(&self, name: &str) -> Result<OutputDir, OutputError> {
+    pub(crate) fn subfolder(&self, name: &str) -> Result<OutputDir, OutputError> {
         let dir = self.dir.join(name);
         std::fs::create_dir(&dir).map_err(|error| OutputError::Create {
             path: self.shown.join(name),
@@ -200,7 +195,7 @@ impl OutputDir {
     }
 
     /// Reads a file of the folder (a regular file of bounded size).
-    pub fn read(&self, name: &str) -> Result<Vec<u8>, OutputError> {
+    pub(crate) fn read(&self, name: &str) -> Result<Vec<u8>, OutputError> {
         let path = self.dir.join(name);
         crate::util::input::read_bounded(&path, crate::util::input::MAX_RESULT_BYTES).map_err(
             |error| OutputError::Read {
@@ -257,7 +252,7 @@ impl Destination {
     /// Locks `path` for writing `scenario`'s results (of `kind`: regret, identification, sweep,
     /// partial or comparison), checks that it may be replaced, cleans up what an earlier killed
     /// run left, and creates the staging folder. Nothing in `path` changes yet.
-    pub fn open(
+    pub(crate) fn open(
         path: &Path,
         scenario: &str,
         kind: &str,
@@ -345,7 +340,7 @@ impl Destination {
     }
 
     /// The staging folder, where every file of the new set is written.
-    pub fn staging(&self) -> OutputDir {
+    pub(crate) fn staging(&self) -> OutputDir {
         OutputDir {
             dir: self.staging.path().to_path_buf(),
             shown: self.path.clone(),
@@ -353,7 +348,7 @@ impl Destination {
     }
 
     /// Swaps the staged set in whole and removes the old one; refuses when `cancel` is set.
-    pub fn commit(self, cancel: &Cancel) -> Result<Previous, OutputError> {
+    pub(crate) fn commit(self, cancel: &Cancel) -> Result<Previous, OutputError> {
         cancel.check()?;
         let staging = self.staging();
         let marker = serde_json::to_vec_pretty(&self.marker).expect("the marker serialises");

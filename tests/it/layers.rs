@@ -86,10 +86,9 @@ fn without_tests(files: BTreeMap<Module, String>) -> BTreeMap<Module, String> {
 /// The text without `#[cfg(test)] mod x { ... }` blocks and without comments.
 fn strip_inline_tests(text: &str) -> String {
     let mut out = String::new();
-    let mut lines = text.lines().peekable();
     let mut skip_depth: Option<i64> = None;
     let mut pending_cfg = false;
-    while let Some(line) = lines.next() {
+    for line in text.lines() {
         let code = line.split("//").next().unwrap_or("");
         if let Some(depth) = skip_depth.as_mut() {
             *depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;

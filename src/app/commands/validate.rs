@@ -34,7 +34,8 @@ pub fn policies() -> String {
     let mut out = String::from(
         "Policies (write them in a scenario's `policies` list as `(label: \"...\", policy: <spec>)`):\n\n",
     );
-    for entry in PolicySpec::catalogue() {
+    let catalogue = PolicySpec::catalogue();
+    for entry in &catalogue {
         let spec = entry.example.to_ron();
         let label = format!("label {}", entry.example.default_label());
         if spec.chars().count() <= 38 {
@@ -43,11 +44,63 @@ pub fn policies() -> String {
             let _ = writeln!(out, "  {spec}\n  {:<38} {label:<32} {}", "", entry.summary);
         }
     }
-    out.push_str(
+    let _ = writeln!(
+        out,
         "\nParameters left out take the defaults shown; every policy whose parameters all have \
-         defaults may be written bare (`CcUcb`). CascadeUcb1 and CascadeKlUcb need list_len, \
-         SwCcUcb its window and DCcUcb its discount (the values above are examples); RandomList's \
-         list_len defaults to all channels.\n",
+         defaults may be written bare (`CcUcb`). {}",
+        catalogue_note(&catalogue)
     );
     out
+}
+
+/// The note under the catalogue: which policies need which parameter (in catalogue order,
+/// grouped by parameter), then each policy's remark on a default.
+fn catalogue_note(catalogue: &[crate::policy::CatalogueEntry]) -> String {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for entry in catalogue {
+        if let Some(param) = entry.example.required_parameter() {
+            match groups.iter_mut().find(|(p, _)| *p == param) {
+                Some((_, names)) => names.push(entry.example.name()),
+                None => groups.push((param, vec![entry.example.name()])),
+            }
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, (param, names))| {
+            let who = names.join(" and ");
+            match (i, names.len()) {
+                (0, 1) => format!("{who} needs {param}"),
+                (0, _) => format!("{who} need {param}"),
+                (_, 1) => format!("{who} its {param}"),
+                _ => format!("{who} their {param}"),
+            }
+        })
+        .collect();
+    let mut note = match parts.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    };
+    if !note.is_empty() {
+        note.push_str(" (the values above are examples)");
+    }
+    let remarks: Vec<&str> = catalogue
+        .iter()
+        .map(|e| e.note)
+        .filter(|n| !n.is_empty())
+        .collect();
+    if !remarks.is_empty() {
+        let remarks = remarks.join(" ");
+        note = if note.is_empty() {
+            remarks
+        } else {
+            // The first remark continues the sentence.
+            let mut chars = remarks.chars();
+            let first: String = chars.next().map(|c| c.to_string()).unwrap_or_default();
+            format!("{note}; {first}{}", chars.as_str())
+        };
+    }
+    note
 }

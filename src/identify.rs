@@ -16,16 +16,9 @@ pub(crate) mod confidence;
 mod custom;
 mod episode;
 pub(crate) mod instance;
-mod lil_clucb;
-mod lil_lucb;
-mod lil_rand_lucb;
-mod lil_ucb;
-mod lucb1;
 pub(crate) mod lucb_core;
-mod lucb_pp;
 #[macro_use]
 mod registry_macro;
-mod registry;
 mod stats;
 
 pub(crate) use custom::Algorithm;
@@ -34,10 +27,22 @@ pub use custom::IdentifierFactory;
 pub use custom::Problem;
 pub(crate) use episode::IdentifyOutcome;
 pub(crate) use episode::identify;
-pub(crate) use registry::{AlgorithmSpec, AnyIdentifier};
 pub(crate) use stats::IdentifyStats;
 
 use crate::util::rng::SimRng;
+
+// The registry of built-in identification algorithms: one line per file, naming each algorithm
+// as scenarios write it and its entry (a [`BuiltinIdentifier`]). From it come the
+// `AlgorithmSpec` a scenario names, the built `AnyIdentifier` and its dispatch. A new
+// algorithm is its file plus its line here.
+builtin_identifiers! {
+    lucb1::{Lucb1(Lucb1Entry)},
+    lil_ucb::{LilUcb(LilUcbEntry)},
+    lil_lucb::{LilLucb(LilLucbEntry)},
+    lucb_pp::{LucbPlusPlus(LucbPlusPlusEntry)},
+    lil_rand_lucb::{LilRandLucb(LilRandLucbEntry)},
+    lil_clucb::{LilClucb(LilClucbEntry)},
+}
 use confidence::{Guarantee, Lil, Setting};
 
 /// A best-K identification algorithm.

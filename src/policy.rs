@@ -11,49 +11,46 @@
 //! channel, so slot `t ≤ K` probes channel `t − 1` alone (`initial_probe`). These K slots
 //! count towards the horizon and the regret.
 
-mod cascade_kl_ucb;
-mod cascade_ucb1;
-mod cc_ucb;
 mod custom;
-mod d_cc_ucb;
 mod estimates;
-mod oracle;
-mod random_list;
 #[macro_use]
 mod registry_macro;
 mod registry;
-mod sw_cc_ucb;
-mod thompson;
-mod ucb1;
 
-pub(crate) use cascade_kl_ucb::CascadeKlUcbSpec;
-pub(crate) use cascade_ucb1::CascadeUcb1Spec;
-pub(crate) use cc_ucb::CcUcbKnownCostSpec;
-pub(crate) use cc_ucb::CcUcbSpec;
 pub(crate) use cc_ucb::DEFAULT_ALPHA;
 pub(crate) use cc_ucb::MAX_ALPHA;
 pub use custom::CustomPolicy;
 pub use custom::PolicyFactory;
-pub(crate) use d_cc_ucb::DCcUcbSpec;
 pub(crate) use estimates::Estimates;
 pub(crate) use oracle::Oracle;
-pub(crate) use oracle::OracleSpec;
 #[cfg(test)]
 pub(crate) use random_list::RandomList;
-pub(crate) use random_list::RandomListSpec;
-pub(crate) use registry::AnyPolicy;
 pub(crate) use registry::CatalogueEntry;
-pub(crate) use registry::PolicySpec;
 pub(crate) use registry::PolicyVisitor;
 pub use registry::builtin_policy;
-pub(crate) use sw_cc_ucb::SwCcUcbSpec;
-pub(crate) use thompson::ThompsonSpec;
-pub(crate) use ucb1::Ucb1Spec;
 
 use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
+use registry::{ron_of, variant_params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+// The registry of built-in policies: one line per file, naming each policy as scenarios write
+// it and the type of its scenario entry (a [`Builtin`]). From it come the `PolicySpec` a
+// scenario names (with its RON and JSON parser), the catalogue `specprobe policies` prints, the
+// labels, the checks, and `AnyPolicy`, whose `visit` hands the concrete type to the slot loop
+// once per run. A new built-in policy is its file plus its line here.
+builtin_policies! {
+    oracle::{Oracle(OracleSpec)},
+    cc_ucb::{CcUcb(CcUcbSpec), CcUcbKnownCost(CcUcbKnownCostSpec)},
+    cascade_ucb1::{CascadeUcb1(CascadeUcb1Spec)},
+    cascade_kl_ucb::{CascadeKlUcb(CascadeKlUcbSpec)},
+    thompson::{ThompsonSampling(ThompsonSpec)},
+    ucb1::{Ucb1(Ucb1Spec)},
+    random_list::{RandomList(RandomListSpec)},
+    sw_cc_ucb::{SwCcUcb(SwCcUcbSpec)},
+    d_cc_ucb::{DCcUcb(DCcUcbSpec)},
+}
 
 /// A cascade policy.
 ///

@@ -1,9 +1,17 @@
-//! The macro behind the registry of identification algorithms (`registry.rs`): from one line
-//! per algorithm it generates the scenario's [`AlgorithmSpec`](super::AlgorithmSpec), the built
+//! The macro behind the registry of identification algorithms (the `builtin_identifiers!` list
+//! in `identify.rs`): from one line per file it declares the algorithm's module and generates
+//! the scenario's [`AlgorithmSpec`](super::AlgorithmSpec), the built
 //! [`AnyIdentifier`](super::AnyIdentifier) and their dispatch.
 
 macro_rules! builtin_identifiers {
-    ($($name:ident($entry:ty)),* $(,)?) => {
+    ($($module:ident::{$($name:ident($entry:ident)),+ $(,)?}),* $(,)?) => {
+        $(
+            mod $module;
+            pub(crate) use $module::{$($entry),+};
+        )*
+        builtin_identifiers!(@generate $($($name($entry)),+),*);
+    };
+    (@generate $($name:ident($entry:ty)),*) => {
         /// An algorithm as a scenario names it (`Lucb1`, `LilUcb`, ...).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         pub(crate) enum AlgorithmSpec {

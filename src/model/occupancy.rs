@@ -11,24 +11,28 @@
 //! and exact: it advances only when asked, so a channel nobody probes costs nothing, and its
 //! path depends only on its keys (see [`crate::util::crn`]), never on who asks or when.
 
-mod iid;
-mod markov;
-mod on_off;
-mod piecewise;
 #[macro_use]
 mod registry_macro;
-mod registry;
-mod trace;
 
 #[cfg(test)]
 pub(crate) use iid::Iid;
-pub(crate) use iid::IidSpec;
-pub(crate) use registry::{Occupancy, OccupancySpec, OccupancyState};
 pub(crate) use trace::TraceFiles;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+// The registry of occupancy processes: one line per file, naming each process as scenarios
+// write it and the type of its scenario entry (a [`ProcessSpec`]). From it come the
+// `OccupancySpec` a scenario names, the checked `Occupancy` with its path state, and their
+// dispatch. A new process is its file plus its line here.
+occupancy_processes! {
+    iid::{Iid(IidSpec)},
+    markov::{Markov(MarkovSpec)},
+    on_off::{OnOff(OnOffSpec)},
+    trace::{Trace(TraceSpec)},
+    piecewise::{Piecewise(PiecewiseSpec)},
+}
 
 /// Long-run properties shown by `validate` and in reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -1,29 +1,10 @@
-//! The registry of built-in policies: the one place a new built-in policy is listed.
-//!
-//! Each line names a policy as scenarios write it and the type of its scenario entry (a
-//! [`Builtin`]). From this list the macro below generates the [`PolicySpec`] a scenario names
-//! (with its RON/JSON parser), the catalogue `specprobe policies` prints, the default labels,
-//! the parameter checks, and [`AnyPolicy`], whose [`AnyPolicy::visit`] hands the concrete policy
-//! type to the slot loop once per run (static dispatch; a user's policy is the one boxed case).
+//! What the registry of built-in policies (the `builtin_policies!` list in `policy.rs`) is
+//! built with: the catalogue entry, the visitor that hands the concrete policy type to the slot
+//! loop, the RON/JSON helpers of the generated `PolicySpec`, and the wrapper a user's policy
+//! uses to build a built-in one.
 
-use super::{
-    Builtin, CascadeKlUcbSpec, CascadeUcb1Spec, CcUcbKnownCostSpec, CcUcbSpec, DCcUcbSpec,
-    OracleSpec, ParamError, Policy, RandomListSpec, SwCcUcbSpec, ThompsonSpec, Ucb1Spec,
-};
+use super::{Builtin, Policy, PolicySpec};
 use crate::model::channel::Environment;
-
-builtin_policies! {
-    Oracle(OracleSpec),
-    CcUcb(CcUcbSpec),
-    CcUcbKnownCost(CcUcbKnownCostSpec),
-    CascadeUcb1(CascadeUcb1Spec),
-    CascadeKlUcb(CascadeKlUcbSpec),
-    ThompsonSampling(ThompsonSpec),
-    Ucb1(Ucb1Spec),
-    RandomList(RandomListSpec),
-    SwCcUcb(SwCcUcbSpec),
-    DCcUcb(DCcUcbSpec),
-}
 
 /// One entry of the policy catalogue printed by `specprobe policies`.
 #[derive(Clone, Debug)]
@@ -46,7 +27,7 @@ pub(crate) trait PolicyVisitor {
 
 /// Formats a spec in scenario syntax: `Name(param: value, ...)`, or the bare name when it has
 /// no parameters.
-fn ron_of<T: Builtin>(spec: &T) -> String {
+pub(super) fn ron_of<T: Builtin>(spec: &T) -> String {
     let params = crate::util::ron_text::to_ron_line(spec);
     if params == "()" {
         T::NAME.to_string()
@@ -60,7 +41,7 @@ fn ron_of<T: Builtin>(spec: &T) -> String {
 /// Formats signal a bare variant by failing `newtype_variant_seed` before the seed runs (RON:
 /// no `(` after the name; JSON: a plain string); a failure inside the parameters is reported
 /// as it is, with its position.
-fn variant_params<'de, T: Builtin, A: serde::de::VariantAccess<'de>>(
+pub(super) fn variant_params<'de, T: Builtin, A: serde::de::VariantAccess<'de>>(
     variant: A,
 ) -> Result<T, A::Error> {
     struct Seed<'a, T> {
@@ -129,7 +110,7 @@ pub fn builtin_policy(spec: &str, env: &Environment) -> Result<Box<dyn Policy>, 
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::policy::*;
 
     #[test]
     fn every_policy_with_defaults_may_be_written_bare() {

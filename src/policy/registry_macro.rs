@@ -1,9 +1,17 @@
-//! The macro behind the registry of built-in policies (`registry.rs`): from one line per policy
-//! it generates `PolicySpec`, `AnyPolicy` and their match arms. It expands inside `registry.rs`,
-//! whose helpers (`ron_of`, `variant_params`) and imports it uses.
+//! The macro behind the registry of built-in policies (the `builtin_policies!` list in
+//! `policy.rs`): from one line per file it declares the policy's module and generates
+//! `PolicySpec`, `AnyPolicy` and their match arms. It expands in `policy.rs`, which imports the
+//! helpers it uses (`ron_of`, `variant_params`, `CatalogueEntry`).
 
 macro_rules! builtin_policies {
-    ($($name:ident($spec:ty)),* $(,)?) => {
+    ($($module:ident::{$($name:ident($spec:ident)),+ $(,)?}),* $(,)?) => {
+        $(
+            mod $module;
+            pub(crate) use $module::{$($spec),+};
+        )*
+        builtin_policies!(@generate $($($name($spec)),+),*);
+    };
+    (@generate $($name:ident($spec:ty)),*) => {
         /// A built-in policy as a scenario names it, with its parameters: `Oracle`,
         /// `CcUcb(alpha: 1.5)`, ... (`specprobe policies` lists them all). A policy whose
         /// parameters all have defaults may be written bare.

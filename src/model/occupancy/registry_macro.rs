@@ -1,10 +1,18 @@
-//! The macro behind the registry of occupancy processes (`registry.rs`): from one line per
-//! process it generates the scenario's [`OccupancySpec`](super::OccupancySpec), the checked
+//! The macro behind the registry of occupancy processes (the `occupancy_processes!` list in
+//! `occupancy.rs`): from one line per file it declares the process's module and generates the
+//! scenario's [`OccupancySpec`](super::OccupancySpec), the checked
 //! [`Occupancy`](super::Occupancy), its path state and their dispatch (one `match` per call,
 //! inlined into the slot loop).
 
 macro_rules! occupancy_processes {
-    ($($name:ident($spec:ty)),* $(,)?) => {
+    ($($module:ident::{$($name:ident($spec:ident)),+ $(,)?}),* $(,)?) => {
+        $(
+            mod $module;
+            pub(crate) use $module::{$($spec),+};
+        )*
+        occupancy_processes!(@generate $($($name($spec)),+),*);
+    };
+    (@generate $($name:ident($spec:ty)),*) => {
         /// A channel's occupancy process as a scenario writes it, e.g.
         /// `Markov(idle_to_busy: 0.05, busy_to_idle: 0.15)`.
         #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -1,10 +1,13 @@
-//! Running scenarios: the slot loop ([`slot_loop`]), the Monte Carlo runner ([`runner`]), what a
+//! Running scenarios: the slot loop ([`slot_loop`]), the Monte Carlo runners ([`runner`],
+//! [`identify_runner`]) and the shards they run ([`shard`]), what a
 //! run records and how runs fold ([`recorder`]), results in memory ([`results`]), the resource
 //! estimate ([`budget`]) and progress reporting. Never reads or writes files.
 
 pub(crate) mod budget;
+pub(crate) mod identify_runner;
 pub(crate) mod progress;
 pub(crate) mod recorder;
 pub(crate) mod results;
 pub(crate) mod runner;
+pub(crate) mod shard;
 pub(crate) mod slot_loop;

@@ -27,7 +27,8 @@
 use crate::ScenarioError;
 use crate::engine::budget::Estimate;
 use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
-use crate::engine::runner::{RunError, RunOptions, Shard};
+use crate::engine::runner::{RunError, RunOptions};
+use crate::engine::shard::Shard;
 use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;
 use crate::policy::{CustomPolicy, Policy};
@@ -365,7 +366,7 @@ impl Prepared {
                 })
             }
             Scenario::Identification(s) => {
-                let cells = crate::engine::runner::run_identification(s, &self.options)?;
+                let cells = crate::engine::identify_runner::run_identification(s, &self.options)?;
                 Results::Identification(IdentificationResults {
                     scenario: s.clone(),
                     cells,

@@ -2,7 +2,9 @@
 //! statistics. The report turns them into files ([`crate::report`]), the store into a shard's
 //! `partial.json` ([`crate::store::partial`]); here they are only data.
 
-use crate::engine::runner::{IdentifyCell, RegretStats, Shard};
+use crate::engine::identify_runner::IdentifyCell;
+use crate::engine::runner::RegretStats;
+use crate::engine::shard::Shard;
 use crate::scenario::{IdentificationScenario, Overrides, RegretScenario, SweepScenario};
 
 /// The results of a simulation, in memory.

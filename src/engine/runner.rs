@@ -1,4 +1,4 @@
-//! Monte Carlo runs: seeding, parallelism, progress.
+//! Monte Carlo runs of a regret scenario: seeding, parallelism, progress.
 //!
 //! Every (experiment, policy, run) is an independent task. Run `r` of an experiment draws from
 //! `rng::stream(seed, domain, r)` where the domain identifies the experiment (0 for a scenario
@@ -9,12 +9,9 @@
 
 use crate::engine::progress::Progress;
 use crate::engine::recorder::{PolicyStats, RunRecord};
-use crate::identify::confidence::{Params, Setting};
-use crate::identify::instance::Arms;
-use crate::identify::{Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats, Problem};
+use crate::engine::shard::Shard;
 use crate::model::channel::{Environment, Paths};
 use crate::policy::{Oracle, Policy, PolicyVisitor};
-use crate::scenario::IdentificationScenario;
 use crate::scenario::RegretScenario;
 use crate::util::cancel::{Cancel, Cancelled};
 use crate::util::crn::RunKey;
@@ -22,70 +19,6 @@ use crate::util::rng::{SimRng, label_hash, stream};
 use rayon::prelude::*;
 use std::time::Instant;
 use tracing::info;
-
-/// Which of the run indices `0..runs` this process simulates: those with
-/// `run % count == index`. The whole job is shard `0/1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Shard {
-    /// This shard, `0..count`.
-    pub index: u64,
-    /// Number of shards.
-    pub count: u64,
-}
-
-impl Default for Shard {
-    fn default() -> Self {
-        Shard { index: 0, count: 1 }
-    }
-}
-
-impl Shard {
-    /// Whether run `run` belongs to this shard.
-    pub fn contains(&self, run: u64) -> bool {
-        run % self.count == self.index
-    }
-
-    /// How many of the runs `0..runs` this shard holds.
-    pub fn runs_of(&self, runs: u64) -> u64 {
-        runs / self.count + u64::from(self.index < runs % self.count)
-    }
-
-    /// The `i`-th run of this shard (`i < runs_of(runs)`).
-    pub(crate) fn run(&self, i: u64) -> u64 {
-        self.index + i * self.count
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-
-    /// Parses `I/N` (0-based `I < N`).
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let (i, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("expected I/N such as 0/4, got {s:?}"))?;
-        let index: u64 = i
-            .trim()
-            .parse()
-            .map_err(|_| format!("shard index {i:?} is not a number"))?;
-        let count: u64 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("shard count {n:?} is not a number"))?;
-        if count == 0 || index >= count {
-            return Err(format!(
-                "shard index must be below the shard count (0 ≤ I < N), got {index}/{count}"
-            ));
-        }
-        Ok(Shard { index, count })
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
 
 /// How to run.
 #[derive(Clone, Debug, Default)]
@@ -338,175 +271,5 @@ trait VisitEpisode {
 impl VisitEpisode for Oracle {
     fn visit_episode(self, e: Episode<'_>) {
         e.visit(self);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shards_partition_the_runs() {
-        let shards: Vec<Shard> = (0..3).map(|i| Shard { index: i, count: 3 }).collect();
-        for run in 0..20 {
-            assert_eq!(shards.iter().filter(|s| s.contains(run)).count(), 1);
-        }
-        assert_eq!(
-            "2/5".parse::<Shard>().unwrap(),
-            Shard { index: 2, count: 5 }
-        );
-        assert!("5/5".parse::<Shard>().is_err());
-        assert!("1-5".parse::<Shard>().is_err());
-        assert!("0/0".parse::<Shard>().is_err());
-    }
-}
-
-/// One cell of an identification scenario and its statistics.
-#[derive(Clone, Debug)]
-pub(crate) struct IdentifyCell {
-    /// Index of the instance in the scenario.
-    pub instance: usize,
-    /// Index of the point (number of arms) in the instance.
-    pub point: usize,
-    /// Parameter setting.
-    pub setting: Setting,
-    /// Index of the algorithm in the scenario's list.
-    pub algorithm: usize,
-    /// Its name in outputs.
-    pub name: String,
-    /// ε and δ used.
-    pub params: Params,
-    /// Results over the runs.
-    pub stats: IdentifyStats,
-}
-
-/// Runs every (instance, N, setting, algorithm) cell of an identification scenario. Run `r` of an
-/// (instance, N) draws from `stream(seed, hash(instance label, N), r)` whatever the algorithm,
-/// so that algorithms face the same random start.
-pub(crate) fn run_identification(
-    s: &IdentificationScenario,
-    opts: &RunOptions,
-) -> Result<Vec<IdentifyCell>, RunError> {
-    let mut cells = Vec::new();
-    for (i, inst) in s.instances.iter().enumerate() {
-        for (p, arms) in inst.points.iter().enumerate() {
-            for &setting in &s.settings {
-                for (a, algorithm) in s.algorithms.iter().enumerate() {
-                    if algorithm.runs_in(setting) {
-                        cells.push(IdentifyCell {
-                            instance: i,
-                            point: p,
-                            setting,
-                            algorithm: a,
-                            name: algorithm.name().to_string(),
-                            params: s.params(algorithm, setting, arms.len()),
-                            stats: IdentifyStats::new(),
-                        });
-                    }
-                }
-            }
-        }
-    }
-    let problem = |cell: &IdentifyCell| {
-        let arms = &s.instances[cell.instance].points[cell.point];
-        Problem {
-            arms: arms.len(),
-            k: arms.k(),
-            sigma: arms.rewards().sigma(),
-            confidence: s.confidence,
-            setting: cell.setting,
-            params: cell.params,
-        }
-    };
-    if let Some(cell) = cells
-        .iter()
-        .find(|c| s.algorithms[c.algorithm].build(&problem(c)).is_none())
-    {
-        return Err(RunError::NotRunnable(cell.name.clone()));
-    }
-    let shard = opts.shard;
-    let shard_runs = shard.runs_of(s.runs);
-    let total = (cells.len() as u64).saturating_mul(shard_runs);
-    info!(scenario = %s.name, cells = cells.len(), runs = shard_runs, "identifying: {total} runs");
-    let pool = thread_pool(opts.threads)?;
-    let progress = Progress::new(
-        tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty),
-        &s.name,
-        total,
-        "runs",
-    );
-    let started = Instant::now();
-    {
-        let _entered = progress.span().enter();
-        pool.install(|| {
-            cells.par_iter_mut().for_each(|cell| {
-                let inst = &s.instances[cell.instance];
-                let arms = &inst.points[cell.point];
-                let domain = label_hash(&[&inst.label, &arms.len().to_string()]);
-                let cap = s.sample_cap;
-                let problem = problem(cell);
-                let algorithm = &s.algorithms[cell.algorithm];
-                cell.stats = (0..shard_runs)
-                    .into_par_iter()
-                    .map(|i| shard.run(i))
-                    .fold(
-                        || (IdentifyStats::new(), Vec::with_capacity(arms.k())),
-                        |(mut stats, mut answer), run| {
-                            if opts.cancel.is_cancelled() {
-                                return (stats, answer);
-                            }
-                            let mut rng = stream(s.seed, domain, run);
-                            let outcome = algorithm
-                                .build(&problem)
-                                .expect("every algorithm was checked runnable before the runs")
-                                .visit(Identify {
-                                    arms,
-                                    cap,
-                                    rng: &mut rng,
-                                    answer: &mut answer,
-                                    cancel: &opts.cancel,
-                                });
-                            stats.absorb(run, &outcome);
-                            progress.inc();
-                            (stats, answer)
-                        },
-                    )
-                    .map(|(stats, _)| stats)
-                    .reduce(IdentifyStats::new, |mut a, b| {
-                        a.merge(&b);
-                        a
-                    });
-            });
-        });
-    }
-    opts.cancel.check()?;
-    info!(
-        seconds = started.elapsed().as_secs_f64(),
-        "identification finished"
-    );
-    Ok(cells)
-}
-
-/// Runs one identification with the concrete algorithm type.
-struct Identify<'a> {
-    arms: &'a Arms,
-    cap: u64,
-    rng: &'a mut SimRng,
-    answer: &'a mut Vec<usize>,
-    cancel: &'a Cancel,
-}
-
-impl IdentifierVisitor for Identify<'_> {
-    type Output = IdentifyOutcome;
-
-    fn visit<I: Identifier>(self, mut algorithm: I) -> Self::Output {
-        crate::identify::identify(
-            self.arms,
-            &mut algorithm,
-            self.cap,
-            self.rng,
-            self.answer,
-            self.cancel,
-        )
     }
 }

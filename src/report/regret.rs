@@ -2,6 +2,7 @@
 //! `runs.csv` ([`runs`]), the charts ([`charts`]) and `report.md` ([`markdown`]), and reading
 //! them back for `plot` and `compare` ([`check`]).
 
+pub(crate) mod bars;
 pub(crate) mod charts;
 pub(crate) mod check;
 pub(crate) mod curves;
@@ -10,12 +11,18 @@ pub(crate) mod runs;
 pub(crate) mod summary;
 
 use crate::engine::runner::RegretStats;
+use crate::report::Rendered;
+use crate::report::format::slug;
 use crate::report::load::parse_json;
 use crate::report::plots::ChartOptions;
+use crate::report::plots::{AxisMode, ChartError};
+use crate::report::regret::bars::{grid_chart, paired_chart, probe_charts};
+use crate::report::regret::charts::{Source, experiment_label, time_charts};
 use crate::report::{Artifact, ReportError, embedded};
 use crate::scenario::RegretScenario;
 use crate::store::folder::OutputDir;
 use crate::store::names;
+use curves::CurveRow;
 use summary::RegretSummary;
 
 /// `summary.json`, `curves.csv`, `runs.csv`, the charts and `report.md` of a finished regret
@@ -57,7 +64,7 @@ pub(crate) fn render_report(
     rows: &[curves::CurveRow],
     charts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {
-    let rendered = charts::regret_charts(summary, rows, charts)?;
+    let rendered = regret_charts(summary, rows, charts)?;
     let md = markdown::regret_report(summary, &embedded(&rendered, charts));
     let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
     files.push(Artifact::new(names::REPORT, md.into_bytes()));
@@ -143,4 +150,50 @@ pub(crate) fn load_saved(
         curves::from_csv(&folder.read(names::CURVES)?).map_err(|m| saved(names::CURVES, m))?;
     check::regret(&summary, Some(&rows)).map_err(|m| saved(names::CURVES, m))?;
     Ok((summary, rows))
+}
+
+/// Every chart of a regret report.
+pub(crate) fn regret_charts(
+    summary: &RegretSummary,
+    rows: &[CurveRow],
+    opts: &ChartOptions,
+) -> Result<Vec<Rendered>, ChartError> {
+    let mut rendered = Vec::new();
+    if opts.formats.is_empty() {
+        return Ok(rendered);
+    }
+    let source = [Source {
+        label: String::new(),
+        summary,
+        rows,
+    }];
+    let exps = summary.body.experiments();
+    if exps.len() > 1 {
+        grid_chart(summary, opts, &mut rendered)?;
+        // Per configuration: the regret curves on a log slot axis only (the grid chart holds the
+        // final values; every other chart per configuration would be dozens of files).
+        let per_config = ChartOptions {
+            axis: AxisMode::Log,
+            ..opts.clone()
+        };
+        for (i, e) in exps.iter().enumerate() {
+            let label = experiment_label(summary, e);
+            let prefix = format!("config{}-{}-", i + 1, slug(&label));
+            time_charts(
+                &source,
+                Some((e, &label)),
+                &prefix,
+                &per_config,
+                true,
+                &mut rendered,
+            )?;
+        }
+    } else {
+        let e = &exps[0];
+        let label = experiment_label(summary, e);
+        time_charts(&source, Some((e, &label)), "", opts, false, &mut rendered)?;
+        probe_charts(summary, e, "", opts, &mut rendered)?;
+        paired_chart(&summary.scenario, e, opts, &mut rendered)?;
+    }
+    Ok(rendered)
 }

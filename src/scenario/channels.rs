@@ -1,9 +1,10 @@
 //! Checking channel lists: occupancy processes (reading traces), sensing rates and cost laws,
 //! into an [`Environment`].
 
+use super::MAX_CHANNELS;
+use super::checker::Checker;
 use super::locate::FieldPath;
 use super::raw::RawChannel;
-use super::{Checker, MAX_CHANNELS};
 use crate::model::channel::{Channel, Environment};
 use crate::model::cost::{CostModel, CostWeights};
 use crate::model::law::{Law, LawSpec};

@@ -1,8 +1,9 @@
 //! Checking identification scenarios into [`IdentificationScenario`].
 
+use super::checker::Checker;
 use super::locate::FieldPath;
 use super::raw::{RawIdentification, RawInstance};
-use super::{Checker, RegretScenario, Scenario, Source};
+use super::{RegretScenario, Scenario, Source};
 use crate::identify::Algorithm;
 use crate::identify::confidence::{Guarantee, Params, Setting, lemma_delta_limit};
 use crate::identify::instance::{Arms, Family, Rewards};
@@ -433,10 +434,10 @@ fn channel_means(
             return None;
         }
     };
-    let raw = if super::reads_as_json(&text, &path) {
-        super::parse_raw_json(&text, &path)
+    let raw = if super::syntax::reads_as_json(&text, &path) {
+        super::syntax::parse_raw_json(&text, &path)
     } else {
-        super::parse_raw(&text, &path)
+        super::syntax::parse_raw(&text, &path)
     };
     if let Ok(super::raw::RawScenario::Identification(_)) = raw {
         ck.fail(
@@ -448,7 +449,7 @@ fn channel_means(
         );
         return None;
     }
-    let loaded = match super::parse(&text, &path) {
+    let loaded = match (ck.parse)(&text, &path) {
         Ok(Scenario::Regret(s)) => s,
         Ok(other @ (Scenario::Identification(_) | Scenario::Sweep(_))) => {
             ck.fail(

@@ -152,7 +152,7 @@ pub(crate) struct RawRegret {
     pub policies: Vec<RawPolicy>,
     /// Runs the scenario at several values of one field.
     #[serde(default)]
-    pub sweep: Option<super::sweep::RawSweep>,
+    pub sweep: Option<RawSweep>,
 }
 
 /// `slot: (duration: 10.0)`: the slot's length in the delay's units. Probe k of a slot happens
@@ -163,6 +163,16 @@ pub(crate) struct RawRegret {
 pub(crate) struct SlotSpec {
     /// Slot length in delay units (> 0).
     pub duration: f64,
+}
+
+/// `sweep: (field: "...", values: [...])`: see [`super::sweep`].
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSweep {
+    /// The field, named as errors name fields.
+    pub field: String,
+    /// The values, one cell each.
+    pub values: Vec<f64>,
 }
 
 /// Units shown on charts and tables.

@@ -18,18 +18,14 @@
 //! path, and the tree read back into the raw scenario; a path that does not exist, or a value the
 //! field cannot hold, is an error naming `sweep.field` or `sweep.values[i]`.
 
-use serde::{Deserialize, Serialize};
+use crate::scenario::check::check_regret;
+use crate::scenario::checker::Checker;
+use crate::scenario::error::Problem;
+use crate::scenario::locate::FieldPath;
+use crate::scenario::raw::{RawRegret, RawSweep};
+use crate::scenario::{MAX_CHANNELS, RegretScenario, Source, SweepScenario};
+use serde::Serialize;
 use serde_json::Value;
-
-/// `sweep: (field: "...", values: [...])`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawSweep {
-    /// The field, named as errors name fields.
-    pub field: String,
-    /// The values, one cell each.
-    pub values: Vec<f64>,
-}
 
 /// Most cells one sweep may have.
 pub(crate) const MAX_CELLS: usize = 1000;
@@ -211,6 +207,169 @@ pub(super) enum SweepError {
     Field(String),
     /// The value does not fit the field.
     Value(String),
+}
+
+/// A sweep: the scenario as written is checked (its problems reported where they are), then
+/// each value's cell; a cell's own problems are reported at its value.
+pub(crate) fn check_sweep(
+    mut raw: RawRegret,
+    source: &Source,
+    ck: &mut Checker,
+) -> Option<SweepScenario> {
+    let spec = raw.sweep.take()?;
+    let at_values = FieldPath::default().field("sweep").field("values");
+    let base = check_regret(raw.clone(), source, ck);
+    let base_problems: Vec<(String, String)> = ck
+        .problems
+        .iter()
+        .map(|p| (p.field.clone(), p.rule.clone()))
+        .collect();
+    if !bound_cells(&spec, base.as_ref(), &at_values, ck) {
+        return None;
+    }
+    let mut cells = Vec::new();
+    let mut cell_channels = 0u64;
+    for i in 0..spec.values.len() {
+        let at = at_values.index(i);
+        match check_cell(&raw, &spec, i, source, &base_problems, ck) {
+            Cell::Skipped => {}
+            Cell::Abort => return None,
+            Cell::Checked(cell) => {
+                cell_channels = cell_channels.saturating_add(channels_of(&cell));
+                if cell_channels > MAX_CHANNELS {
+                    ck.fail(
+                        &at,
+                        format!("the cells up to this value hold {cell_channels} channels in all; at most {MAX_CHANNELS} are supported"),
+                    );
+                    return None;
+                }
+                cells.push(*cell);
+            }
+        }
+    }
+    let base = base?;
+    Some(SweepScenario {
+        name: base.name,
+        description: base.description,
+        source: source.clone(),
+        field: spec.field,
+        values: spec.values,
+        cells,
+    })
+}
+
+/// Channels of every experiment of a checked scenario.
+fn channels_of(s: &RegretScenario) -> u64 {
+    s.experiments.iter().map(|e| e.env.len() as u64).sum()
+}
+
+/// The number of values, and the channels of all cells together, within bounds: every cell is
+/// a full scenario held until the end, so the total is bounded before any cell is expanded (a
+/// cell sweeping a count may hold more; each is counted again as it is checked).
+fn bound_cells(
+    spec: &RawSweep,
+    base: Option<&RegretScenario>,
+    at_values: &FieldPath,
+    ck: &mut Checker,
+) -> bool {
+    if spec.values.is_empty() {
+        ck.fail(at_values, "must list at least one value");
+    }
+    if spec.values.len() > MAX_CELLS {
+        ck.fail(
+            at_values,
+            format!(
+                "lists {} values; at most {} cells are supported",
+                spec.values.len(),
+                MAX_CELLS
+            ),
+        );
+        return false;
+    }
+    let per_cell = base.map_or(0, channels_of);
+    let total = per_cell.saturating_mul(spec.values.len() as u64);
+    if total > MAX_CHANNELS {
+        ck.fail(
+            at_values,
+            format!(
+                "{} cells of {per_cell} channels hold {total} channels in all; at most {MAX_CHANNELS} are supported",
+                spec.values.len()
+            ),
+        );
+        return false;
+    }
+    true
+}
+
+/// What checking one value's cell gave.
+enum Cell {
+    /// The value itself is wrong, or its cell breaks a rule (reported at the value).
+    Skipped,
+    /// The field cannot be swept at all (reported at `sweep.field`): no cell can be built.
+    Abort,
+    /// The cell, checked.
+    Checked(Box<RegretScenario>),
+}
+
+/// Checks value `i` of the sweep and its cell: the scenario with the field at that value,
+/// checked exactly as a separate file would be; the cell's problems that the scenario as
+/// written does not have already are reported at the value.
+fn check_cell(
+    raw: &RawRegret,
+    spec: &RawSweep,
+    i: usize,
+    source: &Source,
+    base_problems: &[(String, String)],
+    ck: &mut Checker,
+) -> Cell {
+    let v = spec.values[i];
+    let at = FieldPath::default().field("sweep").field("values").index(i);
+    if !ck.require(
+        v.is_finite(),
+        &at,
+        format!("must be a finite number (got {v})"),
+    ) {
+        return Cell::Skipped;
+    }
+    if spec.values[..i].contains(&v) {
+        ck.fail(&at, format!("{v} is listed twice"));
+        return Cell::Skipped;
+    }
+    let cell_raw = match with_value(raw, &spec.field, v) {
+        Ok(r) => r,
+        Err(SweepError::Field(message)) => {
+            ck.fail(&FieldPath::default().field("sweep").field("field"), message);
+            return Cell::Abort;
+        }
+        Err(SweepError::Value(message)) => {
+            ck.fail(&at, message);
+            return Cell::Skipped;
+        }
+    };
+    let mut cell_ck = Checker {
+        parse: ck.parse,
+        src: ck.src,
+        json: ck.json,
+        problems: Vec::new(),
+        traces: std::mem::take(&mut ck.traces),
+    };
+    let cell = check_regret(cell_raw, source, &mut cell_ck);
+    ck.traces = cell_ck.traces;
+    let own: Vec<Problem> = cell_ck
+        .problems
+        .into_iter()
+        .filter(|p| !base_problems.contains(&(p.field.clone(), p.rule.clone())))
+        .collect();
+    for p in &own {
+        ck.fail(
+            &at,
+            format!("with `{}` = {v}: {}: {}", spec.field, p.field, p.rule),
+        );
+    }
+    match (cell, own.is_empty()) {
+        (Some(cell), true) => Cell::Checked(Box::new(cell)),
+        _ => Cell::Skipped,
+    }
 }
 
 #[cfg(test)]

@@ -16,9 +16,11 @@
 //! determined forger, who can recompute it; the consistency checks catch much of what a
 //! careless edit would leave, but nothing here authenticates a file.
 
+use crate::engine::identify_runner::IdentifyCell;
 use crate::engine::recorder::{PartialStats, PolicyStats};
 use crate::engine::results::Results;
-use crate::engine::runner::{IdentifyCell, RegretStats, Shard};
+use crate::engine::runner::RegretStats;
+use crate::engine::shard::Shard;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::{Algorithm, CustomIdentifier, IdentifyOutcome, IdentifyStats};
 use crate::policy::CustomPolicy;

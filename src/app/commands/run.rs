@@ -1,7 +1,7 @@
 //! `specprobe run`: simulate a scenario and write its results.
 
 use super::{CommandError, RunOutcome, default_out, open_out, simulation, write_results};
-use crate::engine::runner::Shard;
+use crate::engine::shard::Shard;
 use crate::report::plots::ChartOptions;
 use crate::scenario::Overrides;
 use crate::util::cancel::Cancel;

@@ -3,7 +3,7 @@
 //! checksum recomputed (the consistency checks behind the checksum catch it).
 
 use crate::app::commands::{self, RunArgs};
-use crate::engine::runner::Shard;
+use crate::engine::shard::Shard;
 use crate::scenario::Overrides;
 use crate::store::partial::{self, Partial};
 use crate::testing::{fig1a, no_charts, scenario_file};

@@ -1,6 +1,6 @@
 //! What an identification scenario's `summary.json` and `identification.csv` hold.
 
-use crate::engine::runner::IdentifyCell;
+use crate::engine::identify_runner::IdentifyCell;
 use crate::report::format::float;
 use crate::scenario::IdentificationScenario;
 use serde::{Deserialize, Serialize};

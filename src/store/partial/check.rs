@@ -3,7 +3,7 @@
 //! and every body against the re-checked scenario. Each failure names the file, shard and field.
 
 use crate::engine::recorder::PartialStats;
-use crate::engine::runner::Shard;
+use crate::engine::shard::Shard;
 use crate::scenario::{IdentificationScenario, RegretScenario, Scenario};
 use crate::store::names;
 use crate::store::partial::*;
@@ -244,6 +244,19 @@ fn check_policy_stats(
     blame.require(ps.runs == runs, format!("{field}.runs"), || {
         format!("says {} runs, the shard holds {runs}", ps.runs)
     })?;
+    check_curves(blame, field, ps, runs, checkpoints)?;
+    check_probes(blame, field, ps, runs, k, horizon)?;
+    check_finals(blame, field, ps, runs, checkpoints)
+}
+
+/// One exact moment per (checkpoint, metric), each over the shard's runs.
+fn check_curves(
+    blame: &Blame,
+    field: &str,
+    ps: &PartialStats,
+    runs: u64,
+    checkpoints: usize,
+) -> Result<(), MergeError> {
     blame.require(
         ps.curves.len() == checkpoints,
         format!("{field}.curves"),
@@ -268,6 +281,18 @@ fn check_policy_stats(
             )?;
         }
     }
+    Ok(())
+}
+
+/// A count per channel, and a probe histogram of every slot of every run, none above K.
+fn check_probes(
+    blame: &Blame,
+    field: &str,
+    ps: &PartialStats,
+    runs: u64,
+    k: usize,
+    horizon: u64,
+) -> Result<(), MergeError> {
     blame.require(
         ps.channel_probes.len() == k,
         format!("{field}.channel_probes"),
@@ -294,7 +319,18 @@ fn check_policy_stats(
                 runs.saturating_mul(horizon)
             )
         },
-    )?;
+    )
+}
+
+/// One finite row per run, in the shard's run order, that the last checkpoint and the channel
+/// counts summarise exactly.
+fn check_finals(
+    blame: &Blame,
+    field: &str,
+    ps: &PartialStats,
+    runs: u64,
+    checkpoints: usize,
+) -> Result<(), MergeError> {
     blame.require(
         ps.finals.len() as u64 == runs,
         format!("{field}.finals"),

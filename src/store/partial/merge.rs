@@ -1,8 +1,9 @@
 //! Merging checked shards exactly into the results of the unsharded run.
 
+use crate::engine::identify_runner::IdentifyCell;
 use crate::engine::recorder::PolicyStats;
 use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
-use crate::engine::runner::{IdentifyCell, RegretStats};
+use crate::engine::runner::RegretStats;
 use crate::scenario::{RegretScenario, Scenario};
 use crate::store::partial::*;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,183 @@
+//! Monte Carlo runs of an identification scenario: every (instance, N, setting, algorithm) cell
+//! over the shard's runs, in parallel, folded into exact statistics (see [`super::runner`] for
+//! the seeding and determinism contract).
+
+use crate::engine::progress::Progress;
+use crate::engine::runner::{RunError, RunOptions, thread_pool};
+use crate::identify::confidence::{Params, Setting};
+use crate::identify::instance::Arms;
+use crate::identify::{Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats, Problem};
+use crate::scenario::IdentificationScenario;
+use crate::util::cancel::Cancel;
+use crate::util::rng::{SimRng, label_hash, stream};
+use rayon::prelude::*;
+use std::time::Instant;
+use tracing::info;
+
+/// One cell of an identification scenario and its statistics.
+#[derive(Clone, Debug)]
+pub(crate) struct IdentifyCell {
+    /// Index of the instance in the scenario.
+    pub instance: usize,
+    /// Index of the point (number of arms) in the instance.
+    pub point: usize,
+    /// Parameter setting.
+    pub setting: Setting,
+    /// Index of the algorithm in the scenario's list.
+    pub algorithm: usize,
+    /// Its name in outputs.
+    pub name: String,
+    /// ε and δ used.
+    pub params: Params,
+    /// Results over the runs.
+    pub stats: IdentifyStats,
+}
+
+/// Runs every (instance, N, setting, algorithm) cell of an identification scenario. Run `r` of an
+/// (instance, N) draws from `stream(seed, hash(instance label, N), r)` whatever the algorithm,
+/// so that algorithms face the same random start.
+pub(crate) fn run_identification(
+    s: &IdentificationScenario,
+    opts: &RunOptions,
+) -> Result<Vec<IdentifyCell>, RunError> {
+    let mut cells = cells_of(s);
+    if let Some(cell) = cells
+        .iter()
+        .find(|c| s.algorithms[c.algorithm].build(&problem_of(s, c)).is_none())
+    {
+        return Err(RunError::NotRunnable(cell.name.clone()));
+    }
+    let shard_runs = opts.shard.runs_of(s.runs);
+    let total = (cells.len() as u64).saturating_mul(shard_runs);
+    info!(scenario = %s.name, cells = cells.len(), runs = shard_runs, "identifying: {total} runs");
+    let pool = thread_pool(opts.threads)?;
+    let progress = Progress::new(
+        tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty),
+        &s.name,
+        total,
+        "runs",
+    );
+    let started = Instant::now();
+    {
+        let _entered = progress.span().enter();
+        pool.install(|| {
+            cells
+                .par_iter_mut()
+                .for_each(|cell| cell.stats = run_cell(s, cell, opts, &progress));
+        });
+    }
+    opts.cancel.check()?;
+    info!(
+        seconds = started.elapsed().as_secs_f64(),
+        "identification finished"
+    );
+    Ok(cells)
+}
+
+/// Every (instance, N, setting, algorithm) cell, in scenario order, with no runs yet.
+fn cells_of(s: &IdentificationScenario) -> Vec<IdentifyCell> {
+    let mut cells = Vec::new();
+    for (i, inst) in s.instances.iter().enumerate() {
+        for (p, arms) in inst.points.iter().enumerate() {
+            for &setting in &s.settings {
+                for (a, algorithm) in s.algorithms.iter().enumerate() {
+                    if algorithm.runs_in(setting) {
+                        cells.push(IdentifyCell {
+                            instance: i,
+                            point: p,
+                            setting,
+                            algorithm: a,
+                            name: algorithm.name().to_string(),
+                            params: s.params(algorithm, setting, arms.len()),
+                            stats: IdentifyStats::new(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    cells
+}
+
+/// What the cell's algorithm is told about its runs.
+fn problem_of(s: &IdentificationScenario, cell: &IdentifyCell) -> Problem {
+    let arms = &s.instances[cell.instance].points[cell.point];
+    Problem {
+        arms: arms.len(),
+        k: arms.k(),
+        sigma: arms.rewards().sigma(),
+        confidence: s.confidence,
+        setting: cell.setting,
+        params: cell.params,
+    }
+}
+
+/// The cell's statistics over the shard's runs, in parallel (exact merges: any split gives the
+/// same result).
+fn run_cell(
+    s: &IdentificationScenario,
+    cell: &IdentifyCell,
+    opts: &RunOptions,
+    progress: &Progress,
+) -> IdentifyStats {
+    let inst = &s.instances[cell.instance];
+    let arms = &inst.points[cell.point];
+    let domain = label_hash(&[&inst.label, &arms.len().to_string()]);
+    let problem = problem_of(s, cell);
+    let algorithm = &s.algorithms[cell.algorithm];
+    let shard = opts.shard;
+    (0..shard.runs_of(s.runs))
+        .into_par_iter()
+        .map(|i| shard.run(i))
+        .fold(
+            || (IdentifyStats::new(), Vec::with_capacity(arms.k())),
+            |(mut stats, mut answer), run| {
+                if opts.cancel.is_cancelled() {
+                    return (stats, answer);
+                }
+                let mut rng = stream(s.seed, domain, run);
+                let outcome = algorithm
+                    .build(&problem)
+                    .expect("every algorithm was checked runnable before the runs")
+                    .visit(Identify {
+                        arms,
+                        cap: s.sample_cap,
+                        rng: &mut rng,
+                        answer: &mut answer,
+                        cancel: &opts.cancel,
+                    });
+                stats.absorb(run, &outcome);
+                progress.inc();
+                (stats, answer)
+            },
+        )
+        .map(|(stats, _)| stats)
+        .reduce(IdentifyStats::new, |mut a, b| {
+            a.merge(&b);
+            a
+        })
+}
+
+/// Runs one identification with the concrete algorithm type.
+struct Identify<'a> {
+    arms: &'a Arms,
+    cap: u64,
+    rng: &'a mut SimRng,
+    answer: &'a mut Vec<usize>,
+    cancel: &'a Cancel,
+}
+
+impl IdentifierVisitor for Identify<'_> {
+    type Output = IdentifyOutcome;
+
+    fn visit<I: Identifier>(self, mut algorithm: I) -> Self::Output {
+        crate::identify::identify(
+            self.arms,
+            &mut algorithm,
+            self.cap,
+            self.rng,
+            self.answer,
+            self.cancel,
+        )
+    }
+}

@@ -1,0 +1,285 @@
+//! Checking a raw regret scenario into a [`RegretScenario`]: every broken rule reported with its
+//! position, field and rule, all at once (the channels' own checks are in [`super::channels`],
+//! an identification scenario's in [`super::identification`], a sweep's in [`super::sweep`]).
+
+use crate::scenario::channels::{self, channel_count, check_channels};
+use crate::scenario::checker::Checker;
+use crate::scenario::locate::FieldPath;
+use crate::scenario::raw::{RawRegret, RawUnits};
+use crate::scenario::{
+    Experiment, MAX_CHANNELS, PolicyEntry, PolicyKind, RegretScenario, Source, Units,
+};
+use crate::util::stats::CheckpointSpec;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Longest horizon: 2⁴⁰ slots. Even one policy's single run of that length takes days; a
+/// longer one is a typing slip, not an experiment.
+pub(crate) const MAX_HORIZON: u64 = 1 << 40;
+
+pub(crate) fn check_regret(
+    raw: RawRegret,
+    source: &Source,
+    ck: &mut Checker,
+) -> Option<RegretScenario> {
+    let root = FieldPath::default();
+    check_run_settings(&raw, &root, ck);
+    let policies = check_policy_labels(&raw, &root, ck);
+    let (experiments, sizes) = check_experiments(&raw, source, &policies, &root, ck);
+    check_reference_policy(&raw, &policies, &root, ck);
+    check_policy_parameters(&raw, &sizes, &root, ck);
+    Some(RegretScenario {
+        name: raw.name,
+        description: raw.description,
+        source: source.clone(),
+        seed: raw.seed,
+        horizon: raw.horizon,
+        runs: raw.runs,
+        checkpoints: raw.checkpoints,
+        units: units(raw.units),
+        weights: raw.weights,
+        is_grid: !raw.grid.is_empty(),
+        experiments,
+        policies,
+        reference: raw.reference,
+    })
+}
+
+/// `reference` names a policy, and `slot.duration` is positive.
+fn check_reference_policy(
+    raw: &RawRegret,
+    policies: &[PolicyEntry],
+    root: &FieldPath,
+    ck: &mut Checker,
+) {
+    if let Some(r) = &raw.reference {
+        let labels: Vec<&str> = policies.iter().map(|p| p.label.as_str()).collect();
+        ck.require(
+            labels.contains(&r.as_str()),
+            &root.field("reference"),
+            format!("names policy {r:?}, which is not a policy label of this scenario (labels: {labels:?})"),
+        );
+    }
+    if let Some(slot) = raw.slot {
+        ck.require(
+            slot.duration.is_finite() && slot.duration > 0.0,
+            &root.field("slot").field("duration"),
+            format!(
+                "is the slot's length in delay units and must be a positive finite number (got {})",
+                slot.duration
+            ),
+        );
+    }
+}
+
+/// Name, horizon, runs, checkpoints and weights.
+fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
+    ck.name(&raw.name, &root.field("name"));
+    ck.require(
+        raw.horizon >= 1,
+        &root.field("horizon"),
+        "must be at least 1 slot (got 0)",
+    );
+    ck.require(
+        raw.horizon <= MAX_HORIZON,
+        &root.field("horizon"),
+        format!(
+            "must be at most {MAX_HORIZON} slots (2⁴⁰: about two days for one policy's single run; got {})",
+            raw.horizon
+        ),
+    );
+    ck.require(
+        raw.runs >= 1,
+        &root.field("runs"),
+        "must be at least 1 run (got 0)",
+    );
+    let cp = root.field("checkpoints");
+    ck.require(
+        CheckpointSpec::PER_DECADE.contains(&raw.checkpoints.per_decade),
+        &cp.field("per_decade"),
+        format!(
+            "must be 5, 10 or 20 (a Renard series; got {})",
+            raw.checkpoints.per_decade
+        ),
+    );
+    ck.require(
+        raw.checkpoints.linear <= 10_000,
+        &cp.field("linear"),
+        format!("must be at most 10000 (got {})", raw.checkpoints.linear),
+    );
+    for (name, w) in [("energy", raw.weights.energy), ("delay", raw.weights.delay)] {
+        ck.require(
+            w.is_finite() && w >= 0.0,
+            &root.field("weights").field(name),
+            format!("must be a finite number ≥ 0 (got {w})"),
+        );
+    }
+}
+
+/// The policies with their labels (non-empty, unique; the policy's own label by default).
+fn check_policy_labels(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) -> Vec<PolicyEntry> {
+    let mut seen = BTreeSet::new();
+    if raw.policies.is_empty() {
+        ck.fail(&root.field("policies"), "must list at least one policy");
+    }
+    raw.policies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = root.field("policies").index(i);
+            let label = p
+                .label
+                .clone()
+                .unwrap_or_else(|| p.policy.default_label().to_string());
+            // Without a `label`, the default label comes from the policy.
+            let label_path = if p.label.is_some() {
+                at.field("label")
+            } else {
+                at.field("policy")
+            };
+            ck.label(&mut seen, &label, &label_path, "policy");
+            PolicyEntry {
+                label,
+                policy: PolicyKind::Builtin(p.policy.clone()),
+            }
+        })
+        .collect()
+}
+
+/// The experiments: one channel list or a grid of configurations. Both forms are checked even
+/// when both are (wrongly) given, so that every problem is reported at once. Also returns each
+/// channel list's K with a note naming its configuration, for the policy checks.
+fn check_experiments(
+    raw: &RawRegret,
+    source: &Source,
+    policies: &[PolicyEntry],
+    root: &FieldPath,
+    ck: &mut Checker,
+) -> (Vec<Experiment>, Vec<(String, u64)>) {
+    let mut experiments = Vec::new();
+    let mut sizes = Vec::new();
+    let is_grid = !raw.grid.is_empty();
+    let base = source.path.parent().unwrap_or(Path::new("."));
+    let cx = channels::Context {
+        weights: &raw.weights,
+        horizon: raw.horizon.max(1),
+        slot_duration: raw.slot.map(|s| s.duration),
+        base,
+    };
+    if !raw.channels.is_empty() && is_grid {
+        ck.fail(
+            &root.field("grid"),
+            "give either `channels` (one experiment) or `grid` (several), not both",
+        );
+    }
+    if raw.channels.is_empty() && !is_grid {
+        ck.fail(
+            &root.field("channels"),
+            "the channel list is empty: give `channels` or a `grid` of configurations",
+        );
+    }
+    if !raw.channels.is_empty() {
+        sizes.push((String::new(), channel_count(&raw.channels)));
+        if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &cx, ck) {
+            experiments.push(Experiment {
+                label: raw.name.clone(),
+                env,
+                reference: BTreeMap::new(),
+            });
+        }
+    }
+    // Every configuration's channels are held at once: their total is bounded before any
+    // configuration is expanded.
+    let total = raw
+        .grid
+        .iter()
+        .map(|c| channel_count(&c.channels))
+        .fold(0u64, u64::saturating_add);
+    if total > MAX_CHANNELS {
+        ck.fail(
+            &root.field("grid"),
+            format!(
+                "its configurations hold {total} channels in all; at most {MAX_CHANNELS} are supported"
+            ),
+        );
+        return (experiments, sizes);
+    }
+    let labels: BTreeSet<&str> = policies.iter().map(|p| p.label.as_str()).collect();
+    let mut seen = BTreeSet::new();
+    for (g, conf) in raw.grid.iter().enumerate() {
+        let at = root.field("grid").index(g);
+        ck.label(&mut seen, &conf.label, &at.field("label"), "configuration");
+        if conf.channels.is_empty() {
+            ck.fail(&at.field("channels"), "the channel list is empty");
+        }
+        check_reference(&conf.reference, &labels, &at.field("reference"), ck);
+        sizes.push((
+            format!(" (configuration {:?})", conf.label),
+            channel_count(&conf.channels),
+        ));
+        if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &cx, ck) {
+            experiments.push(Experiment {
+                label: conf.label.clone(),
+                env,
+                reference: conf.reference.clone(),
+            });
+        }
+    }
+    (experiments, sizes)
+}
+
+/// A configuration's published values name policies of the scenario and are finite.
+fn check_reference(
+    reference: &BTreeMap<String, f64>,
+    labels: &BTreeSet<&str>,
+    at: &FieldPath,
+    ck: &mut Checker,
+) {
+    for (policy, value) in reference {
+        ck.require(
+            labels.contains(policy.as_str()),
+            at,
+            format!("names policy {policy:?}, which is not a policy label of this scenario"),
+        );
+        ck.require(
+            value.is_finite(),
+            at,
+            format!("value for {policy:?} must be finite (got {value})"),
+        );
+    }
+}
+
+/// Policy parameters against every channel list's size: every broken rule of the first list
+/// that breaks any.
+fn check_policy_parameters(
+    raw: &RawRegret,
+    sizes: &[(String, u64)],
+    root: &FieldPath,
+    ck: &mut Checker,
+) {
+    for (i, p) in raw.policies.iter().enumerate() {
+        for (where_, k) in sizes {
+            let errors = p.policy.check(*k as usize);
+            for e in &errors {
+                ck.fail(
+                    &root
+                        .field("policies")
+                        .index(i)
+                        .field("policy")
+                        .field(e.param),
+                    format!("{}{where_}", e.rule),
+                );
+            }
+            if !errors.is_empty() {
+                break;
+            }
+        }
+    }
+}
+
+fn units(raw: RawUnits) -> Units {
+    Units {
+        energy: raw.energy,
+        delay: raw.delay,
+    }
+}

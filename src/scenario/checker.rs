@@ -1,0 +1,97 @@
+//! The collector every scenario check reports to: each broken rule with its position in the
+//! file (found from the field path, in RON or JSON text), its field and its rule.
+
+use crate::scenario::Scenario;
+use crate::scenario::error::{Problem, ScenarioError};
+use crate::scenario::locate::{FieldPath, locate};
+use crate::scenario::locate_json;
+use std::collections::BTreeSet;
+
+/// Collects problems with their positions.
+pub(crate) struct Checker<'a> {
+    pub(crate) src: &'a str,
+    /// Whether `src` is JSON (else RON): how positions are found.
+    pub(crate) json: bool,
+    pub(crate) problems: Vec<Problem>,
+    /// Trace files read so far.
+    pub(crate) traces: crate::model::occupancy::TraceFiles,
+    /// The whole loader, for a scenario that refers to another one (an identification
+    /// instance whose arms are a regret scenario's channels): handed in by the loader itself,
+    /// so that the checks do not import it back.
+    pub(crate) parse: Parse,
+}
+
+/// Parses and checks scenario text read from a path.
+pub(crate) type Parse = fn(&str, &std::path::Path) -> Result<Scenario, ScenarioError>;
+
+impl Checker<'_> {
+    pub(crate) fn fail(&mut self, path: &FieldPath, rule: impl Into<String>) {
+        // The deepest part of the path present in the text: a parameter of a tuple variant such
+        // as `Bernoulli(1.5)` has no name to find, so the law itself is pointed at.
+        let find = if self.json {
+            locate_json::locate_json
+        } else {
+            locate
+        };
+        let (line, col) = (0..=path.0.len())
+            .rev()
+            .find_map(|n| find(self.src, &FieldPath(path.0[..n].to_vec())))
+            .unwrap_or((0, 0));
+        self.problems.push(Problem {
+            line,
+            col,
+            field: path.to_string(),
+            rule: rule.into(),
+        });
+    }
+
+    /// Checks `ok`, reporting `rule` at `path` when it fails; returns `ok`.
+    pub(crate) fn require(&mut self, ok: bool, path: &FieldPath, rule: impl Into<String>) -> bool {
+        if !ok {
+            self.fail(path, rule);
+        }
+        ok
+    }
+
+    /// The scenario name names the output folder: it must be a safe file name.
+    pub(crate) fn name(&mut self, name: &str, path: &FieldPath) {
+        self.require(
+            is_safe_name(name),
+            path,
+            format!(
+                "must be 1 to {MAX_NAME} characters, only letters, digits, '.', '_' and '-', not starting with '.' (it names the output folder; got {name:?})"
+            ),
+        );
+    }
+
+    /// A label (of a `what`: policy, configuration, instance) must be non-empty and unique
+    /// among those already `seen`.
+    pub(crate) fn label(
+        &mut self,
+        seen: &mut BTreeSet<String>,
+        label: &str,
+        path: &FieldPath,
+        what: &str,
+    ) {
+        if self.require(!label.trim().is_empty(), path, "must not be empty")
+            && !seen.insert(label.to_string())
+        {
+            self.fail(
+                path,
+                format!("duplicate {what} label {label:?}: labels must be unique"),
+            );
+        }
+    }
+}
+
+/// Longest scenario name: it names the output folder, beside which the lock and staging
+/// folders add a few characters, all within a file name's 255 bytes.
+pub(crate) const MAX_NAME: usize = 100;
+
+pub(crate) fn is_safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_NAME
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        && !s.starts_with('.')
+}

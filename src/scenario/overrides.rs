@@ -1,0 +1,117 @@
+//! Overrides of a scenario's runs, horizon and seed (the command line's `--runs`, `--horizon`,
+//! `--seed`, the library's setters, a shard's record): the one place they are checked.
+
+use crate::scenario::{MAX_HORIZON, RegretScenario, Scenario};
+
+/// Overrides of a scenario's number of runs, horizon and seed: the command line's `--runs`,
+/// `--horizon`, `--seed`, the library's [`crate::Simulation`] setters, and what a shard's
+/// `partial.json` records so that `merge` re-applies them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overrides {
+    /// Runs per policy (or per identification cell).
+    pub runs: Option<u64>,
+    /// Slots per run (regret scenarios only).
+    pub horizon: Option<u64>,
+    /// Seed of every random stream.
+    pub seed: Option<u64>,
+}
+
+/// An override that cannot apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    /// `--horizon` for an identification scenario.
+    #[error(
+        "--horizon: identification scenarios have no horizon (runs stop when the algorithm does, or at `sample_cap`)"
+    )]
+    HorizonForIdentification,
+    /// `--runs 0`.
+    #[error("--runs: must be at least 1 run (got 0)")]
+    ZeroRuns,
+    /// `--horizon 0`.
+    #[error("--horizon: must be at least 1 slot (got 0)")]
+    ZeroHorizon,
+    /// `--horizon` beyond [`MAX_HORIZON`].
+    #[error("--horizon: at most {MAX_HORIZON} slots (2⁴⁰; got {0})")]
+    HorizonTooLong(u64),
+    /// `--horizon` for a scenario that sweeps the horizon.
+    #[error("--horizon: the scenario sweeps `horizon`; set the values in its `sweep` instead")]
+    HorizonIsSwept,
+    /// `--horizon` longer than a trace that does not wrap.
+    #[error(
+        "--horizon: {horizon} slots, but channel {channel}'s trace holds {slots} (set `wrap: true` in the scenario or shorten the horizon)"
+    )]
+    TraceTooShort {
+        /// The channel.
+        channel: usize,
+        /// Its trace's length.
+        slots: u64,
+        /// The horizon asked for.
+        horizon: u64,
+    },
+}
+
+impl Scenario {
+    /// Applies overrides of the number of runs, the horizon and the seed; the one place that
+    /// checks them (a horizon means nothing to an identification scenario).
+    pub fn with_overrides(self, o: &Overrides) -> Result<Scenario, OverrideError> {
+        if o.runs == Some(0) {
+            return Err(OverrideError::ZeroRuns);
+        }
+        if o.horizon == Some(0) {
+            return Err(OverrideError::ZeroHorizon);
+        }
+        if let Some(h) = o.horizon.filter(|&h| h > MAX_HORIZON) {
+            return Err(OverrideError::HorizonTooLong(h));
+        }
+        Ok(match self {
+            Scenario::Regret(s) => Scenario::Regret(s.with_overrides(o)?),
+            Scenario::Sweep(mut s) => {
+                if o.horizon.is_some() && s.field == "horizon" {
+                    return Err(OverrideError::HorizonIsSwept);
+                }
+                s.cells = s
+                    .cells
+                    .into_iter()
+                    .map(|c| c.with_overrides(o))
+                    .collect::<Result<_, _>>()?;
+                Scenario::Sweep(s)
+            }
+            Scenario::Identification(mut s) => {
+                if o.horizon.is_some() {
+                    return Err(OverrideError::HorizonForIdentification);
+                }
+                s.runs = o.runs.unwrap_or(s.runs);
+                s.seed = o.seed.unwrap_or(s.seed);
+                Scenario::Identification(s)
+            }
+        })
+    }
+}
+
+impl RegretScenario {
+    /// Applies overrides (already checked to be non-zero); a horizon longer than a trace that
+    /// does not wrap is refused.
+    fn with_overrides(mut self, o: &Overrides) -> Result<RegretScenario, OverrideError> {
+        self.runs = o.runs.unwrap_or(self.runs);
+        self.seed = o.seed.unwrap_or(self.seed);
+        if let Some(h) = o.horizon {
+            self.horizon = h;
+            for e in &mut self.experiments {
+                for (i, ch) in e.env.channels().iter().enumerate() {
+                    if let Some(slots) = ch.occupancy().slots()
+                        && slots < h
+                    {
+                        return Err(OverrideError::TraceTooShort {
+                            channel: i,
+                            slots,
+                            horizon: h,
+                        });
+                    }
+                }
+                e.env.set_horizon(h);
+            }
+        }
+        Ok(self)
+    }
+}

@@ -1,0 +1,71 @@
+//! Reading scenario text: RON or JSON into the raw serde structs (syntax and schema errors with
+//! `file:line:col` and the field path), then the checks into a checked [`Scenario`].
+
+use crate::scenario::Scenario;
+use crate::scenario::check::check_regret;
+use crate::scenario::checker::Checker;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::raw::RawScenario;
+use crate::scenario::sweep::check_sweep;
+use crate::scenario::syntax::{parse_raw, parse_raw_json, reads_as_json};
+use crate::scenario::{Source, identification};
+use std::path::Path;
+
+/// Reads, parses and checks a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    parse(&read(path)?, path)
+}
+
+/// Reads a scenario file's text (a regular file of at most
+/// [`MAX_SCENARIO_BYTES`](crate::util::input::MAX_SCENARIO_BYTES)).
+pub(crate) fn read(path: &Path) -> Result<String, ScenarioError> {
+    crate::util::input::read_text(path, crate::util::input::MAX_SCENARIO_BYTES).map_err(|error| {
+        ScenarioError::Read {
+            path: path.to_path_buf(),
+            error,
+        }
+    })
+}
+
+/// Parses and checks scenario text; `path` is used in messages and to resolve relative paths.
+/// A path ending in `.json`, or text opening with `{`, is read as JSON with the same schema.
+pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+    let json = reads_as_json(text, path);
+    let raw = if json {
+        parse_raw_json(text, path)?
+    } else {
+        parse_raw(text, path)?
+    };
+    let mut checker = Checker {
+        parse,
+        src: text,
+        json,
+        problems: Vec::new(),
+        traces: Default::default(),
+    };
+    let source = Source {
+        path: path.to_path_buf(),
+        text: text.into(),
+    };
+    let scenario = match raw {
+        RawScenario::Regret(r) if r.sweep.is_some() => {
+            check_sweep(r, &source, &mut checker).map(Scenario::Sweep)
+        }
+        RawScenario::Regret(r) => check_regret(r, &source, &mut checker).map(Scenario::Regret),
+        RawScenario::Identification(r) => {
+            identification::check_identification(r, &source, &mut checker)
+                .map(Scenario::Identification)
+        }
+    };
+    match scenario {
+        Some(s) if checker.problems.is_empty() => Ok(s),
+        _ => {
+            let mut problems = checker.problems;
+            problems.sort_by_key(|p| (p.line == 0, p.line, p.col));
+            Err(ScenarioError::Invalid {
+                path: path.to_path_buf(),
+                problems,
+            })
+        }
+    }
+}

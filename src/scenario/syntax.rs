@@ -1,0 +1,124 @@
+//! Scenario text into the raw serde structs: RON (with the extensions scenario files use, bare
+//! policy names, positions mapped back to the file) or JSON with the same schema. Syntax and
+//! schema errors carry `file:line:col` and the field path.
+
+use crate::scenario::error::{Problem, ScenarioError};
+use crate::scenario::locate;
+use crate::scenario::raw::RawScenario;
+use std::path::Path;
+
+/// Whether scenario text is JSON: it comes from a `.json` file, or it opens with `{` (a RON
+/// scenario opens with `Regret(` or `Identification(`, after any comments).
+pub(crate) fn reads_as_json(text: &str, path: &Path) -> bool {
+    is_json(path) || text.trim_start().starts_with('{')
+}
+
+pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
+    // A policy written bare (`CcUcb`) is parsed as `CcUcb()`: serde cannot look ahead for the
+    // parenthesis, and recovering from the failed attempt would leave serde_path_to_error
+    // reporting the wrong field for a later error. Positions are mapped back to the file's.
+    let inserted = locate::bare_policies(text);
+    let mut parsed = String::with_capacity(text.len() + 2 * inserted.len());
+    let mut from = 0;
+    for &at in &inserted {
+        parsed.push_str(&text[from..at]);
+        parsed.push_str("()");
+        from = at;
+    }
+    parsed.push_str(&text[from..]);
+    let inserted_at: Vec<(usize, usize)> = inserted
+        .iter()
+        .map(|&at| {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            (line, col)
+        })
+        .collect();
+    let parse_error = |err: ron::error::SpannedError, field: String| {
+        let (line, mut col) = (err.span.start.line, err.span.start.col);
+        col -= 2 * inserted_at
+            .iter()
+            .filter(|&&(l, c)| l == line && c < col)
+            .count();
+        ScenarioError::Parse {
+            path: path.to_path_buf(),
+            problem: Problem {
+                line,
+                col: col.max(1),
+                field: whole_if_empty(field),
+                rule: err.code.to_string(),
+            },
+        }
+    };
+    let mut de =
+        ron::Deserializer::from_str_with_options(&parsed, &crate::util::ron_text::ron_options())
+            .map_err(|e| parse_error(e, String::new()))?;
+    let raw: RawScenario = match serde_path_to_error::deserialize(&mut de) {
+        Ok(raw) => raw,
+        Err(err) => {
+            let field = err.path().to_string();
+            let spanned = de.span_error(err.into_inner());
+            return Err(parse_error(spanned, field));
+        }
+    };
+    if let Err(err) = de.end() {
+        return Err(parse_error(de.span_error(err), String::new()));
+    }
+    Ok(raw)
+}
+
+/// JSON with the schema of the RON files: an enum is an object with one key (`{"Regret": {..}}`,
+/// `{"Bernoulli": 0.55}`), a unit variant a string (`"Oracle"`), an optional field a value or
+/// `null`.
+pub(crate) fn parse_raw_json(text: &str, path: &Path) -> Result<RawScenario, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let problem = |line: usize, col: usize, field: String, rule: String| ScenarioError::Parse {
+        path: path.to_path_buf(),
+        problem: Problem {
+            line,
+            col,
+            field: whole_if_empty(field),
+            rule,
+        },
+    };
+    let raw: RawScenario = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let field = err.path().to_string();
+        let inner = err.into_inner();
+        let rule = strip_position(&inner.to_string());
+        problem(inner.line(), inner.column(), field, rule)
+    })?;
+    de.end().map_err(|e| {
+        problem(
+            e.line(),
+            e.column(),
+            String::new(),
+            strip_position(&e.to_string()),
+        )
+    })?;
+    Ok(raw)
+}
+
+/// A serde path as a problem's field: `(scenario)` for the whole file.
+fn whole_if_empty(field: String) -> String {
+    if field.is_empty() || field == "." {
+        "(scenario)".to_string()
+    } else {
+        field
+    }
+}
+
+/// serde_json's message without its trailing ` at line L column C` (the position is reported
+/// separately, as for RON).
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// Whether `path` names a JSON scenario (`.json`); anything else is read as RON.
+pub(crate) fn is_json(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}

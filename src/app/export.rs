@@ -103,7 +103,7 @@ impl Results {
         charts: &ChartOptions,
         replace: Replace,
     ) -> Result<Vec<PathBuf>, ExportError> {
-        let dest = Destination::open(dir.as_ref(), self.name(), self.kind().as_str(), replace)?;
+        let dest = Destination::open(dir.as_ref(), self.name(), self.kind(), replace)?;
         Ok(commit(self, dest, charts, &Cancel::new())?.files)
     }
 }

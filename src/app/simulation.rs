@@ -346,7 +346,7 @@ impl Prepared {
         Destination::open(
             dir.as_ref(),
             self.scenario.name(),
-            self.kind().as_str(),
+            self.kind(),
             replace,
         )
     }

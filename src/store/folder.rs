@@ -17,7 +17,7 @@
 //! destination and the old set under that name; the next run into the destination puts it back
 //! before anything else.
 
-use crate::store::names;
+use crate::store::names::{self, ResultKind};
 use crate::util::cancel::{Cancel, Cancelled};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -255,7 +255,7 @@ impl Destination {
     pub(crate) fn open(
         path: &Path,
         scenario: &str,
-        kind: &str,
+        kind: ResultKind,
         replace: Replace,
     ) -> Result<Destination, OutputError> {
         let path = resolve(path)?;
@@ -321,7 +321,7 @@ impl Destination {
             marker: Marker {
                 format: MARKER_FORMAT.into(),
                 scenario: scenario.into(),
-                kind: kind.into(),
+                kind: kind.as_str().into(),
                 version: env!("CARGO_PKG_VERSION").into(),
             },
             mode,
@@ -677,7 +677,7 @@ mod tests {
     }
 
     fn write_set(path: &Path, scenario: &str, content: &str) -> Result<Previous, OutputError> {
-        let d = Destination::open(path, scenario, "regret", Replace::SameScenario)?;
+        let d = Destination::open(path, scenario, ResultKind::Regret, Replace::SameScenario)?;
         let s = d.staging();
         s.write("a.txt", content.as_bytes())?;
         s.write("b.txt", content.as_bytes())?;
@@ -701,10 +701,10 @@ mod tests {
         let out = tmp.path().join("out");
         write_set(&out, "s", "one").unwrap();
         {
-            let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+            let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
             d.staging().write("a.txt", b"half").unwrap();
         }
-        let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
         d.staging().write("a.txt", b"cancelled").unwrap();
         let cancel = Cancel::new();
         cancel.cancel();
@@ -717,12 +717,12 @@ mod tests {
     fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("out");
-        let first = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
-        let err = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap_err();
+        let first = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
+        let err = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap_err();
         assert!(matches!(err, OutputError::Locked { .. }), "{err}");
         assert!(err.to_string().contains("another specprobe"), "{err}");
         first.commit(&Cancel::new()).unwrap();
-        Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
     }
 
     #[test]
@@ -738,7 +738,7 @@ mod tests {
         write_set(&tmp.path().join("other"), "t", "x").unwrap();
         let err = write_set(&tmp.path().join("other"), "s", "x").unwrap_err();
         assert!(err.to_string().contains("another scenario, \"t\""), "{err}");
-        let d = Destination::open(&out, "s", "regret", Replace::Any).unwrap();
+        let d = Destination::open(&out, "s", ResultKind::Regret, Replace::Any).unwrap();
         assert!(matches!(d.previous(), Previous::Forced(_)));
         d.commit(&Cancel::new()).unwrap();
         assert!(!out.join("thesis.tex").exists());
@@ -753,7 +753,7 @@ mod tests {
         // destination missing.
         std::fs::create_dir(tmp.path().join(".out.staging-abc123")).unwrap();
         std::fs::rename(&out, tmp.path().join(".out.old-xyz789")).unwrap();
-        let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
         assert_eq!(d.previous(), &Previous::SameScenario);
         assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "one");
         drop(d);
@@ -781,9 +781,9 @@ mod tests {
         std::fs::write(&victim, "keep").unwrap();
         let out = tmp.path().join("out");
         std::os::unix::fs::symlink(&victim, tmp.path().join(".out.lock")).unwrap();
-        assert!(Destination::open(&out, "s", "regret", Replace::SameScenario).is_err());
+        assert!(Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).is_err());
         std::fs::remove_file(tmp.path().join(".out.lock")).unwrap();
-        let d = Destination::open(&out, "s", "regret", Replace::SameScenario).unwrap();
+        let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
         let staged = d.staging();
         std::os::unix::fs::symlink(&victim, staged.staging_path().join("a.txt")).unwrap();
         assert!(staged.write("a.txt", b"overwritten").is_err());

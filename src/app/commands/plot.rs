@@ -67,9 +67,16 @@ pub fn plot(
     charts: &ChartOptions,
     cancel: &Cancel,
 ) -> Result<RunOutcome, CommandError> {
-    let kind_text = report::saved_kind(dir)?;
-    let saved = Saved::load(dir, ResultKind::parse(&kind_text))?;
-    let dest = Destination::open(dir, saved.scenario(), &kind_text, Replace::SameScenario)
+    let kind = ResultKind::parse(&report::saved_kind(dir)?);
+    let saved = Saved::load(dir, kind)?;
+    // What loaded is what is rewritten: anything but an identification or sweep summary was
+    // read (and checked) as regret results.
+    let kind = match saved {
+        Saved::Identification(_) => ResultKind::Identification,
+        Saved::Sweep(_) => ResultKind::Sweep,
+        Saved::Regret(..) => ResultKind::Regret,
+    };
+    let dest = Destination::open(dir, saved.scenario(), kind, Replace::SameScenario)
         .map_err(|source| CommandError::Rewrite {
             path: dir.to_path_buf(),
             source,

@@ -1,6 +1,7 @@
 //! What an identification scenario's `summary.json` and `identification.csv` hold.
 
 use crate::engine::identify_runner::IdentifyCell;
+use crate::store::names::ResultKind;
 use crate::report::format::float;
 use crate::scenario::IdentificationScenario;
 use serde::{Deserialize, Serialize};
@@ -113,7 +114,7 @@ pub(crate) fn summary(s: &IdentificationScenario, cells: &[IdentifyCell]) -> Ide
         .collect();
     IdentificationSummary {
         scenario: s.name.clone(),
-        kind: "identification".into(),
+        kind: ResultKind::Identification.as_str().into(),
         description: s.description.clone(),
         runs: s.runs,
         seed: s.seed,

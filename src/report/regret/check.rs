@@ -1,5 +1,6 @@
 //! Checks of saved regret results (`summary.json` with `curves.csv`): see [`crate::report::check`].
 
+use crate::store::names::ResultKind;
 use crate::report::check::{Failure, finite, list, require, stat};
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::summary::{ExperimentSummary, PolicySummary, RegretSummary};
@@ -104,8 +105,8 @@ fn experiment(e: &ExperimentSummary, horizon: u64, runs: u64, field: &str) -> Re
 /// rows of one policy come in increasing slot order within the horizon, every policy has rows,
 /// and every value is finite.
 pub(crate) fn regret(s: &RegretSummary, rows: Option<&[CurveRow]>) -> Result<(), Failure> {
-    require(s.kind == "regret", "kind", || {
-        format!("{:?}, expected \"regret\"", s.kind)
+    require(s.kind == ResultKind::Regret.as_str(), "kind", || {
+        format!("{:?}, expected {:?}", s.kind, ResultKind::Regret.as_str())
     })?;
     require(s.horizon >= 1, "horizon", || "must be at least 1".into())?;
     require(s.runs >= 1, "runs", || "must be at least 1".into())?;

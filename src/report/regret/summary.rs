@@ -5,6 +5,7 @@
 //! results can be re-rendered (`specprobe plot`) and compared without simulating again.
 
 use crate::engine::recorder::{Metric, PolicyStats};
+use crate::store::names::ResultKind;
 use crate::engine::runner::RegretStats;
 use crate::model::channel::{BenchmarkKind, Environment};
 use crate::model::sensing::SensingSpec;
@@ -461,7 +462,7 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
     };
     RegretSummary {
         scenario: s.name.clone(),
-        kind: "regret".to_string(),
+        kind: ResultKind::Regret.as_str().into(),
         description: s.description.clone(),
         horizon: s.horizon,
         runs: s.runs,

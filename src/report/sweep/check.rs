@@ -1,5 +1,6 @@
 //! Checks of a saved sweep summary: see [`crate::report::check`].
 
+use crate::store::names::ResultKind;
 use crate::report::check::{Failure, fail, finite, require, stat};
 use crate::report::regret::check::regret;
 use crate::report::sweep::summary::SweepSummary;
@@ -7,8 +8,8 @@ use crate::report::sweep::summary::SweepSummary;
 /// A sweep's summary: values, one cell per value (each a sound regret summary), and a table
 /// whose rows name listed values and policies.
 pub(crate) fn sweep(s: &SweepSummary) -> Result<(), Failure> {
-    require(s.kind == "sweep", "kind", || {
-        format!("{:?}, expected \"sweep\"", s.kind)
+    require(s.kind == ResultKind::Sweep.as_str(), "kind", || {
+        format!("{:?}, expected {:?}", s.kind, ResultKind::Sweep.as_str())
     })?;
     require(!s.values.is_empty(), "values", || "is empty".into())?;
     for (i, v) in s.values.iter().enumerate() {

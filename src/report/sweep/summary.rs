@@ -1,6 +1,7 @@
 //! What a sweep's `summary.json` holds.
 
 use crate::engine::runner::RegretStats;
+use crate::store::names::ResultKind;
 use crate::report::regret::summary::{RegretSummary, Stat, regret_summary};
 use crate::scenario::{RegretScenario, SweepScenario};
 use serde::{Deserialize, Serialize};
@@ -69,7 +70,7 @@ pub(crate) fn summary(
     }
     SweepSummary {
         scenario: s.name.clone(),
-        kind: "sweep".into(),
+        kind: ResultKind::Sweep.as_str().into(),
         description: s.description.clone(),
         field: s.field.clone(),
         values: s.values.clone(),

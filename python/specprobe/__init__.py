@@ -17,10 +17,11 @@ import io
 import json
 import os
 import tempfile
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, TypedDict, Union
 
 from . import _specprobe
-from ._specprobe import PolicyError, ScenarioError, SpecprobeError, __version__
+from ._errors import PolicyError, ScenarioError, SpecprobeError
+from ._specprobe import __version__
 
 __all__ = [
     "run",
@@ -33,8 +34,69 @@ __all__ = [
     "ScenarioError",
     "SpecprobeError",
     "PolicyError",
+    "Policy",
+    "PolicyClass",
+    "Identifier",
+    "IdentifierClass",
+    "Problem",
     "__version__",
 ]
+
+
+def __dir__() -> List[str]:
+    # What the package offers, not the modules and typing names it uses.
+    return sorted(__all__)
+
+
+class Policy(Protocol):
+    """A cascade policy written in Python (pass its class in ``run(policies={label: cls})``)."""
+
+    def plan(self, t: int) -> Sequence[int]:
+        """The probe order of slot ``t`` (from 1): distinct channels below K, possibly empty."""
+        ...
+
+    def observe(self, channel: int, idle: bool, cost: float) -> None:
+        """One probe of ``channel`` in the current slot: its sensed state and its cost."""
+        ...
+
+
+class PolicyClass(Protocol):
+    """What ``run`` calls once per run to build a Python policy."""
+
+    def __call__(self, channels: int, *, mean_costs: List[float]) -> Policy: ...
+
+
+class Identifier(Protocol):
+    """A best-K identification algorithm written in Python (``run(identifiers={name: cls})``)."""
+
+    def next(self) -> Optional[int]:
+        """The next arm to sample, or None to stop."""
+        ...
+
+    def observe(self, arm: int, reward: float) -> None:
+        """One sample of ``arm``."""
+        ...
+
+    def answer(self) -> Sequence[int]:
+        """The K arms it names as the best."""
+        ...
+
+
+class Problem(TypedDict):
+    """What an identification algorithm is told about its runs: N arms, the top K to find, the
+    rewards' sub-Gaussian σ and the required error probability ν (``confidence``)."""
+
+    arms: int
+    k: int
+    sigma: float
+    confidence: float
+
+
+class IdentifierClass(Protocol):
+    """What ``run`` calls once per run to build a Python identifier:
+    ``cls(problem["arms"], problem["k"], sigma=problem["sigma"], confidence=problem["confidence"])``."""
+
+    def __call__(self, arms: int, k: int, *, sigma: float, confidence: float) -> Identifier: ...
 
 Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
@@ -148,8 +210,8 @@ def run(
     force: bool = False,
     formats: Sequence[str] = ("png", "svg"),
     max_memory: Optional[int] = None,
-    policies: Optional[Mapping[str, Callable[..., Any]]] = None,
-    identifiers: Optional[Mapping[str, Callable[..., Any]]] = None,
+    policies: Optional[Mapping[str, PolicyClass]] = None,
+    identifiers: Optional[Mapping[str, IdentifierClass]] = None,
 ) -> Results:
     """Runs a scenario (a path to a RON or JSON file, or a dict with the same schema).
 

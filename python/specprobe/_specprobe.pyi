@@ -1,21 +1,14 @@
-"""Type stubs of the compiled extension (see specprobe/__init__.py for the documented API)."""
+"""Type stubs of the compiled extension (see specprobe/__init__.py for the documented API; the
+exceptions it raises are the classes of specprobe._errors). Checked against the extension by
+mypy's stubtest in CI."""
 
 from os import PathLike
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from pathlib import Path
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+__all__ = ["__version__", "run", "validate", "plot", "merge", "compare", "policies"]
 
 __version__: str
-
-class SpecprobeError(RuntimeError): ...
-
-class ScenarioError(ValueError):
-    file: Optional[str]
-    problems: List[Dict[str, Any]]
-    line: Optional[int]
-    column: Optional[int]
-    field: Optional[str]
-    rule: Optional[str]
-
-class PolicyError(SpecprobeError): ...
 
 def run(
     scenario: str,
@@ -33,14 +26,14 @@ def run(
     identifiers: Sequence[Tuple[str, Any]] = ...,
 ) -> Tuple[str, List[Tuple[str, bytes]]]: ...
 def validate(scenario: str, *, json: bool = ...) -> str: ...
-def plot(results: Union[str, PathLike[str]], *, formats: Optional[Sequence[str]] = ...) -> List[str]: ...
+def plot(results: Union[str, PathLike[str]], *, formats: Optional[Sequence[str]] = ...) -> List[Path]: ...
 def merge(
     inputs: Sequence[Union[str, PathLike[str]]],
     *,
     out: Optional[Union[str, PathLike[str]]] = ...,
     force: bool = ...,
     formats: Optional[Sequence[str]] = ...,
-) -> str: ...
+) -> Path: ...
 def compare(
     inputs: Sequence[Union[str, PathLike[str]]],
     *,
@@ -51,5 +44,5 @@ def compare(
     threads: Optional[int] = ...,
     force: bool = ...,
     formats: Optional[Sequence[str]] = ...,
-) -> str: ...
+) -> Path: ...
 def policies() -> str: ...

@@ -8,10 +8,12 @@
 //! cancel flag within a second. Python policies and identifiers call back into the interpreter
 //! for every `plan`, `observe`, `next` and `answer`: they run on one worker thread.
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use pyo3::{create_exception, intern};
+use pyo3::intern;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyType;
 use specprobe::commands::{self, CommandError, CompareArgs, MergeArgs, RunArgs};
 use specprobe::{
     Cancel, ChartOptions, CustomIdentifier, CustomPolicy, Environment, ExportError, Format,
@@ -22,27 +24,36 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-create_exception!(
-    _specprobe,
-    SpecprobeError,
-    PyRuntimeError,
-    "A specprobe command failed (the message says why, as the command line would)."
-);
-create_exception!(
-    _specprobe,
-    ScenarioError,
-    PyValueError,
-    "A scenario that cannot be read, parsed or checked. Attributes: `file` (None for a dict), \
-     `problems` (dicts with `line`, `column`, `field`, `rule`; line and column 0 when unknown) \
-     and the first problem's `line`, `column`, `field` and `rule`."
-);
-create_exception!(
-    _specprobe,
-    PolicyError,
-    SpecprobeError,
-    "A Python policy or identifier raised, or returned something invalid; the message names \
-     it and the slot (or sample), and the original exception is the `__cause__`."
-);
+/// An exception class of `specprobe._errors` (defined in Python, so that `ScenarioError` can be
+/// both a `SpecprobeError` and a `ValueError`), looked up once.
+fn error_type<'py>(py: Python<'py>, name: &'static str) -> Bound<'py, PyType> {
+    static TYPES: PyOnceLock<Vec<(&'static str, Py<PyType>)>> = PyOnceLock::new();
+    let types = TYPES.get_or_init(py, || {
+        let module = py
+            .import("specprobe._errors")
+            .expect("specprobe._errors ships with the extension");
+        ["SpecprobeError", "ScenarioError", "PolicyError"]
+            .into_iter()
+            .map(|n| {
+                let ty = module
+                    .getattr(n)
+                    .and_then(|t| Ok(t.cast_into::<PyType>()?))
+                    .expect("specprobe._errors defines the exception classes");
+                (n, ty.unbind())
+            })
+            .collect()
+    });
+    types
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| t.bind(py).clone())
+        .expect("a known exception class")
+}
+
+/// `specprobe.SpecprobeError(message)`.
+fn specprobe_error(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    PyErr::from_type(error_type(py, "SpecprobeError"), message.into())
+}
 
 /// How long the calling thread sleeps between two looks at Python's signal handlers.
 const SIGNAL_POLL: Duration = Duration::from_millis(20);
@@ -51,7 +62,7 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 const DICT: &str = "<dict>";
 
 fn scenario_error(py: Python<'_>, e: &CoreScenarioError, file: Option<&Path>) -> PyErr {
-    let err = ScenarioError::new_err(e.to_string());
+    let err = PyErr::from_type(error_type(py, "ScenarioError"), e.to_string());
     let value = err.value(py);
     let all = e.problems();
     let problems = PyList::empty(py);
@@ -92,7 +103,7 @@ fn command_error(py: Python<'_>, e: &CommandError) -> PyErr {
         message.push_str(&s.to_string());
         source = s.source();
     }
-    SpecprobeError::new_err(message)
+    specprobe_error(py, message)
 }
 
 /// A scenario from a path, or JSON text of a dict (`json=True`).
@@ -147,7 +158,7 @@ impl Failure {
 
 /// `PolicyError("policy 'eps' raised at slot 12: ...")` caused by `err`.
 fn policy_error(py: Python<'_>, what: &str, err: PyErr) -> PyErr {
-    let wrapped = PolicyError::new_err(format!(
+    let wrapped = PyErr::from_type(error_type(py, "PolicyError"), format!(
         "{what}: {}",
         err.value(py)
             .repr()
@@ -458,7 +469,7 @@ fn interruptible<T: Send>(
     if let Some(e) = interrupted {
         return Err(e);
     }
-    out.map_err(|_| SpecprobeError::new_err("the simulation thread panicked"))
+    out.map_err(|_| specprobe_error(py, "the simulation thread panicked"))
 }
 
 /// (file name, bytes) of each data file written.
@@ -669,11 +680,7 @@ fn policies() -> String {
 
 #[pymodule]
 fn _specprobe(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("SpecprobeError", py.get_type::<SpecprobeError>())?;
-    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
-    m.add("PolicyError", py.get_type::<PolicyError>())?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__version__", specprobe::VERSION)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(plot, m)?)?;

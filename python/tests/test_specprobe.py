@@ -248,3 +248,28 @@ def test_validate_merge_compare_and_policies(tmp_path):
     assert (Path(merged) / "summary.json").read_bytes() == whole.files["summary.json"]
     cmp = specprobe.compare([merged, FIG1A], out=tmp_path / "cmp", runs=2, horizon=500, formats=["svg"])
     assert (Path(cmp) / "report.md").exists()
+
+
+def test_every_exception_is_a_specprobe_error_and_scenario_errors_are_value_errors():
+    assert issubclass(specprobe.ScenarioError, specprobe.SpecprobeError)
+    assert issubclass(specprobe.ScenarioError, ValueError)
+    assert issubclass(specprobe.PolicyError, specprobe.SpecprobeError)
+    # Tracebacks name the package, not the extension module.
+    assert specprobe.PolicyError.__module__ == "specprobe"
+    assert specprobe.ScenarioError.__module__ == "specprobe"
+
+
+def test_the_version_is_the_crates():
+    import importlib.metadata
+
+    assert specprobe.__version__ == importlib.metadata.version("specprobe")
+    cargo = (Path(__file__).resolve().parents[2] / "Cargo.toml").read_text()
+    assert f'\nversion = "{specprobe.__version__}"\n' in cargo
+
+
+def test_dir_lists_the_api_only():
+    names = dir(specprobe)
+    for helper in ["Any", "Dict", "os", "json", "tempfile", "csv", "io"]:
+        assert helper not in names, helper
+    for api in ["run", "validate", "plot", "merge", "compare", "Results", "Policy", "Problem"]:
+        assert api in names, api

@@ -1,7 +1,7 @@
 //! What each CLI command does, as library calls (the binary only parses arguments and prints):
 //! [`run()`], [`merge()`], [`plot()`], [`compare()`], [`validate()`] and [`policies()`]. `run`
 //! goes through [`Simulation`], the same path a library user takes, and every command writes
-//! through the one writer, [`crate::app::export`].
+//! through the one writer (`app/export.rs`).
 
 mod compare;
 mod merge;

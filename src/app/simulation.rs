@@ -220,7 +220,7 @@ impl Simulation {
         self.prepare().map(|p| p.scenario)
     }
 
-    /// What the checked scenario would need: memory and work (see [`crate::engine::budget`]),
+    /// What the checked scenario would need: memory and work (see [`Estimate`]),
     /// without refusing a scenario that would not fit.
     pub fn estimate(&self) -> Result<Estimate, SimulationError> {
         let scenario = self.scenario.clone().with_overrides(&self.overrides)?;

@@ -31,7 +31,7 @@ pub enum OverrideError {
     /// `--horizon 0`.
     #[error("--horizon: must be at least 1 slot (got 0)")]
     ZeroHorizon,
-    /// `--horizon` beyond [`MAX_HORIZON`].
+    /// `--horizon` beyond 2⁴⁰ slots.
     #[error("--horizon: at most {MAX_HORIZON} slots (2⁴⁰; got {0})")]
     HorizonTooLong(u64),
     /// `--horizon` for a scenario that sweeps the horizon.

@@ -23,7 +23,7 @@ pub struct CurveRow {
     pub t: u64,
     /// Runs.
     pub n: u64,
-    /// Mean and standard deviation of each metric, in [`Metric::ALL`] order.
+    /// Mean and standard deviation of each metric, in the order of the columns of `curves.csv`.
     pub values: [MeanStd; N_METRICS],
     /// Experiment label.
     pub experiment: String,

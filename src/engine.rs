@@ -11,3 +11,4 @@ pub(crate) mod results;
 pub(crate) mod runner;
 pub(crate) mod shard;
 pub(crate) mod slot_loop;
+pub(crate) mod spectrum;

@@ -22,12 +22,11 @@ pub(crate) use cc_ucb::MAX_ALPHA;
 pub use custom::CustomPolicy;
 pub use custom::PolicyFactory;
 pub(crate) use estimates::Estimates;
-pub(crate) use oracle::Oracle;
-#[cfg(test)]
-pub(crate) use random_list::RandomList;
 pub(crate) use registry::CatalogueEntry;
 pub(crate) use registry::PolicyVisitor;
 pub use registry::builtin_policy;
+#[cfg(test)]
+pub(crate) use {oracle::Oracle, random_list::RandomList};
 
 use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
@@ -105,6 +104,17 @@ pub trait Policy {
     /// Learns from one probe of `channel` in the current slot: its sensed state and its bandit
     /// cost.
     fn observe(&mut self, channel: usize, idle: bool, cost: f64);
+
+    /// Appends the next entries of this slot's list, when `plan` wrote only a prefix of it
+    /// (a policy with long lists whose ranking is expensive produces it lazily: the engine asks
+    /// for more only when it has probed every entry so far, or needs more of the list for its
+    /// exact expected reward). Returns `false` when the list is complete, which is the default:
+    /// `plan` writes the whole list. The entries appended are those of the list as planned,
+    /// whatever `observe` learned since.
+    fn extend(&mut self, list: &mut Vec<usize>) -> bool {
+        let _ = list;
+        false
+    }
 }
 
 /// A boxed policy is a policy: one dynamic call per `plan` and per `observe`.
@@ -117,6 +127,11 @@ impl<P: Policy + ?Sized> Policy for Box<P> {
     #[inline]
     fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
         (**self).observe(channel, idle, cost);
+    }
+
+    #[inline]
+    fn extend(&mut self, list: &mut Vec<usize>) -> bool {
+        (**self).extend(list)
     }
 }
 

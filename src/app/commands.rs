@@ -139,11 +139,9 @@ fn open_out(
     kind: ResultKind,
     force: bool,
 ) -> Result<Destination, CommandError> {
-    Destination::open(path, scenario, kind, replace(force)).map_err(|source| {
-        CommandError::Out {
-            path: path.to_path_buf(),
-            source,
-        }
+    Destination::open(path, scenario, kind, replace(force)).map_err(|source| CommandError::Out {
+        path: path.to_path_buf(),
+        source,
     })
 }
 

@@ -343,12 +343,7 @@ impl Prepared {
         dir: impl AsRef<Path>,
         replace: Replace,
     ) -> Result<Destination, OutputError> {
-        Destination::open(
-            dir.as_ref(),
-            self.scenario.name(),
-            self.kind(),
-            replace,
-        )
+        Destination::open(dir.as_ref(), self.scenario.name(), self.kind(), replace)
     }
 
     /// Runs every policy (or algorithm) of the scenario over the shard's runs.

@@ -96,15 +96,6 @@ impl RunRecord {
         }
     }
 
-    /// Fills the realised regret from the benchmark's run on the same sample paths: at each
-    /// checkpoint, the benchmark's cumulative reward minus this run's.
-    pub fn set_realized(&mut self, benchmark: &RunRecord) {
-        for (row, b) in self.rows.iter_mut().zip(&benchmark.rows) {
-            row[Metric::RealizedRegret as usize] =
-                b[Metric::Reward as usize] - row[Metric::Reward as usize];
-        }
-    }
-
     /// The values at the horizon.
     pub fn last(&self) -> &Row {
         self.rows

@@ -10,8 +10,10 @@
 use crate::engine::progress::Progress;
 use crate::engine::recorder::{PolicyStats, RunRecord};
 use crate::engine::shard::Shard;
+use crate::engine::slot_loop::{Buffers, episode};
+use crate::engine::spectrum::{General, Simple};
 use crate::model::channel::{Environment, Paths};
-use crate::policy::{Oracle, Policy, PolicyVisitor};
+use crate::policy::{Policy, PolicyVisitor};
 use crate::scenario::RegretScenario;
 use crate::util::cancel::{Cancel, Cancelled};
 use crate::util::crn::RunKey;
@@ -125,7 +127,8 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
             s.experiments
                 .iter()
                 .map(|exp| {
-                    let worker = || Worker::new(s, exp, &checkpoints);
+                    let simple = Simple::of(&exp.env);
+                    let worker = || Worker::new(s, exp, &checkpoints, simple.as_ref());
                     (0..shard_runs)
                         .into_par_iter()
                         .map(|i| shard.run(i))
@@ -167,11 +170,12 @@ struct Worker<'a> {
     exp: &'a crate::scenario::Experiment,
     checkpoints: &'a [u64],
     domain: u64,
+    /// The papers' setting's fast path, when every channel is in it.
+    simple: Option<&'a Simple>,
     stats: Vec<PolicyStats>,
-    benchmark: RunRecord,
     record: RunRecord,
     paths: Paths,
-    list: Vec<usize>,
+    buffers: Buffers,
 }
 
 impl<'a> Worker<'a> {
@@ -179,6 +183,7 @@ impl<'a> Worker<'a> {
         s: &'a RegretScenario,
         exp: &'a crate::scenario::Experiment,
         checkpoints: &'a [u64],
+        simple: Option<&'a Simple>,
     ) -> Worker<'a> {
         let k = exp.env.len();
         let n = checkpoints.len();
@@ -187,30 +192,18 @@ impl<'a> Worker<'a> {
             exp,
             checkpoints,
             domain: experiment_domain(s, &exp.label),
+            simple,
             stats: s.policies.iter().map(|_| PolicyStats::new(k, n)).collect(),
-            benchmark: RunRecord::new(k, n),
             record: RunRecord::new(k, n),
             paths: Paths::default(),
-            list: Vec::with_capacity(k),
+            buffers: Buffers::new(k),
         }
     }
 
-    /// Run `run`: the benchmark, then every policy, on the run's sample paths.
+    /// Run `run`: every policy on the run's sample paths, the benchmark beside each.
     fn run(&mut self, run: u64, cancel: &Cancel) {
         let env = &self.exp.env;
         let key = RunKey::new(self.s.seed, self.domain, run);
-        self.benchmark.reset();
-        self.paths.reset(env, key);
-        Oracle::new(env).visit_episode(Episode {
-            env,
-            horizon: self.s.horizon,
-            checkpoints: self.checkpoints,
-            rng: &mut stream(self.s.seed, self.domain, run),
-            paths: &mut self.paths,
-            record: &mut self.benchmark,
-            list: &mut self.list,
-            cancel,
-        });
         for (entry, stats) in self.s.policies.iter().zip(&mut self.stats) {
             self.record.reset();
             self.paths.reset(env, key);
@@ -219,29 +212,30 @@ impl<'a> Worker<'a> {
                 .expect("every policy was checked runnable before the runs started");
             policy.visit(Episode {
                 env,
+                simple: self.simple,
                 horizon: self.s.horizon,
                 checkpoints: self.checkpoints,
                 rng: &mut stream(self.s.seed, self.domain, run),
                 paths: &mut self.paths,
                 record: &mut self.record,
-                list: &mut self.list,
+                buffers: &mut self.buffers,
                 cancel,
             });
-            self.record.set_realized(&self.benchmark);
             stats.absorb(run, &self.record);
         }
     }
 }
 
-/// Runs one episode with the concrete policy type.
+/// Runs one episode with the concrete policy type, on the fast path where it applies.
 struct Episode<'a> {
     env: &'a Environment,
+    simple: Option<&'a Simple>,
     horizon: u64,
     checkpoints: &'a [u64],
     rng: &'a mut SimRng,
     paths: &'a mut Paths,
     record: &'a mut RunRecord,
-    list: &'a mut Vec<usize>,
+    buffers: &'a mut Buffers,
     cancel: &'a Cancel,
 }
 
@@ -249,27 +243,31 @@ impl PolicyVisitor for Episode<'_> {
     type Output = ();
 
     fn visit<P: Policy>(self, mut policy: P) {
-        crate::engine::slot_loop::episode(
-            self.env,
-            &mut policy,
-            self.horizon,
-            self.checkpoints,
-            self.rng,
-            self.paths,
-            self.record,
-            self.list,
-            self.cancel,
-        );
-    }
-}
-
-/// The benchmark policy runs through the same visitor.
-trait VisitEpisode {
-    fn visit_episode(self, e: Episode<'_>);
-}
-
-impl VisitEpisode for Oracle {
-    fn visit_episode(self, e: Episode<'_>) {
-        e.visit(self);
+        match self.simple {
+            Some(simple) => episode(
+                self.env,
+                simple,
+                &mut policy,
+                self.horizon,
+                self.checkpoints,
+                self.rng,
+                self.paths,
+                self.record,
+                self.buffers,
+                self.cancel,
+            ),
+            None => episode(
+                self.env,
+                &General::of(self.env),
+                &mut policy,
+                self.horizon,
+                self.checkpoints,
+                self.rng,
+                self.paths,
+                self.record,
+                self.buffers,
+                self.cancel,
+            ),
+        }
     }
 }

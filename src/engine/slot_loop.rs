@@ -1,52 +1,155 @@
 //! The slot loop.
 //!
-//! Generic over the policy (monomorphised, so the calls to `plan` and `observe` inline), free of
-//! allocation (the list buffer, the paths and the record are the caller's) and of logging. Each
-//! slot: the policy plans its list; the engine probes it in order, each probe at the instant
-//! the delays before it have used up (when the scenario sets a slot duration; a probe that
-//! would start after the slot ends is not made), reads the channel's state there, draws the
-//! probe's cost and the sensed state, reports them to the policy, and stops at the first
-//! channel sensed idle. The user transmits there: on a truly idle channel that earns 1, on a busy
-//! one it collides with the primary user and earns nothing. The slot's pseudo-regret comes from
-//! the exact expected rewards of the benchmark's list and the policy's, for the current
-//! benchmark epoch; realised regret is filled in afterwards from the benchmark's run on the
-//! same sample paths ([`RunRecord::set_realized`]).
+//! Generic over the policy and over the spectrum (monomorphised, so the calls to `plan`,
+//! `observe` and the per-probe draws inline), free of allocation (the buffers, the paths and the
+//! record are the caller's) and of logging. Each slot: the policy plans its list; the engine
+//! probes it in order, each probe at the instant the delays before it have used up (when the
+//! scenario sets a slot duration; a probe that would start after the slot ends is not made),
+//! reads the channel's state there, draws the probe's cost and the sensed state, reports them to
+//! the policy, and stops at the first channel sensed idle. The user transmits there: on a truly
+//! idle channel that earns 1, on a busy one it collides with the primary user and earns nothing.
+//!
+//! In the same pass the benchmark (the stationary or dynamic oracle) probes its own list on the
+//! same sample paths: its realised reward is what realised regret is measured against, paired
+//! run by run. Where the policy already probed a channel at the same instant, the benchmark
+//! reuses that probe (the common random numbers make it the same draw); it draws only what the
+//! policy did not. The slot's pseudo-regret comes from the exact expected rewards of the
+//! benchmark's list and the policy's, for the current benchmark epoch.
 
 use crate::engine::recorder::{Metric, N_METRICS, RunRecord};
+use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Paths};
+use crate::model::theory::expected_reward_prefix;
 use crate::policy::Policy;
 use crate::util::cancel::{CHECK_MASK, Cancel};
-use crate::util::crn;
 use crate::util::rng::SimRng;
 
-/// Runs one episode of `horizon` slots, recording cumulative metrics at `checkpoints` (increasing,
-/// the last one equal to `horizon`) into `record`, which must be sized for them and reset.
-/// `paths` must be reset for this run; `rng` is the policy's own stream. Returns early, with
-/// the record incomplete, when `cancel` is set (looked at every 2¹⁶ slots).
+/// The buffers one episode works in, kept from run to run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Buffers {
+    /// The policy's list of the current slot.
+    list: Vec<usize>,
+    /// The prefix of last slot's list that its expected reward depended on.
+    previous: Vec<usize>,
+    /// Per channel, the slot in which the policy last probed it, and what it found (and at which
+    /// offset): what the benchmark may reuse.
+    probed_at: Vec<u64>,
+    probed_offset: Vec<f64>,
+    probed: Vec<Probe>,
+}
+
+impl Buffers {
+    /// Buffers for `k` channels.
+    pub(crate) fn new(k: usize) -> Buffers {
+        Buffers {
+            list: Vec::with_capacity(k),
+            previous: Vec::with_capacity(k),
+            probed_at: vec![0; k],
+            probed_offset: vec![0.0; k],
+            probed: vec![Probe::default(); k],
+        }
+    }
+
+    /// Clears the record of earlier probes for a new run.
+    fn reset(&mut self, k: usize) {
+        self.probed_at.clear();
+        self.probed_at.resize(k, 0);
+        self.probed_offset.resize(k, 0.0);
+        self.probed.resize(k, Probe::default());
+    }
+}
+
+/// What one slot's probing of a list gave.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    cost: f64,
+    energy: f64,
+    delay: f64,
+    /// Transmitted on a truly idle channel.
+    success: bool,
+    /// Transmitted on a busy channel sensed idle.
+    collision: bool,
+    /// Idle channels sensed busy.
+    missed: u32,
+    probes: usize,
+}
+
+impl Slot {
+    /// Adds one probe; returns whether the cascade stops there.
+    #[inline(always)]
+    fn add(&mut self, p: &Probe) -> bool {
+        self.cost += p.cost.cost;
+        self.energy += p.cost.energy;
+        self.delay += p.cost.delay;
+        self.probes += 1;
+        if p.sensed {
+            self.success = p.idle;
+            self.collision = !p.idle;
+            return true;
+        }
+        self.missed += u32::from(p.idle);
+        false
+    }
+
+    /// The offset of the next probe into the slot, or `None` when it would start after the
+    /// slot's end.
+    #[inline(always)]
+    fn offset(&self, duration: Option<f64>) -> Option<f64> {
+        match duration {
+            None => Some(0.0),
+            Some(d) if self.delay < d => Some(self.delay / d),
+            Some(_) => None,
+        }
+    }
+
+    /// The slot's net reward.
+    #[inline(always)]
+    fn net(&self) -> f64 {
+        (if self.success { 1.0 } else { 0.0 }) - self.cost
+    }
+}
+
+/// Runs one episode of `horizon` slots, recording cumulative metrics at `checkpoints`
+/// (increasing, the last one equal to `horizon`) into `record`, which must be sized for them and
+/// reset; the realised regret against the benchmark on the same paths included. `paths` must be
+/// reset for this run; `rng` is the policy's own stream. Returns early, with the record
+/// incomplete, when `cancel` is set (looked at every 2¹⁶ slots).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn episode<P: Policy>(
+pub(crate) fn episode<P: Policy, S: Spectrum>(
     env: &Environment,
+    spectrum: &S,
     policy: &mut P,
     horizon: u64,
     checkpoints: &[u64],
     rng: &mut SimRng,
     paths: &mut Paths,
     record: &mut RunRecord,
-    list: &mut Vec<usize>,
+    buffers: &mut Buffers,
     cancel: &Cancel,
 ) {
     debug_assert_eq!(checkpoints.last(), Some(&horizon));
     debug_assert_eq!(record.rows.len(), checkpoints.len());
-    let duration = env.slot_duration();
-    let channels = env.channels();
+    buffers.reset(env.len());
+    let Buffers {
+        list,
+        previous,
+        probed_at,
+        probed_offset,
+        probed,
+    } = buffers;
+    let duration = spectrum.duration();
     let epochs = env.epochs();
+    let mean_cost = env.mean_cost();
     let mut epoch = 0;
     let mut best = epochs[0].optimum.expected_reward;
-    // Policies often repeat last slot's list (always, for the oracle): its expected reward is
-    // then reused instead of recomputed (a memcmp instead of a multiply-add per channel).
-    let mut previous: Vec<usize> = Vec::with_capacity(env.len());
-    let mut previous_value = env.expected_reward_in(0, &previous);
+    // Policies often repeat last slot's list: its expected reward is then reused instead of
+    // recomputed. `previous` is the prefix the value depended on; `previous_complete` whether
+    // the list ended there.
+    previous.clear();
+    let mut previous_value = 0.0;
+    let mut previous_complete = true;
     let mut cum = [0.0f64; N_METRICS];
+    let mut benchmark_reward = 0.0f64;
     let mut next = 0;
     let mut next_t = checkpoints[0];
     for t in 1..=horizon {
@@ -59,63 +162,77 @@ pub(crate) fn episode<P: Policy>(
             }
             best = epochs[epoch].optimum.expected_reward;
             previous.clear();
-            previous_value = env.expected_reward_in(epoch, &previous);
+            previous_value = 0.0;
+            previous_complete = true;
         }
         list.clear();
         policy.plan(t, list, rng);
-        let mut cost = 0.0;
-        let mut energy = 0.0;
-        let mut delay = 0.0;
-        let mut success = false;
-        let mut collision = false;
-        let mut missed = 0u32;
-        let mut probes = 0usize;
-        for &i in list.iter() {
-            let offset = match duration {
-                None => 0.0,
-                Some(d) if delay < d => delay / d,
-                Some(_) => break,
-            };
-            let ch = &channels[i];
-            let idle = ch.occupancy().idle(&mut paths.occupancy[i], t, offset);
-            let c = ch.cost().sample_at(paths.cost[i], paths.delay[i], t);
-            let sensing = ch.sensing();
-            let sensed = if sensing.is_perfect() {
-                idle
-            } else {
-                sensing.sense(idle, crn::bits(paths.sensing[i], t))
-            };
-            policy.observe(i, sensed, c.cost);
-            cost += c.cost;
-            energy += c.energy;
-            delay += c.delay;
-            record.channel_probes[i] += 1;
-            probes += 1;
-            if sensed {
-                success = idle;
-                collision = !idle;
+        // The policy's probes.
+        let mut slot = Slot::default();
+        let mut j = 0;
+        loop {
+            if j == list.len() && !policy.extend(list) {
                 break;
             }
-            missed += u32::from(idle);
+            let Some(offset) = slot.offset(duration) else {
+                break;
+            };
+            let i = list[j];
+            j += 1;
+            let p = spectrum.probe(&paths.keys, &mut paths.occupancy, i, t, offset);
+            probed_at[i] = t;
+            probed_offset[i] = offset;
+            probed[i] = p;
+            policy.observe(i, p.sensed, p.cost.cost);
+            record.channel_probes[i] += 1;
+            if slot.add(&p) {
+                break;
+            }
         }
-        let idle = if success { 1.0 } else { 0.0 };
-        let net = idle - cost;
-        if list[..] != previous[..] {
+        // The benchmark's probes on the same paths: the policy's draws where it probed the
+        // channel at the same instant, its own otherwise.
+        let mut bench = Slot::default();
+        for &i in &epochs[epoch].optimum.list {
+            let Some(offset) = bench.offset(duration) else {
+                break;
+            };
+            let p = if probed_at[i] == t && probed_offset[i] == offset {
+                probed[i]
+            } else {
+                spectrum.probe(&paths.keys, &mut paths.benchmark, i, t, offset)
+            };
+            if bench.add(&p) {
+                break;
+            }
+        }
+        benchmark_reward += bench.net();
+        // The policy's expected reward: reused when the prefix it depends on is unchanged.
+        let e = &epochs[epoch];
+        let mut more = |l: &mut Vec<usize>| policy.extend(l);
+        let unchanged = list.len() >= previous.len() && list[..previous.len()] == previous[..] && {
+            // A list that ended there must end there again.
+            !previous_complete || (list.len() == previous.len() && !more(list))
+        };
+        if !unchanged {
+            let (value, used, complete) =
+                expected_reward_prefix(list, &mut more, &e.success, &e.stop, mean_cost);
             previous.clear();
-            previous.extend_from_slice(list);
-            previous_value = env.expected_reward_in(epoch, list);
+            previous.extend_from_slice(&list[..used]);
+            previous_value = value;
+            previous_complete = complete;
         }
         cum[Metric::PseudoRegret as usize] += best - previous_value;
-        cum[Metric::Reward as usize] += net;
-        cum[Metric::Cost as usize] += cost;
-        cum[Metric::Energy as usize] += energy;
-        cum[Metric::Delay as usize] += delay;
-        cum[Metric::Probes as usize] += probes as f64;
-        cum[Metric::IdleFound as usize] += idle;
-        cum[Metric::PuCollisions as usize] += if collision { 1.0 } else { 0.0 };
-        cum[Metric::MissedOpportunities as usize] += f64::from(missed);
-        record.probes_per_slot[probes] += 1;
+        cum[Metric::Reward as usize] += slot.net();
+        cum[Metric::Cost as usize] += slot.cost;
+        cum[Metric::Energy as usize] += slot.energy;
+        cum[Metric::Delay as usize] += slot.delay;
+        cum[Metric::Probes as usize] += slot.probes as f64;
+        cum[Metric::IdleFound as usize] += if slot.success { 1.0 } else { 0.0 };
+        cum[Metric::PuCollisions as usize] += if slot.collision { 1.0 } else { 0.0 };
+        cum[Metric::MissedOpportunities as usize] += f64::from(slot.missed);
+        record.probes_per_slot[slot.probes] += 1;
         if t == next_t {
+            cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];
             record.rows[next] = cum;
             next += 1;
             next_t = checkpoints.get(next).copied().unwrap_or(u64::MAX);
@@ -126,6 +243,7 @@ pub(crate) fn episode<P: Policy>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::spectrum::{General, Simple};
     use crate::model::channel::Channel;
     use crate::model::cost::CostModel;
     use crate::model::law::{Law, LawSpec};
@@ -148,22 +266,24 @@ mod tests {
         let env = env(&[0.8, 0.7, 0.6, 0.5, 0.4, 0.3], 0.55);
         let cps = CheckpointSpec::default().slots(5000);
         let mut rec = RunRecord::new(6, cps.len());
-        let mut list = Vec::new();
         let mut rng = crate::util::rng::stream(1, 1, 1);
         let mut paths = Paths::new(&env, RunKey::new(1, 1, 1));
         episode(
             &env,
+            &General::of(&env),
             &mut Oracle::new(&env),
             5000,
             &cps,
             &mut rng,
             &mut paths,
             &mut rec,
-            &mut list,
+            &mut Buffers::new(env.len()),
             &Cancel::new(),
         );
         let last = rec.rows.last().unwrap();
         assert_eq!(last[Metric::PseudoRegret as usize], 0.0);
+        // The benchmark is the oracle itself, on the same paths: no realised regret either.
+        assert_eq!(last[Metric::RealizedRegret as usize], 0.0);
         // Never probes a channel outside the UCR-T1 list {0, 1, 2}.
         assert!(rec.channel_probes[3..].iter().all(|&c| c == 0));
         let probes: u64 = rec.channel_probes.iter().sum();
@@ -183,18 +303,18 @@ mod tests {
         let env = env(&[1.0, 0.0, 0.0], 0.1);
         let cps = vec![1000];
         let mut rec = RunRecord::new(3, 1);
-        let mut list = Vec::new();
         let mut rng = crate::util::rng::stream(2, 2, 2);
         let mut paths = Paths::new(&env, RunKey::new(2, 2, 2));
         episode(
             &env,
+            &General::of(&env),
             &mut RandomList::new(3, 3),
             1000,
             &cps,
             &mut rng,
             &mut paths,
             &mut rec,
-            &mut list,
+            &mut Buffers::new(env.len()),
             &Cancel::new(),
         );
         let last = rec.rows[0];
@@ -203,5 +323,89 @@ mod tests {
         assert_eq!(rec.channel_probes[0], 1000);
         assert_eq!(rec.probes_per_slot[0], 0);
         assert_eq!(rec.probes_per_slot.iter().sum::<u64>(), 1000);
+    }
+
+    /// A policy that writes its list lazily, one entry at a time.
+    struct Lazy {
+        inner: RandomList,
+        pending: Vec<usize>,
+    }
+
+    impl Policy for Lazy {
+        fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
+            self.inner.plan(t, list, rng);
+            self.pending = list.split_off(1.min(list.len()));
+            self.pending.reverse();
+        }
+        fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+            self.inner.observe(channel, idle, cost);
+        }
+        fn extend(&mut self, list: &mut Vec<usize>) -> bool {
+            match self.pending.pop() {
+                Some(i) => {
+                    list.push(i);
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+
+    /// A list written lazily gives exactly what the same list written whole gives, and the
+    /// fast path exactly what the general one gives.
+    #[test]
+    fn lazy_lists_and_the_fast_path_change_nothing() {
+        let env = env(&[0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1], 0.3);
+        let cps = CheckpointSpec::default().slots(3000);
+        let run = |lazy: bool, simple: bool| {
+            let mut rec = RunRecord::new(8, cps.len());
+            let mut rng = crate::util::rng::stream(4, 0, 2);
+            let mut paths = Paths::new(&env, RunKey::new(4, 0, 2));
+            let inner = RandomList::new(8, 6);
+            let mut buffers = Buffers::new(8);
+            let fast = Simple::of(&env).unwrap();
+            macro_rules! go {
+                ($p:expr, $s:expr) => {
+                    episode(
+                        &env,
+                        $s,
+                        $p,
+                        3000,
+                        &cps,
+                        &mut rng,
+                        &mut paths,
+                        &mut rec,
+                        &mut buffers,
+                        &Cancel::new(),
+                    )
+                };
+            }
+            match (lazy, simple) {
+                (true, true) => go!(
+                    &mut Lazy {
+                        inner,
+                        pending: Vec::new()
+                    },
+                    &fast
+                ),
+                (true, false) => go!(
+                    &mut Lazy {
+                        inner,
+                        pending: Vec::new()
+                    },
+                    &General::of(&env)
+                ),
+                (false, true) => go!(&mut { inner }, &fast),
+                (false, false) => go!(&mut { inner }, &General::of(&env)),
+            }
+            rec
+        };
+        let whole = run(false, false);
+        for (lazy, simple) in [(true, false), (false, true), (true, true)] {
+            let other = run(lazy, simple);
+            assert_eq!(other.rows, whole.rows, "lazy {lazy}, simple {simple}");
+            assert_eq!(other.channel_probes, whole.channel_probes);
+            assert_eq!(other.probes_per_slot, whole.probes_per_slot);
+        }
     }
 }

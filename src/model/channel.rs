@@ -293,14 +293,28 @@ impl Environment {
     }
 }
 
-/// One player's view of the channels in one run: each channel's occupancy path state and its
-/// keys for costs and sensing. Reset (not reallocated) for every run.
+/// Each channel's keys in one run: what its occupancy path, costs and sensing draw from (see
+/// [`crate::util::crn`]).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Paths {
-    pub(crate) occupancy: Vec<OccupancyState>,
+pub(crate) struct Keys {
+    pub(crate) occupancy: Vec<u64>,
     pub(crate) cost: Vec<u64>,
     pub(crate) delay: Vec<u64>,
     pub(crate) sensing: Vec<u64>,
+}
+
+/// The channels' sample paths in one run: each channel's keys, and the occupancy path state of
+/// each player that probes them, the policy and the benchmark (a process advances only when
+/// asked, so each player keeps its own position on the same path). Reset (not reallocated) for
+/// every run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Paths {
+    /// What the channels draw from.
+    pub(crate) keys: Keys,
+    /// The policy's position on each channel's occupancy path.
+    pub(crate) occupancy: Vec<OccupancyState>,
+    /// The benchmark's position on each channel's occupancy path.
+    pub(crate) benchmark: Vec<OccupancyState>,
 }
 
 impl Paths {
@@ -314,16 +328,21 @@ impl Paths {
 
     /// Restarts every path for run `key`.
     pub(crate) fn reset(&mut self, env: &Environment, key: RunKey) {
+        let k = &mut self.keys;
+        k.occupancy.clear();
+        k.cost.clear();
+        k.delay.clear();
+        k.sensing.clear();
         self.occupancy.clear();
-        self.cost.clear();
-        self.delay.clear();
-        self.sensing.clear();
+        self.benchmark.clear();
         for (i, ch) in env.channels.iter().enumerate() {
-            self.occupancy
-                .push(ch.occupancy.start(key.channel(i, Purpose::Occupancy)));
-            self.cost.push(key.channel(i, Purpose::Cost));
-            self.delay.push(key.channel(i, Purpose::Delay));
-            self.sensing.push(key.channel(i, Purpose::Sensing));
+            let occupancy = key.channel(i, Purpose::Occupancy);
+            k.occupancy.push(occupancy);
+            k.cost.push(key.channel(i, Purpose::Cost));
+            k.delay.push(key.channel(i, Purpose::Delay));
+            k.sensing.push(key.channel(i, Purpose::Sensing));
+            self.occupancy.push(ch.occupancy.start(occupancy));
+            self.benchmark.push(ch.occupancy.start(occupancy));
         }
     }
 }

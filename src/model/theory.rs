@@ -65,6 +65,52 @@ pub(crate) fn expected_reward_sensed(
     total
 }
 
+/// [`expected_reward_sensed`] of a list of which `list` may hold only a prefix yet: `more`
+/// appends further entries (returning `false` once the list is complete). The sum stops as soon
+/// as no later entry can change it: every later term is at most the probability `reach` of
+/// getting that far (|s − c| ≤ 1 and `reach` only falls), and a term below a quarter of the
+/// spacing of floats at the sum leaves the sum unchanged whatever its sign, so the value is
+/// exactly that of the whole list (or of [`expected_reward_sensed`]'s own stopping rule).
+///
+/// Returns the value, the length of the prefix it depends on, and whether the list ended there
+/// (then a longer list with the same prefix has another value).
+#[inline]
+pub(crate) fn expected_reward_prefix(
+    list: &mut Vec<usize>,
+    more: &mut impl FnMut(&mut Vec<usize>) -> bool,
+    success: &[f64],
+    stop: &[f64],
+    cost: &[f64],
+) -> (f64, usize, bool) {
+    let mut reach = 1.0;
+    let mut total = 0.0f64;
+    let mut j = 0;
+    loop {
+        if j == list.len() && !more(list) {
+            return (total, j, true);
+        }
+        let i = list[j];
+        total += (success[i] - cost[i]) * reach;
+        reach *= 1.0 - stop[i];
+        j += 1;
+        if reach < f64::MIN_POSITIVE || reach < negligible(total) {
+            return (total, j, false);
+        }
+    }
+}
+
+/// Below this, a term added to `total` leaves it unchanged: a quarter of the spacing of floats
+/// at `total` (0 for a sum of 0 or subnormal, where no term is negligible).
+#[inline]
+fn negligible(total: f64) -> f64 {
+    let exponent = total.abs().to_bits() & 0x7ff0_0000_0000_0000;
+    if exponent == 0 {
+        0.0
+    } else {
+        f64::from_bits(exponent) * (f64::EPSILON / 4.0)
+    }
+}
+
 /// The optimal list when probes may err (see [`expected_reward_sensed`]).
 ///
 /// **Exchange argument.** Two adjacent channels i then j contribute, from the probability R of
@@ -318,6 +364,44 @@ mod brute_force;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The prefix sum that stops once no later term can change it equals the whole sum bit
+        /// for bit, written whole or a few entries at a time; it depends only on the prefix it
+        /// reports.
+        #[test]
+        fn prefix_expected_reward_is_the_whole_lists_exactly(
+            probs in proptest::collection::vec((0.0f64..1.0, 0.0f64..1.0, 0.0f64..1.0), 1..400),
+            step in 1usize..7,
+            near_one in proptest::bool::ANY,
+        ) {
+            let k = probs.len();
+            // Stop probabilities near 1 make the reach vanish fast, the case the rule is for.
+            let stop: Vec<f64> = probs.iter().map(|p| if near_one { 0.9 + p.0 / 10.0 } else { p.0 }).collect();
+            let success: Vec<f64> = stop.iter().zip(&probs).map(|(q, p)| q * p.1).collect();
+            let cost: Vec<f64> = probs.iter().map(|p| p.2).collect();
+            let full: Vec<usize> = (0..k).rev().collect();
+            let want = expected_reward_sensed(&full, &success, &stop, &cost);
+            let mut list: Vec<usize> = Vec::new();
+            let mut next = 0;
+            let mut more = |l: &mut Vec<usize>| {
+                if next >= k {
+                    return false;
+                }
+                let end = (next + step).min(k);
+                l.extend_from_slice(&full[next..end]);
+                next = end;
+                true
+            };
+            let (got, used, complete) = expected_reward_prefix(&mut list, &mut more, &success, &stop, &cost);
+            proptest::prop_assert_eq!(got.to_bits(), want.to_bits());
+            proptest::prop_assert_eq!(
+                expected_reward_sensed(&full[..used], &success, &stop, &cost).to_bits(),
+                want.to_bits()
+            );
+            proptest::prop_assert!(!complete || used == k);
+        }
+    }
 
     const FIG1A_THETA: [f64; 6] = [0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
 

@@ -58,6 +58,12 @@ macro_rules! builtin_policies {
                     AnyPolicy::Custom(p) => p.observe(channel, idle, cost),
                 }
             }
+            fn extend(&mut self, list: &mut Vec<usize>) -> bool {
+                match self {
+                    $(AnyPolicy::$name(p) => p.extend(list),)*
+                    AnyPolicy::Custom(p) => p.extend(list),
+                }
+            }
         }
 
         impl AnyPolicy {

@@ -701,7 +701,8 @@ mod tests {
         let out = tmp.path().join("out");
         write_set(&out, "s", "one").unwrap();
         {
-            let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
+            let d =
+                Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
             d.staging().write("a.txt", b"half").unwrap();
         }
         let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
@@ -717,8 +718,10 @@ mod tests {
     fn a_second_writer_is_refused_while_the_first_holds_the_lock() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("out");
-        let first = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
-        let err = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap_err();
+        let first =
+            Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
+        let err =
+            Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap_err();
         assert!(matches!(err, OutputError::Locked { .. }), "{err}");
         assert!(err.to_string().contains("another specprobe"), "{err}");
         first.commit(&Cancel::new()).unwrap();

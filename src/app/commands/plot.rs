@@ -76,11 +76,12 @@ pub fn plot(
         Saved::Sweep(_) => ResultKind::Sweep,
         Saved::Regret(..) => ResultKind::Regret,
     };
-    let dest = Destination::open(dir, saved.scenario(), kind, Replace::SameScenario)
-        .map_err(|source| CommandError::Rewrite {
+    let dest = Destination::open(dir, saved.scenario(), kind, Replace::SameScenario).map_err(
+        |source| CommandError::Rewrite {
             path: dir.to_path_buf(),
             source,
-        })?;
+        },
+    )?;
     dest.staging().copy_data_from(dir, is_data)?;
     let files = saved
         .render(charts)

@@ -1,9 +1,9 @@
 //! What an identification scenario's `summary.json` and `identification.csv` hold.
 
 use crate::engine::identify_runner::IdentifyCell;
-use crate::store::names::ResultKind;
 use crate::report::format::float;
 use crate::scenario::IdentificationScenario;
+use crate::store::names::ResultKind;
 use serde::{Deserialize, Serialize};
 
 /// The whole summary of an identification scenario.

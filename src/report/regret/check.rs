@@ -1,9 +1,9 @@
 //! Checks of saved regret results (`summary.json` with `curves.csv`): see [`crate::report::check`].
 
-use crate::store::names::ResultKind;
 use crate::report::check::{Failure, finite, list, require, stat};
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::summary::{ExperimentSummary, PolicySummary, RegretSummary};
+use crate::store::names::ResultKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 fn policy(p: &PolicySummary, k: usize, runs: u64, field: &str) -> Result<(), Failure> {

@@ -5,12 +5,12 @@
 //! results can be re-rendered (`specprobe plot`) and compared without simulating again.
 
 use crate::engine::recorder::{Metric, PolicyStats};
-use crate::store::names::ResultKind;
 use crate::engine::runner::RegretStats;
 use crate::model::channel::{BenchmarkKind, Environment};
 use crate::model::sensing::SensingSpec;
 use crate::model::theory::{Bounds, Optimum};
 use crate::scenario::{RegretScenario, Units};
+use crate::store::names::ResultKind;
 use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

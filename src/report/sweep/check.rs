@@ -1,9 +1,9 @@
 //! Checks of a saved sweep summary: see [`crate::report::check`].
 
-use crate::store::names::ResultKind;
 use crate::report::check::{Failure, fail, finite, require, stat};
 use crate::report::regret::check::regret;
 use crate::report::sweep::summary::SweepSummary;
+use crate::store::names::ResultKind;
 
 /// A sweep's summary: values, one cell per value (each a sound regret summary), and a table
 /// whose rows name listed values and policies.

@@ -1,9 +1,9 @@
 //! What a sweep's `summary.json` holds.
 
 use crate::engine::runner::RegretStats;
-use crate::store::names::ResultKind;
 use crate::report::regret::summary::{RegretSummary, Stat, regret_summary};
 use crate::scenario::{RegretScenario, SweepScenario};
+use crate::store::names::ResultKind;
 use serde::{Deserialize, Serialize};
 
 /// The whole summary of a sweep.

@@ -1,0 +1,205 @@
+//! What one probe finds, as the slot loop asks for it: the channel's state at the probe's
+//! instant, the probe's cost and the sensed state, from the run's common random numbers.
+//!
+//! Two implementations, and the slot loop is monomorphised over both: [`Simple`] for the papers'
+//! setting (i.i.d. slots, a constant or Bernoulli cost, perfect sensing, no slot duration),
+//! where a probe is two counter-based draws against precomputed thresholds and nothing else,
+//! and [`General`] for every occupancy process, cost law and sensing model. Both give exactly
+//! the same values for the channels `Simple` accepts: it only skips the dispatch.
+
+use crate::model::channel::{Channel, Environment, Keys};
+use crate::model::cost::{CostModel, ProbeCost};
+use crate::model::law::LawSpec;
+use crate::model::occupancy::OccupancyState;
+use crate::util::crn;
+
+/// What one probe found.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Probe {
+    /// Whether the channel was truly idle.
+    pub(crate) idle: bool,
+    /// What the user sensed (the cascade stops at the first channel sensed idle).
+    pub(crate) sensed: bool,
+    /// What the probe cost.
+    pub(crate) cost: ProbeCost,
+}
+
+/// The channels of one experiment as the slot loop probes them.
+pub(crate) trait Spectrum {
+    /// The slot duration in delay units (probes that would start after it are not made).
+    fn duration(&self) -> Option<f64>;
+
+    /// Probes channel `i` in slot `t`, `offset` ∈ [0, 1) into it, for the player whose
+    /// occupancy path states are `states`, from the run's `keys`.
+    fn probe(
+        &self,
+        keys: &Keys,
+        states: &mut [OccupancyState],
+        i: usize,
+        t: u64,
+        offset: f64,
+    ) -> Probe;
+}
+
+/// Every channel model: occupancy process, cost model and sensing, dispatched per probe.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct General<'a> {
+    channels: &'a [Channel],
+    duration: Option<f64>,
+}
+
+impl<'a> General<'a> {
+    /// The channels of `env`.
+    pub(crate) fn of(env: &'a Environment) -> General<'a> {
+        General {
+            channels: env.channels(),
+            duration: env.slot_duration(),
+        }
+    }
+}
+
+impl Spectrum for General<'_> {
+    #[inline]
+    fn duration(&self) -> Option<f64> {
+        self.duration
+    }
+
+    #[inline]
+    fn probe(
+        &self,
+        keys: &Keys,
+        states: &mut [OccupancyState],
+        i: usize,
+        t: u64,
+        offset: f64,
+    ) -> Probe {
+        let ch = &self.channels[i];
+        let idle = ch.occupancy().idle(&mut states[i], t, offset);
+        let cost = ch.cost().sample_at(keys.cost[i], keys.delay[i], t);
+        let sensing = ch.sensing();
+        let sensed = if sensing.is_perfect() {
+            idle
+        } else {
+            sensing.sense(idle, crn::bits(keys.sensing[i], t))
+        };
+        Probe { idle, sensed, cost }
+    }
+}
+
+/// A cost the papers' setting draws: a constant, or 1 with some probability.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum PlainCost {
+    Constant(f64),
+    /// The counter-stream threshold of a 1.
+    Bernoulli(u64),
+}
+
+/// The papers' setting: i.i.d. slots, a constant or Bernoulli cost, perfect sensing, no slot
+/// duration. A probe is the occupancy draw and (for a Bernoulli cost) the cost draw.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Simple {
+    idle: Vec<u64>,
+    cost: Vec<PlainCost>,
+}
+
+impl Simple {
+    /// The simple form of `env`'s channels, when every channel is in the papers' setting.
+    pub(crate) fn of(env: &Environment) -> Option<Simple> {
+        if env.slot_duration().is_some() {
+            return None;
+        }
+        let mut idle = Vec::with_capacity(env.len());
+        let mut cost = Vec::with_capacity(env.len());
+        for ch in env.channels() {
+            if !ch.occupancy().is_iid() || !ch.sensing().is_perfect() {
+                return None;
+            }
+            idle.push(crn::threshold(ch.occupancy().theta_at(1)));
+            cost.push(match ch.cost() {
+                CostModel::Plain(law) => match *law.spec() {
+                    LawSpec::Constant(v) => PlainCost::Constant(v),
+                    LawSpec::Bernoulli(p) => PlainCost::Bernoulli(crn::threshold(p)),
+                    _ => return None,
+                },
+                CostModel::Split { .. } => return None,
+            });
+        }
+        Some(Simple { idle, cost })
+    }
+}
+
+impl Spectrum for Simple {
+    #[inline]
+    fn duration(&self) -> Option<f64> {
+        None
+    }
+
+    #[inline(always)]
+    fn probe(
+        &self,
+        keys: &Keys,
+        _states: &mut [OccupancyState],
+        i: usize,
+        t: u64,
+        _offset: f64,
+    ) -> Probe {
+        let idle = crn::bernoulli(crn::bits(keys.occupancy[i], t), self.idle[i]);
+        let y = match self.cost[i] {
+            PlainCost::Constant(v) => v,
+            PlainCost::Bernoulli(threshold) => {
+                if crn::bernoulli(crn::bits(keys.cost[i], t), threshold) {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        };
+        Probe {
+            idle,
+            sensed: idle,
+            cost: ProbeCost {
+                energy: y,
+                delay: 0.0,
+                cost: y,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::crn::RunKey;
+
+    /// The fast path gives exactly what the general one gives, probe by probe.
+    #[test]
+    fn simple_probes_equal_general_probes() {
+        use crate::model::law::Law;
+        let env = Environment::new(
+            [(0.8, 0.55), (0.3, 0.0), (0.0, 1.0), (1.0, 0.25)]
+                .iter()
+                .map(|&(theta, c)| {
+                    let law = if c == 0.25 {
+                        Law::new(&LawSpec::Constant(c)).unwrap()
+                    } else {
+                        Law::new(&LawSpec::Bernoulli(c)).unwrap()
+                    };
+                    Channel::new(theta, CostModel::Plain(law))
+                })
+                .collect(),
+        );
+        let simple = Simple::of(&env).expect("the papers' setting");
+        let general = General::of(&env);
+        let paths = crate::model::channel::Paths::new(&env, RunKey::new(7, 0, 3));
+        let mut a = paths.occupancy.clone();
+        let mut b = paths.occupancy.clone();
+        for t in 1..2000 {
+            for i in 0..4 {
+                assert_eq!(
+                    simple.probe(&paths.keys, &mut a, i, t, 0.0),
+                    general.probe(&paths.keys, &mut b, i, t, 0.0)
+                );
+            }
+        }
+    }
+}

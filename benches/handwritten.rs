@@ -46,7 +46,17 @@ mod crn {
     }
 }
 
-/// Cumulative pseudo-regret and net reward of one CC-UCB run.
+/// What one run ends with: cumulative pseudo-regret, net reward and realised regret (the
+/// oracle's reward on the same paths minus the policy's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Outcome {
+    pub(crate) pseudo_regret: f64,
+    pub(crate) reward: f64,
+    pub(crate) realized_regret: f64,
+}
+
+/// One CC-UCB run, the oracle's realised reward on the same paths beside it (reusing the
+/// policy's draws of a channel in the same slot, drawing the rest).
 pub(crate) fn cc_ucb(
     theta: &[f64],
     cost: &[f64],
@@ -54,7 +64,7 @@ pub(crate) fn cc_ucb(
     eps: f64,
     horizon: u64,
     seed: u64,
-) -> (f64, f64) {
+) -> Outcome {
     let k = theta.len();
     let key = crn::run_key(seed, 0, 0);
     let idle_key: Vec<u64> = (0..k).map(|i| crn::channel(key, i, 1)).collect();
@@ -84,7 +94,9 @@ pub(crate) fn cc_ucb(
     let (mut th, mut ch, mut inv) = (vec![0.0; k], vec![0.0; k], vec![f64::INFINITY; k]);
     let mut key = vec![0.0f64; k];
     let mut list: Vec<usize> = Vec::with_capacity(k);
-    let (mut regret, mut reward) = (0.0, 0.0);
+    // This slot's draws of each channel the policy probed: (slot, idle, cost).
+    let mut seen = vec![(0u64, false, 0.0f64); k];
+    let (mut regret, mut reward, mut oracle) = (0.0, 0.0, 0.0);
     for t in 1..=horizon {
         list.clear();
         if t <= k as u64 {
@@ -109,6 +121,7 @@ pub(crate) fn cc_ucb(
             } else {
                 0.0
             };
+            seen[i] = (t, x, y);
             n[i] += 1;
             idles[i] += u64::from(x);
             paid[i] += y;
@@ -122,8 +135,33 @@ pub(crate) fn cc_ucb(
                 break;
             }
         }
+        let mut spent = 0.0;
+        let mut found = false;
+        for &i in &opt {
+            let (x, y) = match seen[i] {
+                (slot, x, y) if slot == t => (x, y),
+                _ => (
+                    crn::bernoulli(crn::bits(idle_key[i], t), idle[i]),
+                    if crn::bernoulli(crn::bits(cost_key[i], t), pay[i]) {
+                        1.0
+                    } else {
+                        0.0
+                    },
+                ),
+            };
+            spent += y;
+            if x {
+                found = true;
+                break;
+            }
+        }
+        oracle += (if found { 1.0 } else { 0.0 }) - spent;
         regret += best - value(&list);
         reward += net;
     }
-    (regret, reward)
+    Outcome {
+        pseudo_regret: regret,
+        reward,
+        realized_regret: oracle - reward,
+    }
 }

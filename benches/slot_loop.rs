@@ -33,7 +33,7 @@ fn cc_ucb(c: &mut Criterion) {
         // Same random numbers, same arithmetic: the comparison is fair only if the results agree.
         assert_eq!(
             engine(&scenario),
-            handwritten::cc_ucb(&theta, &cost, 1.5, 1e-5, horizon, 1).0
+            handwritten::cc_ucb(&theta, &cost, 1.5, 1e-5, horizon, 1).pseudo_regret
         );
         group.throughput(Throughput::Elements(horizon));
         group.bench_function(BenchmarkId::new("specprobe", k), |b| {

@@ -3,4 +3,5 @@
 
 pub mod commands;
 pub(crate) mod export;
+pub(crate) mod runs_file;
 pub(crate) mod simulation;

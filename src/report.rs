@@ -76,8 +76,11 @@ pub enum ReportError {
 pub struct Artifact {
     /// The file name inside the result folder (`summary.json`, `regret.png`, ...).
     pub name: String,
-    /// Its content.
+    /// Its content (empty for a file already written to the staging folder, see
+    /// [`Artifact::is_staged`]).
     pub bytes: Vec<u8>,
+    /// Written to the staging folder while the run went on (`runs.csv` of a command-line run).
+    staged: bool,
 }
 
 impl Artifact {
@@ -86,13 +89,31 @@ impl Artifact {
         Artifact {
             name: name.into(),
             bytes,
+            staged: false,
         }
+    }
+
+    /// A file the run already wrote into the staging folder under `name`.
+    pub(crate) fn staged(name: impl Into<String>) -> Artifact {
+        Artifact {
+            name: name.into(),
+            bytes: Vec::new(),
+            staged: true,
+        }
+    }
+
+    /// Whether the file is in the staging folder already rather than in `bytes`.
+    pub fn is_staged(&self) -> bool {
+        self.staged
     }
 }
 
 impl std::fmt::Debug for Artifact {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Artifact({}, {} bytes)", self.name, self.bytes.len())
+        match self.staged {
+            true => write!(f, "Artifact({}, staged)", self.name),
+            false => write!(f, "Artifact({}, {} bytes)", self.name, self.bytes.len()),
+        }
     }
 }
 

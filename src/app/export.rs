@@ -4,15 +4,19 @@
 //! `plot`, `compare`, sweeps, the library's [`Results::write`] and the Python package all write
 //! through [`commit_files`].
 
+use crate::app::runs_file::RunsFile;
 use crate::app::simulation::{Prepared, SimulationError};
 use crate::engine::results::Results;
+use crate::engine::runner::RunOptions;
 use crate::report::plots::ChartOptions;
 use crate::report::{Artifact, ReportError};
+use crate::scenario::Scenario;
 use crate::store::folder::{Destination, OutputDir, OutputError, Previous, Replace};
 use crate::store::names::{self, ResultKind};
 use crate::store::partial::Partial;
 use crate::util::cancel::Cancel;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Why results could not be produced or written.
 #[derive(Debug, thiserror::Error)]
@@ -116,8 +120,28 @@ impl Prepared {
         dest: Destination,
         charts: &ChartOptions,
     ) -> Result<Written, ExportError> {
-        let results = self.run()?;
+        let results = self.run_for(&dest)?;
         commit(&results, dest, charts, self.cancel())
+    }
+}
+
+impl Prepared {
+    /// Runs for `dest`: a regret run writes its `runs.csv` into the staging folder as the runs
+    /// finish (memory flat in the number of runs), the rest stays in memory until rendered.
+    pub(crate) fn run_for(&self, dest: &Destination) -> Result<Results, ExportError> {
+        Ok(match (self.scenario(), self.shard()) {
+            (Scenario::Regret(s), None) => {
+                let file = Arc::new(RunsFile::new(s, dest.staging()));
+                let options = RunOptions {
+                    sink: Some(file.clone()),
+                    ..self.options().clone()
+                };
+                let results = self.run_with(&options)?;
+                file.finish()?;
+                results
+            }
+            _ => self.run()?,
+        })
     }
 }
 
@@ -153,6 +177,7 @@ pub(crate) fn stage(files: &[Artifact], dest: &Destination) -> Result<Vec<PathBu
     let mut subfolders: Vec<(&str, OutputDir)> = Vec::new();
     for file in files {
         let path = match file.name.split_once('/') {
+            None if file.is_staged() => staging.adopt(&file.name)?,
             None => staging.write(&file.name, &file.bytes)?,
             Some((sub, name)) => {
                 let i = match subfolders.iter().position(|(s, _)| *s == sub) {

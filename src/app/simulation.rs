@@ -321,6 +321,11 @@ impl Prepared {
         &self.options.cancel
     }
 
+    /// How the runs are made.
+    pub(crate) fn options(&self) -> &RunOptions {
+        &self.options
+    }
+
     /// The shard simulated (`None`: every run).
     pub fn shard(&self) -> Option<Shard> {
         self.shard
@@ -347,12 +352,21 @@ impl Prepared {
     }
 
     /// Runs every policy (or algorithm) of the scenario over the shard's runs.
+    ///
+    /// The results are in memory, each run's values at the horizon included (for `runs.csv`
+    /// and [`Results::write`]); [`Prepared::run_into`] streams those to the destination as the
+    /// runs finish instead, so that its memory does not grow with the number of runs.
     pub fn run(&self) -> Result<Results, SimulationError> {
+        self.run_with(&self.options)
+    }
+
+    /// [`Prepared::run`] with these options (a sink for the per-run rows).
+    pub(crate) fn run_with(&self, options: &RunOptions) -> Result<Results, SimulationError> {
         let shard = self.shard;
         let overrides = self.overrides;
         Ok(match &self.scenario {
             Scenario::Regret(s) => {
-                let stats = crate::engine::runner::run_regret(s, &self.options)?;
+                let stats = crate::engine::runner::run_regret(s, options)?;
                 Results::Regret(RegretResults {
                     scenario: s.clone(),
                     stats,
@@ -361,7 +375,7 @@ impl Prepared {
                 })
             }
             Scenario::Identification(s) => {
-                let cells = crate::engine::identify_runner::run_identification(s, &self.options)?;
+                let cells = crate::engine::identify_runner::run_identification(s, options)?;
                 Results::Identification(IdentificationResults {
                     scenario: s.clone(),
                     cells,
@@ -373,7 +387,7 @@ impl Prepared {
                 let stats = s
                     .cells
                     .iter()
-                    .map(|c| crate::engine::runner::run_regret(c, &self.options))
+                    .map(|c| crate::engine::runner::run_regret(c, options))
                     .collect::<Result<_, _>>()?;
                 Results::Sweep(SweepResults {
                     scenario: s.clone(),

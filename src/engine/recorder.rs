@@ -122,9 +122,17 @@ pub struct PolicyStats {
     pub probes: Histogram<u64>,
     /// Probes of each channel summed over runs.
     pub channel_probes: Vec<u64>,
-    /// Every run's values at the horizon, by run index (for runs.csv and paired differences).
+    /// Every run's values at the horizon, by run index, for `runs.csv` and shards; empty when
+    /// the runs were streamed to a [`crate::engine::runner::RunSink`] instead.
     pub finals: Vec<(u64, Row)>,
+    /// The per-run differences to the reference policy at the horizon, pseudo-regret and
+    /// realised regret ([`PAIRED`]), streamed run by run (empty for the reference itself and
+    /// when the scenario has none).
+    pub paired: [Moments; 2],
 }
+
+/// The metrics whose paired differences to the reference policy are kept.
+pub(crate) const PAIRED: [Metric; 2] = [Metric::PseudoRegret, Metric::RealizedRegret];
 
 /// Significant figures of the probe histogram: values up to 2048 are exact.
 const HIST_SIGFIG: u8 = 3;
@@ -143,6 +151,14 @@ impl PolicyStats {
             probes: new_histogram(k),
             channel_probes: vec![0; k],
             finals: Vec::new(),
+            paired: Default::default(),
+        }
+    }
+
+    /// Folds in run `run`'s differences to the reference policy's values `reference`.
+    pub(crate) fn pair(&mut self, mine: &Row, reference: &Row) {
+        for (m, metric) in self.paired.iter_mut().zip(PAIRED) {
+            m.add(mine[metric as usize] - reference[metric as usize]);
         }
     }
 
@@ -181,9 +197,18 @@ impl PolicyStats {
         for (a, &b) in self.channel_probes.iter_mut().zip(&other.channel_probes) {
             *a += b;
         }
-        // Kept in run order, whatever order the runs finished in.
+        for (a, b) in self.paired.iter_mut().zip(&other.paired) {
+            a.merge(b);
+        }
+        // Kept in run order, whatever order the runs finished in (other's runs mostly follow).
+        let sorted = match (self.finals.last(), other.finals.first()) {
+            (Some((a, _)), Some((b, _))) => a < b,
+            _ => true,
+        };
         self.finals.extend_from_slice(&other.finals);
-        self.finals.sort_unstable_by_key(|(run, _)| *run);
+        if !sorted {
+            self.finals.sort_unstable_by_key(|(run, _)| *run);
+        }
     }
 
     /// Mean and standard deviation of `metric` at checkpoint `i`.
@@ -229,6 +254,8 @@ impl PolicyStats {
             probes,
             channel_probes: parts.channel_probes,
             finals: parts.finals,
+            // Rebuilt from the finals by `RegretStats::pair_finals` once the reference is known.
+            paired: Default::default(),
         })
     }
 

@@ -8,7 +8,7 @@
 //! may split and join the work any way it likes and the output bytes never change.
 
 use crate::engine::progress::Progress;
-use crate::engine::recorder::{PolicyStats, RunRecord};
+use crate::engine::recorder::{PolicyStats, Row, RunRecord};
 use crate::engine::shard::Shard;
 use crate::engine::slot_loop::{Buffers, episode};
 use crate::engine::spectrum::{General, Simple};
@@ -31,7 +31,21 @@ pub(crate) struct RunOptions {
     pub shard: Shard,
     /// Stops the runs when set.
     pub cancel: Cancel,
+    /// Where each run's values at the horizon go; `None`: kept in [`PolicyStats::finals`].
+    pub sink: Option<std::sync::Arc<dyn RunSink>>,
 }
+
+/// Takes each run's values at the horizon as the runs finish, so that memory does not grow
+/// with the number of runs (the command line writes them to `runs.csv` in the staging folder).
+pub(crate) trait RunSink: Send + Sync + std::fmt::Debug {
+    /// The rows of experiment `experiment`, policy `policy`, for consecutive runs in ascending
+    /// order, continuing where the previous call for the same pair ended.
+    fn rows(&self, experiment: usize, policy: usize, rows: &[(u64, Row)]) -> std::io::Result<()>;
+}
+
+/// Runs folded and handed to the sink together: enough for every thread to stay busy, few
+/// enough that the rows waiting for the sink stay small (1024 × policies × 88 bytes).
+const RUNS_PER_BATCH: u64 = 1024;
 
 /// Results of a regret scenario: per experiment, per policy (scenario order).
 #[derive(Clone, Debug)]
@@ -40,6 +54,28 @@ pub(crate) struct RegretStats {
     pub checkpoints: Vec<u64>,
     /// `stats[e][p]`: experiment `e`, policy `p`.
     pub stats: Vec<Vec<PolicyStats>>,
+    /// Whether the per-run rows went to a [`RunSink`] (then `finals` are empty).
+    pub streamed: bool,
+}
+
+impl RegretStats {
+    /// Rebuilds the paired differences to the reference policy from the kept per-run rows
+    /// (statistics read back from shards carry the rows, not the differences). Exact sums: the
+    /// same bytes as the differences streamed during the run.
+    pub(crate) fn pair_finals(&mut self, reference: Option<usize>) {
+        let Some(r) = reference else { return };
+        for per_policy in &mut self.stats {
+            let reference = per_policy[r].finals.clone();
+            for (p, st) in per_policy.iter_mut().enumerate() {
+                st.paired = Default::default();
+                if p != r {
+                    for ((_, mine), (_, theirs)) in st.finals.clone().iter().zip(&reference) {
+                        st.pair(mine, theirs);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Why a run could not start.
@@ -52,6 +88,9 @@ pub enum RunError {
     /// The run was stopped through its [`Cancel`] flag.
     #[error(transparent)]
     Cancelled(#[from] Cancelled),
+    /// The per-run rows could not be written.
+    #[error("cannot write the per-run rows: {0}")]
+    Sink(#[source] std::io::Error),
     /// Rayon could not start its workers.
     #[error("cannot start {threads} worker threads: {error}")]
     ThreadPool {
@@ -126,32 +165,12 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
         pool.install(|| {
             s.experiments
                 .iter()
-                .map(|exp| {
-                    let simple = Simple::of(&exp.env);
-                    let worker = || Worker::new(s, exp, &checkpoints, simple.as_ref());
-                    (0..shard_runs)
-                        .into_par_iter()
-                        .map(|i| shard.run(i))
-                        .fold(worker, |mut w, run| {
-                            if !opts.cancel.is_cancelled() {
-                                w.run(run, &opts.cancel);
-                                progress.inc();
-                            }
-                            w
-                        })
-                        .map(|w| w.stats)
-                        .reduce(
-                            || worker().stats,
-                            |mut a, b| {
-                                for (x, y) in a.iter_mut().zip(&b) {
-                                    x.merge(y);
-                                }
-                                a
-                            },
-                        )
+                .enumerate()
+                .map(|(e, exp)| {
+                    run_experiment(s, e, exp, &checkpoints, shard_runs, opts, &progress)
                 })
-                .collect()
-        })
+                .collect::<Result<Vec<_>, RunError>>()
+        })?
     };
     opts.cancel.check()?;
     let elapsed = started.elapsed();
@@ -161,7 +180,62 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
             / elapsed.as_secs_f64().max(1e-9),
         "simulation finished"
     );
-    Ok(RegretStats { checkpoints, stats })
+    Ok(RegretStats {
+        checkpoints,
+        stats,
+        streamed: opts.sink.is_some(),
+    })
+}
+
+/// Every run of one experiment, in batches of consecutive runs: each batch is split among the
+/// threads, folded exactly, and its per-run rows handed to the sink in run order.
+fn run_experiment(
+    s: &RegretScenario,
+    e: usize,
+    exp: &crate::scenario::Experiment,
+    checkpoints: &[u64],
+    shard_runs: u64,
+    opts: &RunOptions,
+    progress: &Progress,
+) -> Result<Vec<PolicyStats>, RunError> {
+    let simple = Simple::of(&exp.env);
+    let worker = || Worker::new(s, exp, checkpoints, simple.as_ref());
+    let mut total = worker().stats;
+    let mut first = 0;
+    while first < shard_runs && !opts.cancel.is_cancelled() {
+        let last = shard_runs.min(first + RUNS_PER_BATCH);
+        let mut batch = (first..last)
+            .into_par_iter()
+            .map(|i| opts.shard.run(i))
+            .fold(worker, |mut w, run| {
+                if !opts.cancel.is_cancelled() {
+                    w.run(run, &opts.cancel);
+                    progress.inc();
+                }
+                w
+            })
+            .map(|w| w.stats)
+            .reduce(
+                || worker().stats,
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(&b) {
+                        x.merge(y);
+                    }
+                    a
+                },
+            );
+        if let Some(sink) = &opts.sink {
+            for (p, st) in batch.iter_mut().enumerate() {
+                sink.rows(e, p, &st.finals).map_err(RunError::Sink)?;
+                st.finals.clear();
+            }
+        }
+        for (a, b) in total.iter_mut().zip(&batch) {
+            a.merge(b);
+        }
+        first = last;
+    }
+    Ok(total)
 }
 
 /// One worker's buffers for the runs of one experiment, reused from run to run.
@@ -170,6 +244,8 @@ struct Worker<'a> {
     exp: &'a crate::scenario::Experiment,
     checkpoints: &'a [u64],
     domain: u64,
+    /// The policy paired differences are taken against.
+    reference: Option<usize>,
     /// The papers' setting's fast path, when every channel is in it.
     simple: Option<&'a Simple>,
     stats: Vec<PolicyStats>,
@@ -192,6 +268,7 @@ impl<'a> Worker<'a> {
             exp,
             checkpoints,
             domain: experiment_domain(s, &exp.label),
+            reference: s.reference_index(),
             simple,
             stats: s.policies.iter().map(|_| PolicyStats::new(k, n)).collect(),
             record: RunRecord::new(k, n),
@@ -222,6 +299,16 @@ impl<'a> Worker<'a> {
                 cancel,
             });
             stats.absorb(run, &self.record);
+        }
+        // The paired differences to the reference policy, streamed (the rows are at hand).
+        if let Some(r) = self.reference {
+            let reference = *self.stats[r].finals.last().expect("run just absorbed");
+            for (p, stats) in self.stats.iter_mut().enumerate() {
+                if p != r {
+                    let mine = *stats.finals.last().expect("run just absorbed");
+                    stats.pair(&mine.1, &reference.1);
+                }
+            }
         }
     }
 }

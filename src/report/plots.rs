@@ -281,7 +281,7 @@ pub(crate) fn render_chart<C: Chart>(
                 png
             }
         };
-        rendered.push(Artifact { name, bytes });
+        rendered.push(Artifact::new(name, bytes));
     }
     Ok(rendered)
 }

@@ -43,7 +43,11 @@ pub(crate) fn render_regret(
     let mut files = vec![
         Artifact::new(names::SUMMARY, json),
         Artifact::new(names::CURVES, csv),
-        Artifact::new(names::RUNS, runs::regret(s, results)?),
+        match results.streamed {
+            // Written to the staging folder as the runs finished.
+            true => Artifact::staged(names::RUNS),
+            false => Artifact::new(names::RUNS, runs::regret(s, results)?),
+        },
     ];
     files.extend(render_report(&summary, &rows, charts)?);
     Ok(files)

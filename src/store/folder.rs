@@ -181,6 +181,68 @@ impl OutputDir {
         Ok(shown)
     }
 
+    /// Creates `name` exclusively, to be written while the run goes on (`runs.csv` and the
+    /// per-policy files it is assembled from). The fault hooks count it when
+    /// [`OutputDir::adopt`] takes it into the set, in the order the other files are written.
+    pub(crate) fn create(&self, name: &str) -> Result<std::fs::File, OutputError> {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(self.dir.join(name))
+            .map_err(|error| OutputError::Write {
+                path: self.shown.join(name),
+                error,
+            })
+    }
+
+    /// Opens `name`, made with [`OutputDir::create`] or [`OutputDir::append`], for appending
+    /// (created when missing).
+    pub(crate) fn append(&self, name: &str) -> Result<std::fs::File, OutputError> {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(self.dir.join(name))
+            .map_err(|error| self.write_error(name, error))
+    }
+
+    /// Opens a file of the staging folder for reading it back.
+    pub(crate) fn open(&self, name: &str) -> Result<std::fs::File, OutputError> {
+        std::fs::File::open(self.dir.join(name)).map_err(|error| self.write_error(name, error))
+    }
+
+    /// A write error on `name`, named by the path it will have in the destination.
+    pub(crate) fn write_error(&self, name: &str, error: std::io::Error) -> OutputError {
+        OutputError::Write {
+            path: self.shown.join(name),
+            error,
+        }
+    }
+
+    /// Removes a file made with [`OutputDir::create`] that is not part of the set.
+    pub(crate) fn remove(&self, name: &str) -> Result<(), OutputError> {
+        std::fs::remove_file(self.dir.join(name)).map_err(|error| OutputError::Write {
+            path: self.shown.join(name),
+            error,
+        })
+    }
+
+    /// Takes `name`, written with [`OutputDir::create`], into the set: syncs it and returns the
+    /// path it will have in the destination.
+    pub(crate) fn adopt(&self, name: &str) -> Result<PathBuf, OutputError> {
+        let shown = self.shown.join(name);
+        let err = |error| OutputError::Write {
+            path: shown.clone(),
+            error,
+        };
+        fault::before_file(&shown).map_err(err)?;
+        std::fs::File::open(self.dir.join(name))
+            .and_then(|f| f.sync_all())
+            .map_err(err)?;
+        fault::after_file(&shown);
+        Ok(shown)
+    }
+
     /// A new subfolder (for `compare`, which keeps each scenario's results inside its own).
     pub(crate) fn subfolder(&self, name: &str) -> Result<OutputDir, OutputError> {
         let dir = self.dir.join(name);

@@ -19,10 +19,20 @@ use serde::{Deserialize, Serialize};
 /// for x in [1e16, 1.0, -1e16] { a.add(x); }
 /// assert_eq!(a.value(), 1.0); // naive summation gives 0.0
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// It serialises as its canonical expansion ([`ExactSum::canonical`]), so that the file of a
+/// sum depends on its value alone, not on the order the values were added or merged in (the
+/// threads, the batches of runs).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(transparent)]
 pub struct ExactSum {
     partials: Vec<f64>,
+}
+
+impl Serialize for ExactSum {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.canonical())
+    }
 }
 
 impl ExactSum {
@@ -68,6 +78,27 @@ impl ExactSum {
         for &p in &other.partials {
             self.add(p);
         }
+    }
+
+    /// The expansion determined by the exact sum alone: its correctly rounded value, the
+    /// correctly rounded remainder, and so on until nothing remains, smallest first (as
+    /// expansions are kept). Each remainder is below half an ulp of the term before, so the
+    /// terms do not overlap and at most ~40 are needed; an empty list for zero.
+    pub(crate) fn canonical(&self) -> Vec<f64> {
+        let mut rest = self.clone();
+        let mut terms = Vec::new();
+        loop {
+            // Every component is a multiple of the smallest subnormal, so a non-zero exact sum
+            // rounds to a non-zero value: the loop ends when nothing is left.
+            let v = rest.value();
+            if v == 0.0 {
+                break;
+            }
+            terms.push(v);
+            rest.add(-v);
+        }
+        terms.reverse();
+        terms
     }
 
     /// The exact sum, correctly rounded to the nearest `f64` (ties to even).
@@ -338,6 +369,13 @@ mod tests {
             b.merge(&a);
             prop_assert_eq!(forward.value().to_bits(), backward.value().to_bits());
             prop_assert_eq!(forward.value().to_bits(), b.value().to_bits());
+            // The serialised form is canonical too, and reads back to the same value.
+            let canonical = forward.canonical();
+            prop_assert_eq!(&canonical, &backward.canonical());
+            prop_assert_eq!(&canonical, &b.canonical());
+            let back: ExactSum = serde_json::from_str(&serde_json::to_string(&b).unwrap()).unwrap();
+            prop_assert_eq!(back.value().to_bits(), forward.value().to_bits());
+            prop_assert_eq!(back.canonical(), canonical);
         }
     }
 

@@ -55,6 +55,13 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome, CommandError> {
             estimate.describe()
         );
     }
-    let results = prepared.run()?;
+    let results = prepared.run_for(&dest).map_err(|e| match e {
+        crate::app::export::ExportError::Simulation(e) => CommandError::from(e),
+        source => CommandError::Write {
+            doing: "writing results for",
+            path: dest.path().to_path_buf(),
+            source,
+        },
+    })?;
     write_results(&results, dest, &args.charts, &args.cancel)
 }

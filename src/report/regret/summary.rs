@@ -4,14 +4,13 @@
 //! grid lists them per configuration under `experiments`. The same types deserialise, so saved
 //! results can be re-rendered (`specprobe plot`) and compared without simulating again.
 
-use crate::engine::recorder::{Metric, PolicyStats};
+use crate::engine::recorder::{Metric, PAIRED, PolicyStats};
 use crate::engine::runner::RegretStats;
 use crate::model::channel::{BenchmarkKind, Environment};
 use crate::model::sensing::SensingSpec;
 use crate::model::theory::{Bounds, Optimum};
 use crate::scenario::{RegretScenario, Units};
 use crate::store::names::ResultKind;
-use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -232,13 +231,13 @@ pub struct Difference {
 }
 
 impl Difference {
-    /// The difference of `metric` between `stats` and `reference`, run by run.
+    /// The difference of `metric` (one of [`PAIRED`]) between `stats` and `reference`, run by
+    /// run (streamed into `stats.paired` during the run).
     fn of(stats: &PolicyStats, reference: &PolicyStats, metric: Metric) -> Difference {
-        let mut d = Moments::default();
-        for ((ra, a), (rb, b)) in stats.finals.iter().zip(&reference.finals) {
-            debug_assert_eq!(ra, rb, "finals are kept in run order");
-            d.add(a[metric as usize] - b[metric as usize]);
-        }
+        let d = &stats.paired[PAIRED
+            .iter()
+            .position(|&m| m == metric)
+            .expect("a paired metric")];
         let se = |s: &PolicyStats| s.final_moments(metric).stderr();
         Difference {
             mean: d.mean(),

@@ -61,10 +61,13 @@ fn fold_regret(
             }
         });
     }
-    Ok(RegretStats {
+    let mut stats = RegretStats {
         checkpoints,
         stats: merged.unwrap_or_default(),
-    })
+        streamed: false,
+    };
+    stats.pair_finals(s.reference_index());
+    Ok(stats)
 }
 
 /// Reads every shard's `partial.json`, checks that they belong together and merges their

@@ -1,0 +1,406 @@
+//! The speed figures of the README's Performance section, as ratios measured in one run.
+//!
+//! `cargo bench --bench speed` prints:
+//! 1. **Floor**: a one-policy CC-UCB run at K = 6 (Figure 1(a), realised regret included)
+//!    through the library, against a hand-written loop with the same exact semantics
+//!    (`benches/handwritten.rs`) and the reference C (`benches/reference/cc_ucb.c`, built with
+//!    `cc -O2` when a C compiler is found). The three agree bit for bit (checked); times are
+//!    process CPU time, interleaved A B C A B C, medians.
+//! 2. **Per channel-slot** cost of the ranking policies at K = 64 … 4096.
+//! 3. **Memory** (peak RSS of the release binary) at several run counts, with
+//!    `SPECPROBE_BIN` (default `target/release/specprobe`).
+//! 4. **Against a previous binary** (`SPECPROBE_BASELINE=/path/to/old/specprobe`): whole-process
+//!    CPU time of the same commands, interleaved, medians, new/old.
+//! 5. **Threads**: the speed-up of `--threads N` over `--threads 1` (N = 2 and the machine's
+//!    cores).
+//!
+//! `SPEED_QUICK=1` shortens everything (a smoke run); `SPEED_PARTS=1,3` runs some parts only.
+
+use specprobe::{Simulation, summary::RegretSummary};
+use std::process::Command;
+use std::time::Duration;
+
+mod handwritten;
+mod support;
+
+/// CPU time of this process, all threads (the library runs a simulation on its own worker
+/// thread even at `threads(1)`, so the calling thread's clock would miss it).
+fn process_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid pointer to a timespec; the clock exists on every Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// CPU time (user + system) of a finished child process and its peak RSS in KiB.
+fn child_usage(mut cmd: Command) -> (Duration, u64, std::process::ExitStatus) {
+    use std::os::unix::process::ExitStatusExt;
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let mut status = 0;
+    // SAFETY: zeroed rusage is a valid out-parameter for wait4.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into `status` and `usage`.
+    unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (
+        tv(usage.ru_utime) + tv(usage.ru_stime),
+        usage.ru_maxrss as u64,
+        std::process::ExitStatus::from_raw(status),
+    )
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn quick() -> bool {
+    std::env::var_os("SPEED_QUICK").is_some()
+}
+
+fn part(n: u32) -> bool {
+    std::env::var("SPEED_PARTS")
+        .map(|p| p.split(',').any(|x| x.trim() == n.to_string()))
+        .unwrap_or(true)
+}
+
+/// The release binary.
+fn binary() -> String {
+    std::env::var("SPECPROBE_BIN").unwrap_or_else(|_| "target/release/specprobe".into())
+}
+
+/// Builds the reference C, if a compiler is found; returns its path.
+fn reference_c() -> Option<std::path::PathBuf> {
+    let out = std::env::temp_dir().join(format!("specprobe-cc-ucb-{}", std::process::id()));
+    let ok = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&out)
+        .arg("benches/reference/cc_ucb.c")
+        .arg("-lm")
+        .status()
+        .is_ok_and(|s| s.success());
+    ok.then_some(out)
+}
+
+fn pseudo(summary: &RegretSummary) -> f64 {
+    support::pseudo_regret(summary, "cc-ucb")
+}
+
+/// Part 1: specprobe, the hand-written loop and the reference C on one CC-UCB run at K = 6.
+fn floor() {
+    let horizon: u64 = if quick() { 200_000 } else { 5_000_000 };
+    let reps = if quick() { 3 } else { 5 };
+    let (theta, cost) = support::instance(6);
+    let cc_ucb = "CcUcb(alpha: 1.5, epsilon: 1e-5)";
+    let scenario = support::scenario(&theta, &cost, &[("cc-ucb", cc_ucb)], horizon, 1);
+    let c = reference_c();
+    let engine = || support::run(Simulation::new(scenario.clone()));
+    let hand = handwritten::cc_ucb(&theta, &cost, 1.5, 1e-5, horizon, 1);
+    let summary = engine();
+    let realised = summary.experiments()[0].policies[0].realized_regret.mean;
+    assert_eq!(pseudo(&summary), hand.pseudo_regret, "engine against floor");
+    assert_eq!(realised, hand.realized_regret, "engine against floor");
+    if let Some(c) = &c {
+        let out = Command::new(c)
+            .args(["6", &horizon.to_string(), "1"])
+            .output()
+            .expect("the reference C runs");
+        let got: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            vec![hand.pseudo_regret, hand.reward, hand.realized_regret],
+            "reference C against floor"
+        );
+    }
+    let (mut e, mut h, mut r) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..reps {
+        let t0 = process_cpu();
+        std::hint::black_box(engine());
+        e.push((process_cpu() - t0).as_secs_f64());
+        let t0 = process_cpu();
+        std::hint::black_box(handwritten::cc_ucb(&theta, &cost, 1.5, 1e-5, horizon, 1));
+        h.push((process_cpu() - t0).as_secs_f64());
+        if let Some(c) = &c {
+            let mut cmd = Command::new(c);
+            cmd.args(["6", &horizon.to_string(), "1"]);
+            r.push(child_usage(cmd).0.as_secs_f64());
+        }
+    }
+    let ns = |v: Vec<f64>| median(v) * 1e9 / horizon as f64;
+    let (e, h) = (ns(e), ns(h));
+    println!(
+        "## 1. One CC-UCB run, K = 6, {horizon} slots, realised regret included (CPU, medians of {reps})\n"
+    );
+    println!("| implementation | ns/slot | specprobe / it |");
+    println!("|---|---:|---:|");
+    println!("| specprobe (library, one thread) | {e:.1} | 1.00 |");
+    println!(
+        "| hand-written loop (benches/handwritten.rs) | {h:.1} | {:.2} |",
+        e / h
+    );
+    if c.is_some() {
+        let r = ns(r);
+        println!(
+            "| reference C, cc -O2 (benches/reference/cc_ucb.c) | {r:.1} | {:.2} |",
+            e / r
+        );
+    } else {
+        println!("| reference C | no C compiler found | |");
+    }
+    println!();
+}
+
+/// Part 2: nanoseconds per channel-slot of the ranking policies as K grows.
+fn per_channel() {
+    let ks: Vec<usize> = if quick() {
+        vec![64, 256]
+    } else {
+        vec![64, 256, 1024, 4096]
+    };
+    let policies = [
+        ("CcUcb", "CcUcb(alpha: 1.5, epsilon: 1e-5)"),
+        ("CcUcbKnownCost", "CcUcbKnownCost(alpha: 1.5)"),
+        ("SwCcUcb", "SwCcUcb(window: 5000)"),
+        ("DCcUcb", "DCcUcb(discount: 0.999)"),
+        ("CascadeKlUcb", "CascadeKlUcb(list_len: 3)"),
+        ("ThompsonSampling", "ThompsonSampling(known_cost: false)"),
+    ];
+    println!(
+        "## 2. Cost per slot as K grows (ns per slot, and per channel-slot in brackets; one run, best of 3)\n"
+    );
+    print!("| policy |");
+    for k in &ks {
+        print!(" K = {k} |");
+    }
+    println!("\n|---|{}", "---:|".repeat(ks.len()));
+    for (name, spec) in policies {
+        print!("| {name} |");
+        for &k in &ks {
+            let (theta, cost) = support::instance(k);
+            // Long enough that the steady state dominates: at least 20 slots per channel.
+            let horizon = if quick() {
+                (20 * k as u64).max(5_000)
+            } else {
+                (200_000_000 / k as u64).clamp(20 * k as u64, 1_000_000)
+            };
+            let scenario = support::scenario(&theta, &cost, &[("p", spec)], horizon, 1);
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let t0 = process_cpu();
+                std::hint::black_box(support::run(Simulation::new(scenario.clone())));
+                best = best.min((process_cpu() - t0).as_secs_f64() * 1e9 / horizon as f64);
+            }
+            print!(" {best:.0} ({:.2}) |", best / k as f64);
+        }
+        println!();
+    }
+    println!();
+}
+
+/// Part 3: peak memory of the binary at several run counts.
+fn memory() {
+    let bin = binary();
+    let counts: Vec<u64> = if quick() {
+        vec![1, 10_000]
+    } else {
+        vec![1, 10_000, 100_000, 1_000_000]
+    };
+    println!(
+        "## 3. Peak memory, `{bin} run scenarios/scale-k6.ron --horizon 100 --runs N --no-charts --threads 2`\n"
+    );
+    println!("| runs | peak RSS | / 1 run |");
+    println!("|---:|---:|---:|");
+    let mut first = 0;
+    for n in counts {
+        let dir = std::env::temp_dir().join(format!("specprobe-mem-{}-{n}", std::process::id()));
+        let mut cmd = Command::new(&bin);
+        cmd.args([
+            "run",
+            "scenarios/scale-k6.ron",
+            "--horizon",
+            "100",
+            "--runs",
+        ])
+        .arg(n.to_string())
+        .args(["--no-charts", "--threads", "2", "--force", "--out"])
+        .arg(&dir);
+        let (_, kib, status) = child_usage(cmd);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(status.success(), "{bin} failed for {n} runs");
+        if first == 0 {
+            first = kib;
+        }
+        println!(
+            "| {n} | {:.1} MB | {:.2} |",
+            kib as f64 / 1024.0,
+            kib as f64 / first as f64
+        );
+    }
+    println!();
+}
+
+/// Part 4: whole-process CPU time against a previous binary.
+fn baseline() {
+    let Some(old) = std::env::var_os("SPECPROBE_BASELINE") else {
+        println!(
+            "## 4. Against a previous binary: set SPECPROBE_BASELINE=/path/to/old/specprobe\n"
+        );
+        return;
+    };
+    let new = binary();
+    let h6 = if quick() { "1000000" } else { "10000000" };
+    let workloads: Vec<(&str, Vec<&str>)> = vec![
+        ("paper-fig1a.ron", vec!["run", "scenarios/paper-fig1a.ron"]),
+        (
+            "paper-table1.ron",
+            vec!["run", "scenarios/paper-table1.ron"],
+        ),
+        (
+            "CC-UCB, K = 6, 1 run",
+            vec![
+                "run",
+                "scenarios/scale-k6.ron",
+                "--runs",
+                "1",
+                "--horizon",
+                h6,
+            ],
+        ),
+        (
+            "classic UCB1, 20 x 10^5",
+            vec![
+                "run",
+                "scenarios/peers-ucb1.ron",
+                "--runs",
+                "20",
+                "--horizon",
+                "100000",
+            ],
+        ),
+        (
+            "paper-topk.ron (10 runs)",
+            vec!["run", "scenarios/paper-topk.ron", "--runs", "10"],
+        ),
+        (
+            "paper-best1.ron (10 runs)",
+            vec!["run", "scenarios/paper-best1.ron", "--runs", "10"],
+        ),
+    ];
+    let reps = if quick() { 2 } else { 3 };
+    println!(
+        "## 4. Against {} (whole-process CPU, --threads 1 --no-charts, interleaved, medians of {reps})\n",
+        old.to_string_lossy()
+    );
+    println!("| workload | new s | old s | new / old |");
+    println!("|---|---:|---:|---:|");
+    for (name, args) in workloads {
+        let time = |bin: &std::ffi::OsStr| {
+            let dir = std::env::temp_dir().join(format!("specprobe-base-{}", std::process::id()));
+            let mut cmd = Command::new(bin);
+            cmd.args(&args)
+                .args(["--threads", "1", "--no-charts", "--force", "--out"])
+                .arg(&dir);
+            let (cpu, _, status) = child_usage(cmd);
+            let _ = std::fs::remove_dir_all(&dir);
+            assert!(
+                status.success(),
+                "{} {args:?} failed",
+                bin.to_string_lossy()
+            );
+            cpu.as_secs_f64()
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..reps {
+            a.push(time(new.as_ref()));
+            b.push(time(&old));
+        }
+        let (a, b) = (median(a), median(b));
+        println!("| {name} | {a:.2} | {b:.2} | {:.2} |", a / b);
+    }
+    println!();
+}
+
+/// Part 5: thread speed-up.
+fn threads() {
+    let bin = binary();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let horizon = if quick() { "100000" } else { "1000000" };
+    let runs = (cores * 8).max(16).to_string();
+    let wall = |threads: usize| {
+        let dir = std::env::temp_dir().join(format!("specprobe-thr-{}", std::process::id()));
+        let t0 = std::time::Instant::now();
+        let status = Command::new(&bin)
+            .args([
+                "run",
+                "scenarios/scale-k6.ron",
+                "--horizon",
+                horizon,
+                "--runs",
+                &runs,
+            ])
+            .args([
+                "--no-charts",
+                "--force",
+                "--threads",
+                &threads.to_string(),
+                "--out",
+            ])
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("the binary runs");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(status.success());
+        t0.elapsed().as_secs_f64()
+    };
+    println!(
+        "## 5. Threads: scale-k6.ron, {runs} runs of {horizon} slots (wall time, medians of 3)\n"
+    );
+    println!("| threads | s | speed-up |");
+    println!("|---:|---:|---:|");
+    let one = median((0..3).map(|_| wall(1)).collect());
+    println!("| 1 | {one:.2} | 1.00 |");
+    let mut ns = vec![2];
+    if cores > 2 {
+        ns.push(cores);
+    }
+    for n in ns {
+        let t = median((0..3).map(|_| wall(n)).collect());
+        println!("| {n} | {t:.2} | {:.2} |", one / t);
+    }
+    println!();
+}
+
+fn main() {
+    // `cargo test --benches` runs benches without `--bench`: then only a smoke run.
+    if !std::env::args().any(|a| a == "--bench") {
+        // SAFETY: single-threaded at this point.
+        unsafe { std::env::set_var("SPEED_QUICK", "1") };
+    }
+    if part(1) {
+        floor();
+    }
+    if part(2) {
+        per_channel();
+    }
+    if part(3) {
+        memory();
+    }
+    if part(4) {
+        baseline();
+    }
+    if part(5) {
+        threads();
+    }
+}

@@ -1,0 +1,87 @@
+//! `runs.csv` of a command-line run, written as the runs finish: memory does not grow with the
+//! number of runs.
+//!
+//! The runner hands over each batch of consecutive runs of one (experiment, policy) in run
+//! order ([`RunSink`]); the rows are appended to that pair's own file in the staging folder.
+//! When the runs are over, [`RunsFile::finish`] writes `runs.csv` there as the header followed
+//! by every pair's file in scenario order, which is byte for byte the file rendered from rows
+//! kept in memory (the library's [`crate::Simulation::run`] and merged shards keep them). A
+//! run that fails or is cancelled leaves only the staging folder, which is removed.
+
+use crate::engine::recorder::Row;
+use crate::engine::runner::RunSink;
+use crate::report::regret::{curves::cell_experiment, runs};
+use crate::scenario::RegretScenario;
+use crate::store::folder::{OutputDir, OutputError};
+use crate::store::names;
+use std::io::{Seek, Write};
+
+/// The per-pair files of one regret run, and how its rows are labelled.
+#[derive(Debug)]
+pub(crate) struct RunsFile {
+    staging: OutputDir,
+    /// Per experiment, its label in the experiment column; the policy labels.
+    experiments: Vec<String>,
+    policies: Vec<String>,
+}
+
+impl RunsFile {
+    /// The files for the runs of `s`, in `staging`.
+    pub(crate) fn new(s: &RegretScenario, staging: OutputDir) -> RunsFile {
+        RunsFile {
+            staging,
+            experiments: s
+                .experiments
+                .iter()
+                .map(|e| cell_experiment(None, s, &e.label))
+                .collect(),
+            policies: s.policies.iter().map(|p| p.label.clone()).collect(),
+        }
+    }
+
+    /// The staging name of experiment `e`, policy `p`'s rows (hidden; never swapped in).
+    fn part(e: usize, p: usize) -> String {
+        format!(".runs-{e}-{p}.csv")
+    }
+
+    /// Writes `runs.csv` from the per-pair files and removes them.
+    pub(crate) fn finish(&self) -> Result<(), OutputError> {
+        let mut out = self.staging.create(names::RUNS)?;
+        let header = runs::header().map_err(|e| self.error(names::RUNS, e.into()))?;
+        out.write_all(&header)
+            .map_err(|e| self.error(names::RUNS, e))?;
+        for e in 0..self.experiments.len() {
+            for p in 0..self.policies.len() {
+                let part = Self::part(e, p);
+                // A pair with no runs (every run of a cancelled batch) has no file.
+                let Ok(mut file) = self.staging.open(&part) else {
+                    continue;
+                };
+                file.rewind()
+                    .and_then(|()| std::io::copy(&mut file, &mut out).map(drop))
+                    .map_err(|error| self.error(names::RUNS, error))?;
+                drop(file);
+                self.staging.remove(&part)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn error(&self, name: &str, error: std::io::Error) -> OutputError {
+        self.staging.write_error(name, error)
+    }
+}
+
+impl RunSink for RunsFile {
+    fn rows(&self, e: usize, p: usize, rows: &[(u64, Row)]) -> std::io::Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let part = Self::part(e, p);
+        let file = self.staging.append(&part).map_err(std::io::Error::other)?;
+        let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
+        runs::write_rows(&mut w, &self.experiments[e], &self.policies[p], rows)
+            .map_err(std::io::Error::other)?;
+        w.flush()
+    }
+}

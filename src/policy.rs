@@ -13,6 +13,7 @@
 
 mod custom;
 mod estimates;
+mod lazy_rank;
 #[macro_use]
 mod registry_macro;
 mod registry;

@@ -1,0 +1,439 @@
+//! Exact ranking of many channels by an optimistic index, produced lazily, in less than linear
+//! time per slot.
+//!
+//! CC-UCB ranks every channel by an index that reads the channel's statistics and one
+//! exploration level `s = √(α ln t)` shared by all. Sorting all K indices each slot costs
+//! O(K log K) (O(K) when the order barely changes), though a slot only probes the head of the
+//! list and the exact expected reward only reads a prefix. Three facts make the head cheap:
+//!
+//! 1. Between two probes of a channel its index is nondecreasing in `s`, in floating point
+//!    too (every operation of the index is monotone under round-to-nearest), and `s` grows
+//!    with `t`. Over an *epoch* of slots `[t₀, t₁]` the index at `s(t₁)` bounds the index at
+//!    any slot of the epoch from above.
+//! 2. Channels with identical statistics have identical indices at every `s`: they form one
+//!    *group*, listed together in index order (the ranking breaks ties by the lower index).
+//!    During exploration thousands of channels share a handful of statistics.
+//! 3. Only channels probed in a slot change their statistics; their groups change at the
+//!    start of the next slot.
+//!
+//! So the groups are kept ordered by their bound (a B-tree), and a slot reveals groups in that
+//! order, computing their exact index at the current `s` into a heap, only while some
+//! unrevealed group could still rank before the best revealed one. Each entry emitted is the
+//! one the full sort would put next (ties included: the order is the index, larger first, then
+//! the channel, as in [`super::resort_by_key_desc`]), which a property test checks against the
+//! full sort slot by slot. Per slot the cost is O((probed + revealed) log K); an epoch's start
+//! recomputes every group's bound, O(K log K) every t/32 slots.
+//!
+//! The B-tree and the group lists allocate as groups split and merge: rarely in steady state,
+//! and never more than O(K) memory in all.
+
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+
+/// What the ranking reads of a policy's index.
+pub(crate) trait MonotoneIndex {
+    /// Channel `i`'s index at exploration level `s`: nondecreasing in `s` as long as the
+    /// channel's statistics do not change, in floating point (never NaN).
+    fn index(&self, i: usize, s: f64) -> f64;
+    /// The statistics the index reads, as bits: equal classes have equal indices at every `s`.
+    fn class(&self, i: usize) -> Class;
+}
+
+/// Entries of the bounds tree copied at a time (a slot reveals a few dozen).
+const UPCOMING: usize = 32;
+
+/// See [`MonotoneIndex::class`].
+pub(crate) type Class = [u64; 4];
+
+/// `x`'s place in `f64::total_cmp`'s order, as an unsigned integer.
+#[inline]
+fn order(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 { !b } else { b | (1 << 63) }
+}
+
+/// Channels with identical statistics.
+#[derive(Clone, Debug)]
+struct Group {
+    class: Class,
+    /// Ascending.
+    members: Vec<u32>,
+    /// [`order`] of the index of the members at the epoch's last slot.
+    bound: u64,
+}
+
+impl Group {
+    /// The group's entry in the bounds tree: larger bound first, then the lower channel.
+    fn entry(&self, g: u32) -> (u64, u32, u32) {
+        (u64::MAX - self.bound, self.members[0], g)
+    }
+}
+
+/// The lazily produced ranking (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct LazyRanking {
+    groups: Vec<Group>,
+    free: Vec<u32>,
+    group_of: Vec<u32>,
+    by_class: HashMap<Class, u32>,
+    /// Every group's [`Group::entry`].
+    bounds: BTreeSet<(u64, u32, u32)>,
+    /// Revealed this slot and not yet emitted, the first in rank order on top.
+    revealed: BinaryHeap<Revealed>,
+    /// The next entries of `bounds` to reveal this slot, in order (reversed: the next is
+    /// last), copied from the tree a run at a time rather than searched for one by one.
+    upcoming: Vec<(u64, u32, u32)>,
+    /// The last entry copied into `upcoming`, and whether the tree has no more.
+    cursor: Option<(u64, u32, u32)>,
+    exhausted: bool,
+    /// Channels whose statistics changed since their group was last updated.
+    dirty: Vec<u32>,
+    is_dirty: Vec<bool>,
+    /// This slot's exploration level, the epoch's last slot and level.
+    s: f64,
+    epoch_end: u64,
+    s_end: f64,
+    /// Only entries whose index ranks above this one are listed ([`order`]).
+    threshold: u64,
+    built: bool,
+}
+
+impl LazyRanking {
+    /// A ranking of `k` channels listing those whose index exceeds `threshold`.
+    pub(crate) fn new(k: usize, threshold: f64) -> LazyRanking {
+        LazyRanking {
+            groups: Vec::new(),
+            free: Vec::new(),
+            group_of: vec![0; k],
+            by_class: HashMap::new(),
+            bounds: BTreeSet::new(),
+            revealed: BinaryHeap::new(),
+            upcoming: Vec::with_capacity(UPCOMING),
+            cursor: None,
+            exhausted: false,
+            dirty: Vec::new(),
+            is_dirty: vec![false; k],
+            s: 0.0,
+            epoch_end: 0,
+            s_end: f64::NEG_INFINITY,
+            threshold: order(threshold),
+            built: false,
+        }
+    }
+
+    /// Channel `i`'s statistics changed (it was probed): its group changes at the next slot.
+    #[inline]
+    pub(crate) fn touch(&mut self, i: usize) {
+        if !self.is_dirty[i] {
+            self.is_dirty[i] = true;
+            self.dirty.push(i as u32);
+        }
+    }
+
+    /// Starts slot `t`, whose exploration level is `level(t)` (nondecreasing in `t`).
+    pub(crate) fn start(&mut self, t: u64, level: impl Fn(u64) -> f64, index: &impl MonotoneIndex) {
+        let s = level(t);
+        self.s = s;
+        if !self.built {
+            self.build(index);
+        } else {
+            self.regroup(index);
+        }
+        // The bound holds while s ≤ s_end: checked, not assumed of `ln`.
+        if t > self.epoch_end || !(s <= self.s_end) {
+            self.epoch_end = t.saturating_add((t >> 5).max(1));
+            self.s_end = level(self.epoch_end).max(s);
+            self.rebound(index);
+        }
+        self.revealed.clear();
+        self.upcoming.clear();
+        self.cursor = None;
+        self.exhausted = false;
+    }
+
+    /// The first unrevealed entry of the tree, copying the next run of entries when needed.
+    #[inline]
+    fn peek_unrevealed(&mut self) -> Option<(u64, u32, u32)> {
+        if self.upcoming.is_empty() && !self.exhausted {
+            let from = match self.cursor {
+                None => std::ops::Bound::Unbounded,
+                Some(c) => std::ops::Bound::Excluded(c),
+            };
+            self.upcoming.extend(
+                self.bounds
+                    .range((from, std::ops::Bound::Unbounded))
+                    .take(UPCOMING),
+            );
+            self.exhausted = self.upcoming.len() < UPCOMING;
+            self.cursor = self.upcoming.last().copied();
+            self.upcoming.reverse();
+        }
+        self.upcoming.last().copied()
+    }
+
+    /// Groups every channel by class.
+    fn build(&mut self, index: &impl MonotoneIndex) {
+        self.groups.clear();
+        self.free.clear();
+        self.by_class.clear();
+        for i in 0..self.group_of.len() {
+            let class = index.class(i);
+            let g = match self.by_class.get(&class) {
+                Some(&g) => g,
+                None => {
+                    let g = self.groups.len() as u32;
+                    self.groups.push(Group {
+                        class,
+                        members: Vec::new(),
+                        bound: 0,
+                    });
+                    self.by_class.insert(class, g);
+                    g
+                }
+            };
+            self.groups[g as usize].members.push(i as u32);
+            self.group_of[i] = g;
+        }
+        for &i in &self.dirty {
+            self.is_dirty[i as usize] = false;
+        }
+        self.dirty.clear();
+        self.built = true;
+        // Bounds come with the first epoch.
+        self.epoch_end = 0;
+    }
+
+    /// Every group's bound at the epoch's end, and the tree rebuilt.
+    fn rebound(&mut self, index: &impl MonotoneIndex) {
+        self.bounds.clear();
+        let s_end = self.s_end;
+        for (g, group) in self.groups.iter_mut().enumerate() {
+            if group.members.is_empty() {
+                continue;
+            }
+            group.bound = order(index.index(group.members[0] as usize, s_end));
+            self.bounds.insert(group.entry(g as u32));
+        }
+    }
+
+    /// Moves each channel probed since the last slot to the group of its new statistics.
+    fn regroup(&mut self, index: &impl MonotoneIndex) {
+        let dirty = std::mem::take(&mut self.dirty);
+        for &i in &dirty {
+            self.is_dirty[i as usize] = false;
+            let class = index.class(i as usize);
+            let old = self.group_of[i as usize];
+            if self.groups[old as usize].class == class {
+                continue;
+            }
+            self.leave(i, old);
+            self.join(i, class, index);
+        }
+        self.dirty = dirty;
+        self.dirty.clear();
+    }
+
+    fn leave(&mut self, i: u32, g: u32) {
+        let group = &mut self.groups[g as usize];
+        self.bounds.remove(&group.entry(g));
+        let at = group
+            .members
+            .binary_search(&i)
+            .expect("a channel is in its group");
+        group.members.remove(at);
+        if group.members.is_empty() {
+            self.by_class.remove(&group.class);
+            self.free.push(g);
+        } else {
+            self.bounds.insert(group.entry(g));
+        }
+    }
+
+    fn join(&mut self, i: u32, class: Class, index: &impl MonotoneIndex) {
+        let g = match self.by_class.get(&class) {
+            Some(&g) => {
+                let group = &mut self.groups[g as usize];
+                self.bounds.remove(&group.entry(g));
+                let at = group.members.binary_search(&i).unwrap_err();
+                group.members.insert(at, i);
+                g
+            }
+            None => {
+                let bound = order(index.index(i as usize, self.s_end));
+                let group = Group {
+                    class,
+                    members: vec![i],
+                    bound,
+                };
+                let g = match self.free.pop() {
+                    Some(g) => {
+                        self.groups[g as usize] = group;
+                        g
+                    }
+                    None => {
+                        self.groups.push(group);
+                        self.groups.len() as u32 - 1
+                    }
+                };
+                self.by_class.insert(class, g);
+                g
+            }
+        };
+        self.group_of[i as usize] = g;
+        self.bounds.insert(self.groups[g as usize].entry(g));
+    }
+
+    /// The next channel of this slot's list, or `None` when the list is complete.
+    pub(crate) fn next(&mut self, index: &impl MonotoneIndex) -> Option<usize> {
+        loop {
+            let unrevealed = self
+                .peek_unrevealed()
+                // A group whose bound does not exceed the threshold lists nothing, nor do those
+                // after it.
+                .filter(|&(neg, _, _)| u64::MAX - neg > self.threshold);
+            let top = self.revealed.peek().copied();
+            let emit = match (top, unrevealed) {
+                (None, None) => return None,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                // The top ranks before every unrevealed channel when it ranks before the
+                // first unrevealed group's bound (each index is at most its bound).
+                (Some(r), Some((neg, min, _))) => {
+                    let bound = u64::MAX - neg;
+                    r.key > bound || (r.key == bound && r.member < min)
+                }
+            };
+            if emit {
+                let r = top.expect("an entry to emit");
+                if r.key <= self.threshold {
+                    // Everything left ranks lower: the list ends here (for every later call too).
+                    self.upcoming.clear();
+                    self.exhausted = true;
+                    return None;
+                }
+                match self.groups[r.group as usize].members.get(r.at as usize + 1) {
+                    // The group's next member takes its place (same index, next channel).
+                    Some(&next) => {
+                        let mut top = self.revealed.peek_mut().expect("peeked");
+                        top.member = next;
+                        top.at += 1;
+                    }
+                    None => {
+                        self.revealed.pop();
+                    }
+                }
+                return Some(r.member as usize);
+            }
+            let (_, min, g) = unrevealed.expect("an unrevealed group");
+            self.upcoming.pop();
+            let r = Revealed {
+                key: order(index.index(min as usize, self.s)),
+                member: min,
+                group: g,
+                at: 0,
+            };
+            self.revealed.push(r);
+        }
+    }
+}
+
+/// A revealed group: its exact index and the next member to emit.
+#[derive(Clone, Copy, Debug)]
+struct Revealed {
+    /// [`order`] of the index.
+    key: u64,
+    member: u32,
+    group: u32,
+    /// `member`'s place in the group.
+    at: u32,
+}
+
+/// The heap's order: the entry ranking first (larger index, then the lower channel) is the
+/// greatest.
+impl Ord for Revealed {
+    #[inline]
+    fn cmp(&self, other: &Revealed) -> std::cmp::Ordering {
+        self.key
+            .cmp(&other.key)
+            .then(other.member.cmp(&self.member))
+    }
+}
+
+impl PartialOrd for Revealed {
+    fn partial_cmp(&self, other: &Revealed) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Revealed {
+    fn eq(&self, other: &Revealed) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Revealed {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::resort_by_key_desc;
+    use proptest::prelude::*;
+
+    /// A CC-UCB-like index over integer statistics, so that classes repeat.
+    struct Toy {
+        n: Vec<u64>,
+        hits: Vec<u64>,
+    }
+
+    impl MonotoneIndex for Toy {
+        fn index(&self, i: usize, s: f64) -> f64 {
+            let n = self.n[i] as f64;
+            let w = 1.0 / n.sqrt();
+            let theta = self.hits[i] as f64 / n;
+            (theta + s * w) / (0.5 - s * w).max(1e-5)
+        }
+        fn class(&self, i: usize) -> Class {
+            [self.n[i], self.hits[i], 0, 0]
+        }
+    }
+
+    fn full_sort(toy: &Toy, s: f64, threshold: f64) -> Vec<usize> {
+        let k = toy.n.len();
+        let key: Vec<f64> = (0..k).map(|i| toy.index(i, s)).collect();
+        let mut order: Vec<usize> = (0..k).collect();
+        resort_by_key_desc(&mut order, &key);
+        order
+            .into_iter()
+            .take_while(|&i| key[i] > threshold)
+            .collect()
+    }
+
+    proptest! {
+        /// Slot by slot, the lazy list is the full sort's, whatever is probed.
+        #[test]
+        fn lazy_lists_equal_the_full_sort(
+            k in 1usize..60,
+            probes in proptest::collection::vec((0usize..60, any::<bool>(), 0usize..4), 1..120),
+            threshold in prop_oneof![Just(1.0), Just(f64::NEG_INFINITY), 0.5f64..3.0],
+        ) {
+            let mut toy = Toy { n: vec![1; k], hits: (0..k as u64).map(|i| i % 2).collect() };
+            let mut lazy = LazyRanking::new(k, threshold);
+            let level = |t: u64| (1.5 * (t as f64).ln()).sqrt();
+            for (t, &(first, idle, depth)) in (k as u64 + 1..).zip(&probes) {
+                lazy.start(t, level, &toy);
+                let want = full_sort(&toy, level(t), threshold);
+                // Probe some of the head, as the engine does, then read the rest.
+                let mut got = Vec::new();
+                while let Some(i) = lazy.next(&toy) {
+                    got.push(i);
+                    if got.len() <= depth {
+                        toy.n[i] += 1;
+                        toy.hits[i] += u64::from(idle ^ (i == first % k));
+                        lazy.touch(i);
+                    }
+                }
+                prop_assert_eq!(lazy.next(&toy), None, "the end stays the end");
+                prop_assert_eq!(got, want, "slot {}", t);
+            }
+        }
+    }
+}

@@ -36,6 +36,8 @@ fn process_cpu() -> Duration {
 }
 
 /// CPU time (user + system) of a finished child process and its peak RSS in KiB.
+// wait4 reaps the child (std's wait() would not give its rusage).
+#[allow(clippy::zombie_processes)]
 fn child_usage(mut cmd: Command) -> (Duration, u64, std::process::ExitStatus) {
     use std::os::unix::process::ExitStatusExt;
     let child = cmd
@@ -228,7 +230,17 @@ fn memory() {
     let mut first = 0;
     for n in counts {
         let dir = std::env::temp_dir().join(format!("specprobe-mem-{}-{n}", std::process::id()));
-        let mut cmd = Command::new(&bin);
+        // Through /usr/bin/time where there is one: a child forked from this process inherits
+        // its high-water mark in ru_maxrss (this bench holds ~20 MB by now), `time`'s does not.
+        let time = std::path::Path::new("/usr/bin/time");
+        let report = std::env::temp_dir().join(format!("specprobe-mem-{}.txt", std::process::id()));
+        let mut cmd = if time.exists() {
+            let mut c = Command::new(time);
+            c.arg("-f").arg("%M").arg("-o").arg(&report).arg(&bin);
+            c
+        } else {
+            Command::new(&bin)
+        };
         cmd.args([
             "run",
             "scenarios/scale-k6.ron",
@@ -239,7 +251,11 @@ fn memory() {
         .arg(n.to_string())
         .args(["--no-charts", "--threads", "2", "--force", "--out"])
         .arg(&dir);
-        let (_, kib, status) = child_usage(cmd);
+        let (_, mut kib, status) = child_usage(cmd);
+        if let Ok(text) = std::fs::read_to_string(&report) {
+            kib = text.trim().parse().unwrap_or(kib);
+            let _ = std::fs::remove_file(&report);
+        }
         let _ = std::fs::remove_dir_all(&dir);
         assert!(status.success(), "{bin} failed for {n} runs");
         if first == 0 {

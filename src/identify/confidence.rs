@@ -26,10 +26,31 @@ pub(crate) struct Lil {
 impl Lil {
     /// `U(t, ω)` (the modified form with `+2` inside the inner logarithm).
     pub(crate) fn radius(&self, t: u64, omega: f64) -> f64 {
+        self.radius_from(t, self.log_term(t), omega)
+    }
+
+    /// `U(t, ω₁)` and `U(t, ω₂)`, sharing the logarithm that depends on `t` alone (the same
+    /// operations as two calls of [`Lil::radius`], so the same bits).
+    pub(crate) fn radii(&self, t: u64, omega_1: f64, omega_2: f64) -> (f64, f64) {
+        let log = self.log_term(t);
+        (
+            self.radius_from(t, log, omega_1),
+            self.radius_from(t, log, omega_2),
+        )
+    }
+
+    /// `ln((1 + ε)t + 2)`.
+    #[inline]
+    fn log_term(&self, t: u64) -> f64 {
+        ((1.0 + self.epsilon) * t as f64 + 2.0).ln()
+    }
+
+    #[inline]
+    fn radius_from(&self, t: u64, log: f64, omega: f64) -> f64 {
         let e = self.epsilon;
-        let t = t as f64;
-        let inner = ((1.0 + e) * t + 2.0).ln() / omega;
-        (1.0 + e.sqrt()) * (2.0 * self.sigma * self.sigma * (1.0 + e) * inner.ln() / t).sqrt()
+        let inner = log / omega;
+        (1.0 + e.sqrt())
+            * (2.0 * self.sigma * self.sigma * (1.0 + e) * inner.ln() / t as f64).sqrt()
     }
 }
 

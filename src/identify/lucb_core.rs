@@ -123,8 +123,8 @@ impl LucbCore {
     pub(crate) fn observe(&mut self, arm: usize, reward: f64) {
         self.samples.add(arm, reward);
         let t = self.samples.counts()[arm];
-        self.radius_high[arm] = self.lil.radius(t, self.omega_high);
-        self.radius_low[arm] = self.lil.radius(t, self.omega_low);
+        (self.radius_high[arm], self.radius_low[arm]) =
+            self.lil.radii(t, self.omega_high, self.omega_low);
         let Some(split) = &self.split else {
             if self.samples.initialised() {
                 self.build();

@@ -138,8 +138,10 @@ impl LazyRanking {
         } else {
             self.regroup(index);
         }
-        // The bound holds while s ≤ s_end: checked, not assumed of `ln`.
-        if t > self.epoch_end || !(s <= self.s_end) {
+        // The bound holds while s ≤ s_end: checked, not assumed of `ln` (a NaN level starts a
+        // new epoch too).
+        let within = s.partial_cmp(&self.s_end).is_some_and(|o| o.is_le());
+        if t > self.epoch_end || !within {
             self.epoch_end = t.saturating_add((t >> 5).max(1));
             self.s_end = level(self.epoch_end).max(s);
             self.rebound(index);

@@ -47,9 +47,9 @@ impl RunsFile {
     /// Writes `runs.csv` from the per-pair files and removes them.
     pub(crate) fn finish(&self) -> Result<(), OutputError> {
         let mut out = self.staging.create(names::RUNS)?;
-        let header = runs::header().map_err(|e| self.error(names::RUNS, e.into()))?;
-        out.write_all(&header)
-            .map_err(|e| self.error(names::RUNS, e))?;
+        let error = |e| self.staging.write_error(names::RUNS, e);
+        let header = runs::header().map_err(|e| error(e.into()))?;
+        out.write_all(&header).map_err(error)?;
         for e in 0..self.experiments.len() {
             for p in 0..self.policies.len() {
                 let part = Self::part(e, p);
@@ -59,16 +59,12 @@ impl RunsFile {
                 };
                 file.rewind()
                     .and_then(|()| std::io::copy(&mut file, &mut out).map(drop))
-                    .map_err(|error| self.error(names::RUNS, error))?;
+                    .map_err(error)?;
                 drop(file);
                 self.staging.remove(&part)?;
             }
         }
         Ok(())
-    }
-
-    fn error(&self, name: &str, error: std::io::Error) -> OutputError {
-        self.staging.write_error(name, error)
     }
 }
 

@@ -131,6 +131,13 @@ pub struct PolicyStats {
     pub paired: [Moments; 2],
 }
 
+/// Adds one run's [`PAIRED`] differences `mine − reference` to `paired`.
+pub(crate) fn add_differences(paired: &mut [Moments; 2], mine: &Row, reference: &Row) {
+    for (m, metric) in paired.iter_mut().zip(PAIRED) {
+        m.add(mine[metric as usize] - reference[metric as usize]);
+    }
+}
+
 /// The metrics whose paired differences to the reference policy are kept.
 pub(crate) const PAIRED: [Metric; 2] = [Metric::PseudoRegret, Metric::RealizedRegret];
 
@@ -155,11 +162,9 @@ impl PolicyStats {
         }
     }
 
-    /// Folds in run `run`'s differences to the reference policy's values `reference`.
+    /// Folds in one run's differences to the reference policy's values `reference`.
     pub(crate) fn pair(&mut self, mine: &Row, reference: &Row) {
-        for (m, metric) in self.paired.iter_mut().zip(PAIRED) {
-            m.add(mine[metric as usize] - reference[metric as usize]);
-        }
+        add_differences(&mut self.paired, mine, reference);
     }
 
     /// Folds run `run` in.

@@ -8,7 +8,7 @@
 //! may split and join the work any way it likes and the output bytes never change.
 
 use crate::engine::progress::Progress;
-use crate::engine::recorder::{PolicyStats, Row, RunRecord};
+use crate::engine::recorder::{PolicyStats, Row, RunRecord, add_differences};
 use crate::engine::shard::Shard;
 use crate::engine::slot_loop::{Buffers, episode};
 use crate::engine::spectrum::{General, Simple};
@@ -65,15 +65,17 @@ impl RegretStats {
     pub(crate) fn pair_finals(&mut self, reference: Option<usize>) {
         let Some(r) = reference else { return };
         for per_policy in &mut self.stats {
-            let reference = per_policy[r].finals.clone();
+            let reference = std::mem::take(&mut per_policy[r].finals);
             for (p, st) in per_policy.iter_mut().enumerate() {
-                st.paired = Default::default();
+                let mut paired = Default::default();
                 if p != r {
-                    for ((_, mine), (_, theirs)) in st.finals.clone().iter().zip(&reference) {
-                        st.pair(mine, theirs);
+                    for ((_, mine), (_, theirs)) in st.finals.iter().zip(&reference) {
+                        add_differences(&mut paired, mine, theirs);
                     }
                 }
+                st.paired = paired;
             }
+            per_policy[r].finals = reference;
         }
     }
 }

@@ -104,6 +104,48 @@ fn runs_csv_means_are_the_summary_means() {
     );
 }
 
+/// The command line writes runs.csv as the runs finish, in batches of consecutive runs (and
+/// streams the paired differences); the library's in-memory run keeps the rows: both write the
+/// same bytes, across several batches and threads, a grid's experiments and a reference policy
+/// included.
+#[test]
+fn streamed_runs_csv_and_summary_equal_the_in_memory_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = fig1a(
+        3,
+        2500,
+        "(label: \"a\", policy: CcUcb), (label: \"b\", policy: Oracle), (label: \"c\", policy: RandomList(list_len: 2))",
+    )
+    .replace("Regret(", "Regret(reference: \"b\", ");
+    let path = scenario_file(tmp.path(), "s.ron", &text);
+    let streamed = tmp.path().join("streamed");
+    crate::common::run(&path, &streamed, 2);
+    let kept = tmp.path().join("kept");
+    Simulation::from_file(&path)
+        .unwrap()
+        .threads(2)
+        .run()
+        .unwrap()
+        .write(&kept, &none())
+        .unwrap();
+    for file in ["runs.csv", "summary.json", "curves.csv"] {
+        assert_eq!(
+            std::fs::read(streamed.join(file)).unwrap(),
+            std::fs::read(kept.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    let (_, rows) = csv_rows(&streamed.join("runs.csv"));
+    assert_eq!(rows.len(), 3 * 2500);
+    // Nothing but the result files is left in the folder (the per-policy parts are gone).
+    let mut names: Vec<String> = std::fs::read_dir(&streamed)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(names.iter().all(|n| !n.starts_with(".runs-")), "{names:?}");
+}
+
 /// The 95 % interval covers the true mean at its nominal rate. The oracle's total reward over
 /// 200 slots has mean 200·E[r*] exactly (E[r*] = 0.283 on Figure 1(a)'s instance); over 500
 /// seeds of 10 runs each, the Student-t interval must cover it in 95 % of them: the binomial

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(a.value(), 1.0); // naive summation gives 0.0
 /// ```
 ///
-/// It serialises as its canonical expansion ([`ExactSum::canonical`]), so that the file of a
-/// sum depends on its value alone, not on the order the values were added or merged in (the
-/// threads, the batches of runs).
+/// It serialises as its canonical expansion (its correctly rounded value, then the remainders),
+/// so that the file of a sum depends on its value alone, not on the order the values were added
+/// or merged in (the threads, the batches of runs).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(transparent)]
 pub struct ExactSum {

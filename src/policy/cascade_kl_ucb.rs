@@ -14,6 +14,7 @@
 //! bound of the next channel is below the `L`-th exact index found. The list is the same as with
 //! every index computed.
 
+use super::lazy_rank::{Class, LazyRanking, MonotoneIndex};
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
 use crate::model::channel::Environment;
 use crate::model::theory::{kl_upper, kl_upper_bound};
@@ -63,6 +64,43 @@ pub(crate) struct CascadeKlUcb {
     est: Estimates,
     candidates: Vec<Ranked>,
     best: Vec<Ranked>,
+    /// From [`LAZY_FROM`] channels on, the top L come from the lazy ranking (the same list, in
+    /// less than linear time per slot), and how many it has handed out this slot.
+    lazy: Option<LazyRanking>,
+    listed: usize,
+}
+
+/// The number of channels from which the lazy ranking is used: it is as fast as the pruned full
+/// ranking at K = 6 and 2.6×, 9×, 26× faster at K = 16, 64, 256 (one run of 5·10⁵, 2.5·10⁵
+/// slots; the full ranking computes a cheap bound for every channel every slot).
+pub(crate) const LAZY_FROM: usize = 8;
+
+/// The relative margin of the lazy ranking's bounds above the KL-UCB index: the index is a
+/// root found to a relative tolerance of 10⁻¹² ([`kl_upper`]), so between two exploration
+/// levels it may step down by about that much although the exact root only grows.
+const BOUND_MARGIN: f64 = 1e-9;
+
+/// The KL-UCB index as the lazy ranking reads it: exactly the one ranked below.
+struct Index<'a> {
+    est: &'a Estimates,
+}
+
+impl MonotoneIndex for Index<'_> {
+    #[inline]
+    fn index(&self, i: usize, budget: f64) -> f64 {
+        kl_upper(self.est.theta_hat()[i], self.est.counts()[i] as f64, budget)
+    }
+
+    #[inline]
+    fn class(&self, i: usize) -> Class {
+        [self.est.theta_hat()[i].to_bits(), self.est.counts()[i], 0, 0]
+    }
+
+    #[inline]
+    fn bound(&self, i: usize, budget: f64) -> f64 {
+        let q = self.index(i, budget);
+        q + BOUND_MARGIN * q.abs() + f64::MIN_POSITIVE
+    }
 }
 
 impl CascadeKlUcb {
@@ -73,6 +111,8 @@ impl CascadeKlUcb {
             est: Estimates::new(k),
             candidates: Vec::with_capacity(k),
             best: Vec::with_capacity(list_len + 1),
+            lazy: (k >= LAZY_FROM).then(|| LazyRanking::new(k, f64::NEG_INFINITY)),
+            listed: 0,
         }
     }
 }
@@ -88,6 +128,18 @@ impl Policy for CascadeKlUcb {
         let k = self.est.len();
         if let Some(i) = initial_probe(t, k) {
             list.push(i);
+            return;
+        }
+        if let Some(lazy) = &mut self.lazy {
+            let index = Index { est: &self.est };
+            lazy.start(t, kl_budget, &index);
+            self.listed = 0;
+            if self.list_len > 0
+                && let Some(i) = lazy.next(&index)
+            {
+                self.listed = 1;
+                list.push(i);
+            }
             return;
         }
         let budget = kl_budget(t);
@@ -124,6 +176,27 @@ impl Policy for CascadeKlUcb {
     #[inline]
     fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
         self.est.observe(channel, idle, cost);
+        if let Some(lazy) = &mut self.lazy {
+            lazy.touch(channel);
+        }
+    }
+
+    #[inline]
+    fn extend(&mut self, list: &mut Vec<usize>) -> bool {
+        let Some(lazy) = &mut self.lazy else {
+            return false;
+        };
+        if self.listed >= self.list_len {
+            return false;
+        }
+        match lazy.next(&Index { est: &self.est }) {
+            Some(i) => {
+                self.listed += 1;
+                list.push(i);
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -180,6 +253,30 @@ mod tests {
             let mut want = Vec::new();
             top_by_key(&mut want, &key, len);
             assert_eq!(got, want, "trial {trial}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
+        /// The lazy ranking gives the bound-pruned full ranking's top L, slot by slot.
+        #[test]
+        fn lazy_lists_equal_the_full_ranking(
+            k in 2usize..120,
+            list_len in 1usize..5,
+            seed in 0u64..1000,
+        ) {
+            use rand::RngExt;
+            let list_len = list_len.min(k);
+            let mut rng = crate::util::rng::stream(seed, 8, 8);
+            let theta: Vec<f64> = (0..k).map(|_| rng.random::<f64>()).collect();
+            let mut lazy = CascadeKlUcb::new(k, list_len);
+            let mut full = CascadeKlUcb::new(k, list_len);
+            lazy.lazy = Some(LazyRanking::new(k, f64::NEG_INFINITY));
+            full.lazy = None;
+            let slot = crate::policy::lazy_rank::same_lists(
+                &mut lazy, &mut full, &theta, |_, _| 0.0, 20 * k as u64, &mut rng,
+            );
+            proptest::prop_assert_eq!(slot, None);
         }
     }
 }

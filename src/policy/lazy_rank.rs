@@ -36,6 +36,13 @@ pub(crate) trait MonotoneIndex {
     fn index(&self, i: usize, s: f64) -> f64;
     /// The statistics the index reads, as bits: equal classes have equal indices at every `s`.
     fn class(&self, i: usize) -> Class;
+    /// At least `index(i, s')` for every `s' ≤ s`: the index itself where it is monotone in
+    /// floating point; an index computed to a tolerance (a root found by Newton steps) adds a
+    /// margin above that tolerance.
+    #[inline]
+    fn bound(&self, i: usize, s: f64) -> f64 {
+        self.index(i, s)
+    }
 }
 
 /// Entries of the bounds tree copied at a time (a slot reveals a few dozen).
@@ -212,7 +219,7 @@ impl LazyRanking {
             if group.members.is_empty() {
                 continue;
             }
-            group.bound = order(index.index(group.members[0] as usize, s_end));
+            group.bound = order(index.bound(group.members[0] as usize, s_end));
             self.bounds.insert(group.entry(g as u32));
         }
     }
@@ -260,7 +267,7 @@ impl LazyRanking {
                 g
             }
             None => {
-                let bound = order(index.index(i as usize, self.s_end));
+                let bound = order(index.bound(i as usize, self.s_end));
                 let group = Group {
                     class,
                     members: vec![i],
@@ -373,6 +380,48 @@ impl PartialEq for Revealed {
 }
 
 impl Eq for Revealed {}
+
+/// Plays `lazy` and `full` (the same policy, ranking lazily and by the full sort) side by side
+/// for `slots` slots on i.i.d. channels idle with probability `theta`, probing the head of the
+/// list as the engine does and reading the rest; returns the first slot whose lists differ.
+#[cfg(test)]
+pub(crate) fn same_lists<P: super::Policy>(
+    lazy: &mut P,
+    full: &mut P,
+    theta: &[f64],
+    mut cost: impl FnMut(&mut crate::util::rng::SimRng, usize) -> f64,
+    slots: u64,
+    rng: &mut crate::util::rng::SimRng,
+) -> Option<(u64, Vec<usize>, Vec<usize>)> {
+    use crate::util::rng::stream;
+    use rand::RngExt;
+    for t in 1..=slots {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        lazy.plan(t, &mut a, &mut stream(0, 0, 0));
+        full.plan(t, &mut b, &mut stream(0, 0, 0));
+        // Probe the head as the engine does: stop at the first idle channel.
+        let mut j = 0;
+        loop {
+            if j == a.len() && !lazy.extend(&mut a) {
+                break;
+            }
+            let i = a[j];
+            j += 1;
+            let idle = rng.random::<f64>() < theta[i];
+            let c = cost(rng, i);
+            lazy.observe(i, idle, c);
+            full.observe(i, idle, c);
+            if idle {
+                break;
+            }
+        }
+        while lazy.extend(&mut a) {}
+        if a != b {
+            return Some((t, a, b));
+        }
+    }
+    None
+}
 
 #[cfg(test)]
 mod tests {

@@ -55,7 +55,7 @@ pub use identify::confidence::{Params, Setting};
 pub use identify::{CustomIdentifier, Identifier, IdentifierFactory, Problem, builtin_identifier};
 pub use model::channel::Environment;
 pub use model::theory::Optimum;
-pub use policy::{CustomPolicy, Policy, PolicyFactory, builtin_policy};
+pub use policy::{CustomPolicy, ListFault, Policy, PolicyFactory, builtin_policy};
 /// The random-number crate of [`Policy`] and [`Identifier`]: `use specprobe::rand::RngExt` gives
 /// the sampling methods, with no separate dependency to keep in step.
 pub use rand;

@@ -11,6 +11,7 @@
 //! channel, so slot `t ≤ K` probes channel `t − 1` alone (`initial_probe`). These K slots
 //! count towards the horizon and the regret.
 
+mod checked;
 mod custom;
 mod estimates;
 mod lazy_rank;
@@ -20,6 +21,8 @@ mod registry;
 
 pub(crate) use cc_ucb::DEFAULT_ALPHA;
 pub(crate) use cc_ucb::MAX_ALPHA;
+pub use checked::ListFault;
+pub(crate) use checked::{Checked, ListFaults};
 pub use custom::CustomPolicy;
 pub use custom::PolicyFactory;
 pub(crate) use estimates::Estimates;
@@ -100,6 +103,11 @@ pub trait Policy {
     /// Writes slot `t`'s probe order into `list` (empty on entry; `t` counts from 1). `rng` is
     /// this run's policy stream: draw from it, never from a generator of your own, so that runs
     /// stay reproducible.
+    ///
+    /// The channels of one slot's list (with what [`Policy::extend`] appends) are distinct
+    /// indices below K. A policy from outside specprobe that breaks this stops the run with a
+    /// [`ListFault`] naming the policy, the slot and the list (from Rust and from Python alike);
+    /// built-in policies keep the rule by construction.
     fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng);
 
     /// Learns from one probe of `channel` in the current slot: its sensed state and its bandit

@@ -13,7 +13,7 @@ use crate::engine::shard::Shard;
 use crate::engine::slot_loop::{Buffers, episode};
 use crate::engine::spectrum::{General, Simple};
 use crate::model::channel::{Environment, Paths};
-use crate::policy::{Policy, PolicyVisitor};
+use crate::policy::{AnyPolicy, Checked, ListFaults, Policy, PolicyVisitor};
 use crate::scenario::RegretScenario;
 use crate::util::cancel::{Cancel, Cancelled};
 use crate::util::crn::RunKey;
@@ -90,6 +90,9 @@ pub enum RunError {
     /// The run was stopped through its [`Cancel`] flag.
     #[error(transparent)]
     Cancelled(#[from] Cancelled),
+    /// A user's policy listed a channel that is not one, or one twice.
+    #[error(transparent)]
+    Policy(#[from] crate::policy::ListFault),
     /// The per-run rows could not be written.
     #[error("cannot write the per-run rows: {0}")]
     Sink(#[source] std::io::Error),
@@ -162,18 +165,27 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
         "runs",
     );
     let started = Instant::now();
+    let faults = ListFaults::default();
+    let runs = Runs {
+        s,
+        checkpoints: &checkpoints,
+        shard_runs,
+        opts,
+    };
     let stats = {
         let _entered = progress.span().enter();
         pool.install(|| {
             s.experiments
                 .iter()
                 .enumerate()
-                .map(|(e, exp)| {
-                    run_experiment(s, e, exp, &checkpoints, shard_runs, opts, &progress)
-                })
+                .map(|(e, exp)| run_experiment(&runs, e, exp, &faults, &progress))
                 .collect::<Result<Vec<_>, RunError>>()
         })?
     };
+    // A user's policy's fault stopped the run: say so rather than "cancelled".
+    if let Some(fault) = faults.take() {
+        return Err(fault.into());
+    }
     opts.cancel.check()?;
     let elapsed = started.elapsed();
     info!(
@@ -189,19 +201,32 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
     })
 }
 
-/// Every run of one experiment, in batches of consecutive runs: each batch is split among the
+/// What every experiment's runs share.
+#[derive(Clone, Copy)]
+struct Runs<'a> {
+    s: &'a RegretScenario,
+    checkpoints: &'a [u64],
+    shard_runs: u64,
+    opts: &'a RunOptions,
+}
+
+/// Every run of experiment `e`, in batches of consecutive runs: each batch is split among the
 /// threads, folded exactly, and its per-run rows handed to the sink in run order.
 fn run_experiment(
-    s: &RegretScenario,
+    runs: &Runs<'_>,
     e: usize,
     exp: &crate::scenario::Experiment,
-    checkpoints: &[u64],
-    shard_runs: u64,
-    opts: &RunOptions,
+    faults: &ListFaults,
     progress: &Progress,
 ) -> Result<Vec<PolicyStats>, RunError> {
+    let Runs {
+        s,
+        checkpoints,
+        shard_runs,
+        opts,
+    } = *runs;
     let simple = Simple::of(&exp.env);
-    let worker = || Worker::new(s, exp, checkpoints, simple.as_ref());
+    let worker = || Worker::new(s, exp, checkpoints, simple.as_ref(), faults);
     let mut total = worker().stats;
     let mut first = 0;
     while first < shard_runs && !opts.cancel.is_cancelled() {
@@ -254,6 +279,8 @@ struct Worker<'a> {
     record: RunRecord,
     paths: Paths,
     buffers: Buffers,
+    /// Where a user's policy's broken list is reported.
+    faults: &'a ListFaults,
 }
 
 impl<'a> Worker<'a> {
@@ -262,6 +289,7 @@ impl<'a> Worker<'a> {
         exp: &'a crate::scenario::Experiment,
         checkpoints: &'a [u64],
         simple: Option<&'a Simple>,
+        faults: &'a ListFaults,
     ) -> Worker<'a> {
         let k = exp.env.len();
         let n = checkpoints.len();
@@ -276,6 +304,7 @@ impl<'a> Worker<'a> {
             record: RunRecord::new(k, n),
             paths: Paths::default(),
             buffers: Buffers::new(k),
+            faults,
         }
     }
 
@@ -286,9 +315,20 @@ impl<'a> Worker<'a> {
         for (entry, stats) in self.s.policies.iter().zip(&mut self.stats) {
             self.record.reset();
             self.paths.reset(env, key);
-            let policy = entry
+            let policy = match entry
                 .build(env)
-                .expect("every policy was checked runnable before the runs started");
+                .expect("every policy was checked runnable before the runs started")
+            {
+                // A user's lists are checked where they enter (built-ins keep the rule).
+                AnyPolicy::Custom(p) => AnyPolicy::Custom(Box::new(Checked::new(
+                    p,
+                    &entry.label,
+                    env.len(),
+                    self.faults.clone(),
+                    cancel.clone(),
+                ))),
+                builtin => builtin,
+            };
             policy.visit(Episode {
                 env,
                 simple: self.simple,

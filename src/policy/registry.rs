@@ -87,6 +87,10 @@ impl std::str::FromStr for PolicySpec {
 /// for a policy of your own that wraps or extends a built-in one. Parameters are checked
 /// against the environment's channels; the error names the broken rule.
 ///
+/// A wrapper forwards [`Policy::extend`] too: on many channels CC-UCB (K ≥ 512) and
+/// CascadeKL-UCB (K ≥ 8) write only the head of their list in `plan` and hand out the rest as
+/// it is asked for; call `extend` until it returns `false` to read the whole list.
+///
 /// ```
 /// # fn main() -> Result<(), String> {
 /// let sim = specprobe::Simulation::from_file("scenarios/paper-fig1a.ron").map_err(|e| e.to_string())?;

@@ -240,3 +240,67 @@ fn the_examples_run_and_their_outputs_hold_the_users_algorithms() {
         }
     }
 }
+
+/// Lists channel 0, then at slot `bad_at` the given list.
+struct Breaks {
+    bad_at: u64,
+    bad: Vec<usize>,
+}
+
+impl Policy for Breaks {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
+        if t == self.bad_at {
+            list.extend_from_slice(&self.bad);
+        } else {
+            list.push(0);
+        }
+    }
+    fn observe(&mut self, _channel: usize, _idle: bool, _cost: f64) {}
+}
+
+/// A user's policy that lists a channel ≥ K, or one twice, stops the run with an error naming
+/// the policy, the slot and the list (no panic in a worker thread), on any thread count, and
+/// nothing is written.
+#[test]
+fn a_user_policys_broken_list_is_an_error_naming_policy_slot_and_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(tmp.path(), "s.ron", &fig1a(500, 4, "(policy: CcUcb)"));
+    for (bad, shown) in [(vec![1, 6], "[1, 6]"), (vec![2, 3, 2, 4], "[2, 3, 2]")] {
+        for threads in [1, 2] {
+            let bad = bad.clone();
+            let err = Simulation::from_file(&path)
+                .unwrap()
+                .policy("mine", move |_: &specprobe::Environment| Breaks {
+                    bad_at: 37,
+                    bad: bad.clone(),
+                })
+                .threads(threads)
+                .run()
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "policy \"mine\" at slot 37 listed {shown}: channels must be distinct indices below 6"
+                ),
+                "{threads} threads"
+            );
+        }
+    }
+    // Through the destination opened before the run: the folder stays as it was.
+    let out = tmp.path().join("out");
+    let prepared = Simulation::from_file(&path)
+        .unwrap()
+        .policy("mine", |_: &specprobe::Environment| Breaks {
+            bad_at: 3,
+            bad: vec![9],
+        })
+        .prepare()
+        .unwrap();
+    let dest = prepared
+        .open(&out, specprobe::Replace::SameScenario)
+        .unwrap();
+    let err = prepared.run_into(dest, &no_charts()).unwrap_err();
+    assert!(err.to_string().contains("at slot 3 listed [9]"), "{err}");
+    assert!(!out.join("summary.json").exists());
+}

@@ -1,0 +1,184 @@
+//! The rule a list obeys, enforced where a user's policy enters: the channels of one slot's
+//! list are distinct indices below K.
+//!
+//! Built-in policies keep the rule by construction. A policy written outside specprobe (Rust
+//! through [`super::CustomPolicy`], or Python) could break it, and the slot loop would index
+//! out of bounds in a worker thread, or probe a channel twice. [`Checked`] wraps such a policy:
+//! the first list that breaks the rule is recorded with the policy's label, the slot and the
+//! list ([`ListFault`]), the run is cancelled, and the policy is asked for nothing more (its
+//! lists are empty from then on), so that the run ends with that error instead of a panic.
+
+use super::Policy;
+use crate::util::cancel::Cancel;
+use crate::util::rng::SimRng;
+use std::sync::{Arc, Mutex};
+
+/// A list that broke the rule.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "policy {label:?} at slot {slot} listed {list:?}: channels must be distinct indices below {channels}"
+)]
+pub struct ListFault {
+    /// The policy's label.
+    pub label: String,
+    /// The slot (from 1).
+    pub slot: u64,
+    /// The list as the policy gave it, up to and including the first offending entry.
+    pub list: Vec<usize>,
+    /// K.
+    pub channels: usize,
+}
+
+/// The first fault of any run, shared by the workers of one simulation.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ListFaults(Arc<Mutex<Option<ListFault>>>);
+
+impl ListFaults {
+    fn record(&self, fault: ListFault, cancel: &Cancel) {
+        let mut first = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if first.is_none() {
+            *first = Some(fault);
+        }
+        cancel.cancel();
+    }
+
+    /// The first fault recorded, if any.
+    pub(crate) fn take(&self) -> Option<ListFault> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// A user's policy whose lists are checked (see the module docs).
+pub(crate) struct Checked {
+    inner: Box<dyn Policy>,
+    label: String,
+    /// Per channel, the last slot it was listed in (0: never), for the duplicate check.
+    listed_in: Vec<u64>,
+    slot: u64,
+    failed: bool,
+    faults: ListFaults,
+    cancel: Cancel,
+}
+
+impl Checked {
+    /// `inner`, labelled `label`, on `k` channels; faults go to `faults` and cancel `cancel`.
+    pub(crate) fn new(
+        inner: Box<dyn Policy>,
+        label: &str,
+        k: usize,
+        faults: ListFaults,
+        cancel: Cancel,
+    ) -> Checked {
+        Checked {
+            inner,
+            label: label.to_string(),
+            listed_in: vec![0; k],
+            slot: 0,
+            failed: false,
+            faults,
+            cancel,
+        }
+    }
+
+    /// Checks `list[from..]`; on the first offending entry records the fault, keeps the valid
+    /// prefix and stops the policy.
+    fn check(&mut self, list: &mut Vec<usize>, from: usize) {
+        let k = self.listed_in.len();
+        for j in from..list.len() {
+            let c = list[j];
+            if c >= k || self.listed_in[c] == self.slot {
+                self.faults.record(
+                    ListFault {
+                        label: self.label.clone(),
+                        slot: self.slot,
+                        list: list[..=j].to_vec(),
+                        channels: k,
+                    },
+                    &self.cancel,
+                );
+                self.failed = true;
+                list.truncate(j);
+                return;
+            }
+            self.listed_in[c] = self.slot;
+        }
+    }
+}
+
+impl Policy for Checked {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
+        self.slot = t;
+        if !self.failed {
+            self.inner.plan(t, list, rng);
+            self.check(list, 0);
+        }
+    }
+
+    fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+        if !self.failed {
+            self.inner.observe(channel, idle, cost);
+        }
+    }
+
+    fn extend(&mut self, list: &mut Vec<usize>) -> bool {
+        if self.failed {
+            return false;
+        }
+        let from = list.len();
+        let more = self.inner.extend(list);
+        self.check(list, from);
+        more && !self.failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::rng::stream;
+
+    /// Lists what it is told to.
+    struct Fixed(Vec<Vec<usize>>);
+
+    impl Policy for Fixed {
+        fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
+            list.extend_from_slice(&self.0[(t - 1) as usize % self.0.len()]);
+        }
+        fn observe(&mut self, _: usize, _: bool, _: f64) {}
+    }
+
+    fn first_fault(lists: Vec<Vec<usize>>, k: usize, slots: u64) -> Option<ListFault> {
+        let (faults, cancel) = (ListFaults::default(), Cancel::new());
+        let mut p = Checked::new(
+            Box::new(Fixed(lists)),
+            "mine",
+            k,
+            faults.clone(),
+            cancel.clone(),
+        );
+        for t in 1..=slots {
+            let mut list = Vec::new();
+            p.plan(t, &mut list, &mut stream(0, 0, 0));
+            assert!(list.iter().all(|&c| c < k), "only valid entries pass");
+        }
+        let fault = faults.take();
+        assert_eq!(fault.is_some(), cancel.is_cancelled());
+        fault
+    }
+
+    #[test]
+    fn valid_lists_pass_and_repeat_across_slots() {
+        assert_eq!(first_fault(vec![vec![0, 1, 2], vec![2, 1, 0]], 3, 10), None);
+    }
+
+    #[test]
+    fn out_of_range_and_duplicates_name_the_policy_slot_and_list() {
+        let f = first_fault(vec![vec![0, 1], vec![1, 3]], 3, 5).unwrap();
+        assert_eq!((f.slot, f.list.clone()), (2, vec![1, 3]));
+        assert_eq!(
+            f.to_string(),
+            "policy \"mine\" at slot 2 listed [1, 3]: channels must be distinct indices below 3"
+        );
+        let f = first_fault(vec![vec![0], vec![0], vec![2, 0, 2, 1]], 3, 5).unwrap();
+        assert_eq!((f.slot, f.list), (3, vec![2, 0, 2]));
+    }
+}

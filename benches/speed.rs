@@ -356,7 +356,8 @@ fn threads() {
     let bin = binary();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let horizon = if quick() { "100000" } else { "1000000" };
-    let runs = (cores * 8).max(16).to_string();
+    // Enough runs per thread that the last one to finish is a small part of the wall time.
+    let runs = (cores * 16).max(32).to_string();
     let wall = |threads: usize| {
         let dir = std::env::temp_dir().join(format!("specprobe-thr-{}", std::process::id()));
         let t0 = std::time::Instant::now();

@@ -73,11 +73,15 @@ impl RunSink for RunsFile {
         if rows.is_empty() {
             return Ok(());
         }
-        let part = Self::part(e, p);
-        let file = self.staging.append(&part).map_err(std::io::Error::other)?;
+        let file = self
+            .staging
+            .append(&Self::part(e, p))
+            .map_err(std::io::Error::other)?;
         let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
         runs::write_rows(&mut w, &self.experiments[e], &self.policies[p], rows)
-            .map_err(std::io::Error::other)?;
-        w.flush()
+            .map_err(std::io::Error::other)
+            .and_then(|()| w.flush())
+            // Named as the file it becomes: "cannot write results/x/runs.csv: No space left".
+            .map_err(|error| std::io::Error::other(self.staging.write_error(names::RUNS, error)))
     }
 }

@@ -95,7 +95,7 @@ pub enum RunError {
     Policy(#[from] crate::policy::ListFault),
     /// The per-run rows could not be written.
     #[error("cannot write the per-run rows: {0}")]
-    Sink(#[source] std::io::Error),
+    Sink(std::io::Error),
     /// Rayon could not start its workers.
     #[error("cannot start {threads} worker threads: {error}")]
     ThreadPool {

@@ -13,7 +13,7 @@ use super::Samples;
 use super::confidence::{Guarantee, Setting};
 use super::confidence::{lucb1_arm_factor, lucb1_log_term};
 use super::{BuiltinIdentifier, Problem};
-use crate::util::ranking::{MeanSplit, Ranked};
+use crate::util::ranking::{MeanSplit, Ranked, order_key};
 use crate::util::rng::SimRng;
 
 /// LUCB1.
@@ -55,22 +55,32 @@ impl Identifier for Lucb1 {
             .get_or_insert_with(|| MeanSplit::new(self.samples.means(), self.k));
         let root = lucb1_log_term(self.round, self.samples.len(), self.delta).sqrt();
         let means = self.samples.means();
-        let mut h: Option<Ranked> = None;
-        let mut l: Option<Ranked> = None;
+        // h_t: the lowest-ranked lower bound in High (smallest value, ties to the higher arm);
+        // l_t: the highest-ranked upper bound in Low (largest value, ties to the lower arm).
+        // Found in two branch-free passes over the total order's integer keys (the same order
+        // as `Ranked`, bit for bit): the extreme keys first, then the arm that holds each.
+        let (mut low_key, mut high_key) = (u64::MAX, 0u64);
         for (arm, (&m, &f)) in means.iter().zip(&self.factor).enumerate() {
             let r = root * f;
-            if split.is_high(arm) {
-                let lcb = Ranked { value: m - r, arm };
-                if h.is_none_or(|x| lcb < x) {
-                    h = Some(lcb);
-                }
-            } else {
-                let ucb = Ranked { value: m + r, arm };
-                if l.is_none_or(|x| ucb > x) {
-                    l = Some(ucb);
-                }
-            }
+            let high = split.is_high(arm);
+            let (lcb, ucb) = (order_key(m - r), order_key(m + r));
+            low_key = if high { low_key.min(lcb) } else { low_key };
+            high_key = if high { high_key } else { high_key.max(ucb) };
         }
+        let value = |arm: usize, sign: f64| means[arm] + sign * (root * self.factor[arm]);
+        let h = (0..means.len())
+            .rev()
+            .find(|&a| split.is_high(a) && order_key(value(a, -1.0)) == low_key)
+            .map(|arm| Ranked {
+                value: value(arm, -1.0),
+                arm,
+            });
+        let l = (0..means.len())
+            .find(|&a| !split.is_high(a) && order_key(value(a, 1.0)) == high_key)
+            .map(|arm| Ranked {
+                value: value(arm, 1.0),
+                arm,
+            });
         let (h, l) = (h?, l?);
         if h.value > l.value {
             return None;
@@ -111,5 +121,61 @@ impl BuiltinIdentifier for Lucb1Entry {
 
     fn build(p: &Problem) -> Lucb1 {
         Lucb1::new(p.arms, p.k, p.params.delta, p.sigma)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::rng::stream;
+
+    /// LUCB1's (h_t, l_t) by the plain scan over `Ranked`, as the algorithm states it.
+    fn plain(p: &Lucb1) -> Option<(usize, usize)> {
+        let split = p.split.as_ref()?;
+        let root = lucb1_log_term(p.round, p.samples.len(), p.delta).sqrt();
+        let means = p.samples.means();
+        let rank = |arm: usize, sign: f64| Ranked {
+            value: means[arm] + sign * (root * p.factor[arm]),
+            arm,
+        };
+        let h = (0..means.len())
+            .filter(|&a| split.is_high(a))
+            .map(|a| rank(a, -1.0))
+            .min()?;
+        let l = (0..means.len())
+            .filter(|&a| !split.is_high(a))
+            .map(|a| rank(a, 1.0))
+            .max()?;
+        Some((h.arm, l.arm))
+    }
+
+    /// The branch-free search picks the plain scan's arms, ties included (coarse rewards make
+    /// equal means and equal counts common).
+    #[test]
+    fn next_samples_the_plain_scans_arms() {
+        use rand::RngExt;
+        let mut rng = stream(5, 5, 5);
+        for trial in 0..200 {
+            let n = 2 + trial % 30;
+            let k = 1 + trial % (n - 1);
+            let mut p = Lucb1::new(n, k, 0.05, 0.5);
+            let mut rounds = 0;
+            while let Some(arm) = p.next(&mut rng) {
+                // `next` has just returned h_t and set l_t pending: compare before sampling.
+                if let Some(l) = p.pending
+                    && p.samples.initialised()
+                {
+                    p.round -= 1;
+                    let want = plain(&p);
+                    p.round += 1;
+                    assert_eq!(want, Some((arm, l)), "trial {trial}, round {rounds}");
+                }
+                p.observe(arm, f64::from(rng.random_range(0..3u8)) * 0.5);
+                rounds += 1;
+                if rounds > 400 {
+                    break;
+                }
+            }
+        }
     }
 }

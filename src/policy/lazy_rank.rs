@@ -27,6 +27,7 @@
 //! The B-tree and the group lists allocate as groups split and merge: rarely in steady state,
 //! and never more than O(K) memory in all.
 
+use crate::util::ranking::order_key;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
 /// What the ranking reads of a policy's index.
@@ -51,20 +52,13 @@ const UPCOMING: usize = 32;
 /// See [`MonotoneIndex::class`].
 pub(crate) type Class = [u64; 4];
 
-/// `x`'s place in `f64::total_cmp`'s order, as an unsigned integer.
-#[inline]
-fn order(x: f64) -> u64 {
-    let b = x.to_bits();
-    if b >> 63 == 1 { !b } else { b | (1 << 63) }
-}
-
 /// Channels with identical statistics.
 #[derive(Clone, Debug)]
 struct Group {
     class: Class,
     /// Ascending.
     members: Vec<u32>,
-    /// [`order`] of the index of the members at the epoch's last slot.
+    /// [`order_key`] of the index of the members at the epoch's last slot.
     bound: u64,
 }
 
@@ -99,7 +93,7 @@ pub(crate) struct LazyRanking {
     s: f64,
     epoch_end: u64,
     s_end: f64,
-    /// Only entries whose index ranks above this one are listed ([`order`]).
+    /// Only entries whose index ranks above this one are listed ([`order_key`]).
     threshold: u64,
     built: bool,
 }
@@ -122,7 +116,7 @@ impl LazyRanking {
             s: 0.0,
             epoch_end: 0,
             s_end: f64::NEG_INFINITY,
-            threshold: order(threshold),
+            threshold: order_key(threshold),
             built: false,
         }
     }
@@ -219,7 +213,7 @@ impl LazyRanking {
             if group.members.is_empty() {
                 continue;
             }
-            group.bound = order(index.bound(group.members[0] as usize, s_end));
+            group.bound = order_key(index.bound(group.members[0] as usize, s_end));
             self.bounds.insert(group.entry(g as u32));
         }
     }
@@ -267,7 +261,7 @@ impl LazyRanking {
                 g
             }
             None => {
-                let bound = order(index.bound(i as usize, self.s_end));
+                let bound = order_key(index.bound(i as usize, self.s_end));
                 let group = Group {
                     class,
                     members: vec![i],
@@ -335,7 +329,7 @@ impl LazyRanking {
             let (_, min, g) = unrevealed.expect("an unrevealed group");
             self.upcoming.pop();
             let r = Revealed {
-                key: order(index.index(min as usize, self.s)),
+                key: order_key(index.index(min as usize, self.s)),
                 member: min,
                 group: g,
                 at: 0,
@@ -348,7 +342,7 @@ impl LazyRanking {
 /// A revealed group: its exact index and the next member to emit.
 #[derive(Clone, Copy, Debug)]
 struct Revealed {
-    /// [`order`] of the index.
+    /// [`order_key`] of the index.
     key: u64,
     member: u32,
     group: u32,

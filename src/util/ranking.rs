@@ -9,6 +9,15 @@
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
 
+/// `x`'s place in `f64::total_cmp`'s order as an unsigned integer: `order_key(a) < order_key(b)`
+/// exactly when `a.total_cmp(&b)` is `Less`, so integer minima and maxima rank as [`Ranked`]
+/// does, branch-free.
+#[inline]
+pub(crate) fn order_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 { !b } else { b | (1 << 63) }
+}
+
 /// An arm keyed by a value; greater = ranked higher (larger value, then lower index).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ranked {

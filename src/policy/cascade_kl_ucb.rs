@@ -133,13 +133,7 @@ impl Policy for CascadeKlUcb {
         if let Some(lazy) = &mut self.lazy {
             let index = Index { est: &self.est };
             lazy.start(t, kl_budget, &index);
-            self.listed = 0;
-            if self.list_len > 0
-                && let Some(i) = lazy.next(&index)
-            {
-                self.listed = 1;
-                list.push(i);
-            }
+            self.listed = usize::from(self.list_len > 0 && lazy.extend(&index, list));
             return;
         }
         let budget = kl_budget(t);
@@ -189,14 +183,9 @@ impl Policy for CascadeKlUcb {
         if self.listed >= self.list_len {
             return false;
         }
-        match lazy.next(&Index { est: &self.est }) {
-            Some(i) => {
-                self.listed += 1;
-                list.push(i);
-                true
-            }
-            None => false,
-        }
+        let more = lazy.extend(&Index { est: &self.est }, list);
+        self.listed += usize::from(more);
+        more
     }
 }
 

@@ -278,7 +278,7 @@ impl Policy for CcUcb {
                 epsilon: self.epsilon,
             };
             lazy.start(t, level, &index);
-            list.extend(lazy.next(&index));
+            lazy.extend(&index, list);
             return;
         }
         let s = level(t);
@@ -313,13 +313,7 @@ impl Policy for CcUcb {
             known_cost: self.known_cost.as_deref(),
             epsilon: self.epsilon,
         };
-        match lazy.next(&index) {
-            Some(i) => {
-                list.push(i);
-                true
-            }
-            None => false,
-        }
+        lazy.extend(&index, list)
     }
 }
 

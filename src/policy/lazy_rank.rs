@@ -285,6 +285,19 @@ impl LazyRanking {
         self.bounds.insert(self.groups[g as usize].entry(g));
     }
 
+    /// Appends the next channel of this slot's list to `list` ([`super::Policy::extend`]);
+    /// `false` when the list is complete.
+    #[inline]
+    pub(crate) fn extend(&mut self, index: &impl MonotoneIndex, list: &mut Vec<usize>) -> bool {
+        match self.next(index) {
+            Some(i) => {
+                list.push(i);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The next channel of this slot's list, or `None` when the list is complete.
     pub(crate) fn next(&mut self, index: &impl MonotoneIndex) -> Option<usize> {
         loop {

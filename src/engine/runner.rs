@@ -11,7 +11,7 @@ use crate::engine::progress::Progress;
 use crate::engine::recorder::{PolicyStats, Row, RunRecord, add_differences};
 use crate::engine::shard::Shard;
 use crate::engine::slot_loop::{Buffers, episode};
-use crate::engine::spectrum::{General, Simple};
+use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
 use crate::policy::{AnyPolicy, Checked, ListFaults, Policy, PolicyVisitor};
 use crate::scenario::RegretScenario;
@@ -373,30 +373,29 @@ impl PolicyVisitor for Episode<'_> {
 
     fn visit<P: Policy>(self, mut policy: P) {
         match self.simple {
-            Some(simple) => episode(
-                self.env,
-                simple,
-                &mut policy,
-                self.horizon,
-                self.checkpoints,
-                self.rng,
-                self.paths,
-                self.record,
-                self.buffers,
-                self.cancel,
-            ),
-            None => episode(
-                self.env,
-                &General::of(self.env),
-                &mut policy,
-                self.horizon,
-                self.checkpoints,
-                self.rng,
-                self.paths,
-                self.record,
-                self.buffers,
-                self.cancel,
-            ),
+            Some(simple) => self.play(&mut policy, simple),
+            None => {
+                let general = General::of(self.env);
+                self.play(&mut policy, &general)
+            }
         }
+    }
+}
+
+impl Episode<'_> {
+    /// The episode on spectrum `S` (monomorphised for both paths).
+    fn play<P: Policy, S: Spectrum>(self, policy: &mut P, spectrum: &S) {
+        episode(
+            self.env,
+            spectrum,
+            policy,
+            self.horizon,
+            self.checkpoints,
+            self.rng,
+            self.paths,
+            self.record,
+            self.buffers,
+            self.cancel,
+        );
     }
 }

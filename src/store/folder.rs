@@ -350,7 +350,7 @@ impl Destination {
                 }
             }
         })?;
-        match lock.try_lock() {
+        match try_lock_patiently(&lock) {
             Ok(()) => {}
             Err(std::fs::TryLockError::WouldBlock) => {
                 return Err(OutputError::Locked {
@@ -476,6 +476,24 @@ fn resolve(path: &Path) -> Result<PathBuf, OutputError> {
             error,
         }),
     }
+}
+
+/// Takes the advisory lock, retrying for a moment before reporting it held. The lock belongs
+/// to the open file description, which a `fork` in another thread of this process (any
+/// `Command::spawn`, until its `exec` closes the descriptor) shares for a few microseconds; a
+/// writer that really holds it holds it for its whole run, so a short wait only removes that
+/// false "locked" (seen in CI: a test spawning `mkfifo` beside one reopening a folder).
+fn try_lock_patiently(lock: &File) -> Result<(), std::fs::TryLockError> {
+    const TRIES: u32 = 25;
+    for _ in 1..TRIES {
+        match lock.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            other => return other,
+        }
+    }
+    lock.try_lock()
 }
 
 /// Opens (creating) the lock file without following a symlink planted at its name.

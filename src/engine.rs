@@ -5,6 +5,8 @@
 
 pub(crate) mod budget;
 pub(crate) mod identify_runner;
+pub(crate) mod multi_loop;
+pub(crate) mod multi_runner;
 pub(crate) mod progress;
 pub(crate) mod recorder;
 pub(crate) mod results;

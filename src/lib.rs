@@ -36,6 +36,7 @@ mod app;
 mod engine;
 mod identify;
 mod model;
+mod multi;
 mod policy;
 mod report;
 mod scenario;
@@ -48,7 +49,9 @@ pub use app::commands;
 pub use app::export::{ExportError, Written, commit_files as write_files};
 pub use app::simulation::{Prepared, Simulation, SimulationError};
 pub use engine::budget::{BudgetError, Estimate, bytes as format_bytes, parse_bytes, peak_memory};
-pub use engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+pub use engine::results::{
+    IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
+};
 pub use engine::runner::RunError;
 pub use engine::shard::Shard;
 pub use identify::confidence::{Params, Setting};
@@ -66,8 +69,8 @@ pub use report::plots::{
 pub use report::{Artifact, ReportError};
 pub use scenario::error::{Problem as ScenarioProblem, ScenarioError};
 pub use scenario::{
-    IdentificationScenario, OverrideError, Overrides, RegretScenario, Scenario, Source,
-    SweepScenario, load, parse,
+    IdentificationScenario, MultiUserScenario, OverrideError, Overrides, RegretScenario, Scenario,
+    Source, SweepScenario, load, parse,
 };
 pub use store::folder::{Destination, OutputError, Previous, Replace};
 pub use store::names::ResultKind;

@@ -9,4 +9,5 @@ pub(crate) mod holding;
 pub(crate) mod law;
 pub(crate) mod occupancy;
 pub(crate) mod sensing;
+pub(crate) mod sharing;
 pub(crate) mod theory;

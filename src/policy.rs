@@ -221,6 +221,12 @@ pub(crate) trait Builtin:
     /// Checks the parameters against an instance of `k` channels; every broken rule.
     fn check(&self, k: usize) -> Vec<ParamError>;
 
+    /// Whether every list holds exactly one channel (a classic bandit policy): many users
+    /// running it form the classic multi-player bandit.
+    fn single_channel(&self) -> bool {
+        false
+    }
+
     /// Builds the policy for an environment (parameters already checked).
     fn build(&self, env: &Environment) -> Self::Policy;
 

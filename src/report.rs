@@ -9,6 +9,7 @@ pub(crate) mod describe;
 pub(crate) mod format;
 pub(crate) mod identification;
 pub(crate) mod load;
+pub(crate) mod multi_user;
 pub(crate) mod plots;
 pub(crate) mod regret;
 pub(crate) mod sweep;
@@ -126,6 +127,7 @@ pub(crate) fn render_results(
         Results::Regret(r) => render_regret(&r.scenario, &r.stats, charts),
         Results::Identification(r) => identification::render(&r.scenario, &r.cells, charts),
         Results::Sweep(r) => sweep::render(&r.scenario, &r.cells(), charts),
+        Results::MultiUser(r) => multi_user::render(&r.scenario, &r.stats, charts),
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod error;
 pub(crate) mod identification;
 pub(crate) mod locate;
 mod locate_json;
+pub(crate) mod multi_user;
 mod overrides;
 mod parse;
 pub(crate) mod raw;
@@ -20,6 +21,7 @@ mod syntax;
 
 pub(crate) use check::MAX_HORIZON;
 pub use identification::IdentificationScenario;
+pub use multi_user::MultiUserScenario;
 pub use overrides::{OverrideError, Overrides};
 pub(crate) use parse::read;
 pub use parse::{load, parse};
@@ -43,6 +45,8 @@ pub enum Scenario {
     Identification(IdentificationScenario),
     /// A regret scenario run at several values of one field.
     Sweep(SweepScenario),
+    /// Many secondary users on the same channels.
+    MultiUser(MultiUserScenario),
 }
 
 /// A checked sweep: one regret scenario per value of the swept field.
@@ -97,6 +101,7 @@ impl Scenario {
             Scenario::Regret(s) => &s.name,
             Scenario::Identification(s) => &s.name,
             Scenario::Sweep(s) => &s.name,
+            Scenario::MultiUser(s) => &s.name,
         }
     }
 
@@ -107,6 +112,7 @@ impl Scenario {
             Scenario::Regret(s) => &s.source,
             Scenario::Identification(s) => &s.source,
             Scenario::Sweep(s) => &s.source,
+            Scenario::MultiUser(s) => &s.source,
         }
     }
 
@@ -116,6 +122,7 @@ impl Scenario {
             Scenario::Regret(s) => s.runs,
             Scenario::Identification(s) => s.runs,
             Scenario::Sweep(s) => s.cells.first().map_or(0, |c| c.runs),
+            Scenario::MultiUser(s) => s.runs,
         }
     }
 
@@ -163,6 +170,13 @@ impl Scenario {
                     regret(cell, &format!("{} = {value}, ", s.field));
                 }
             }
+            Scenario::MultiUser(s) => {
+                for (i, (&theta, &cost)) in s.env.theta().iter().zip(s.env.mean_cost()).enumerate()
+                {
+                    out.push((format!("channel {i} θ"), theta));
+                    out.push((format!("channel {i} mean cost"), cost));
+                }
+            }
             Scenario::Identification(s) => {
                 for inst in &s.instances {
                     for p in &inst.points {
@@ -183,6 +197,7 @@ impl Scenario {
             Scenario::Regret(s) => s.fingerprint(),
             Scenario::Identification(s) => s.fingerprint(),
             Scenario::Sweep(s) => s.fingerprint(),
+            Scenario::MultiUser(s) => s.fingerprint(),
         }
     }
 }

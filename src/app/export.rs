@@ -72,6 +72,7 @@ impl Results {
             Results::Regret(_) => ResultKind::Regret,
             Results::Identification(_) => ResultKind::Identification,
             Results::Sweep(_) => ResultKind::Sweep,
+            Results::MultiUser(_) => ResultKind::MultiUser,
         }
     }
 

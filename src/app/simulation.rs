@@ -26,7 +26,9 @@
 
 use crate::ScenarioError;
 use crate::engine::budget::Estimate;
-use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+use crate::engine::results::{
+    IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
+};
 use crate::engine::runner::{RunError, RunOptions};
 use crate::engine::shard::Shard;
 use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
@@ -74,6 +76,14 @@ pub enum SimulationError {
     /// The runs could not start.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// Something a many-users scenario does not support yet.
+    #[error("{scenario:?} is a many-users scenario: {what} is not supported for it yet")]
+    NotForManyUsers {
+        /// The scenario's name.
+        scenario: String,
+        /// What was asked for.
+        what: &'static str,
+    },
 }
 
 /// A scenario ready to run, with the policies and algorithms added to it.
@@ -196,6 +206,14 @@ impl Simulation {
     pub fn prepare(&self) -> Result<Prepared, SimulationError> {
         let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
         let runs = scenario.runs();
+        if let Scenario::MultiUser(s) = &scenario
+            && self.sharded
+        {
+            return Err(SimulationError::NotForManyUsers {
+                scenario: s.name.clone(),
+                what: "--shard (splitting the runs over machines)",
+            });
+        }
         if self.sharded && self.options.shard.count > runs {
             return Err(SimulationError::Shard {
                 shard: self.options.shard,
@@ -244,6 +262,23 @@ impl Simulation {
                     .map(|c| self.add_policies(c))
                     .collect::<Result<_, _>>()?;
                 Scenario::Sweep(s)
+            }
+            Scenario::MultiUser(s) => {
+                if let Some((label, _)) = self.policies.first() {
+                    return Err(SimulationError::WrongKind {
+                        label: label.clone(),
+                        what: "single-user policy",
+                        kind: "many-users",
+                    });
+                }
+                if let Some(a) = self.algorithms.first() {
+                    return Err(SimulationError::WrongKind {
+                        label: a.name().to_string(),
+                        what: "identification algorithm",
+                        kind: "many-users",
+                    });
+                }
+                Scenario::MultiUser(s)
             }
             Scenario::Identification(mut s) => {
                 if let Some((label, _)) = self.policies.first() {
@@ -338,6 +373,7 @@ impl Prepared {
             (Scenario::Regret(_), None) => ResultKind::Regret,
             (Scenario::Identification(_), None) => ResultKind::Identification,
             (Scenario::Sweep(_), None) => ResultKind::Sweep,
+            (Scenario::MultiUser(_), None) => ResultKind::MultiUser,
         }
     }
 
@@ -381,6 +417,14 @@ impl Prepared {
                     cells,
                     overrides,
                     shard,
+                })
+            }
+            Scenario::MultiUser(s) => {
+                let stats = crate::engine::multi_runner::run_multi_user(s, options)?;
+                Results::MultiUser(MultiUserResults {
+                    scenario: s.clone(),
+                    stats,
+                    overrides,
                 })
             }
             Scenario::Sweep(s) => {

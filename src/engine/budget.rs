@@ -18,7 +18,9 @@
 use crate::engine::recorder::N_METRICS;
 use crate::engine::runner::RunOptions;
 use crate::model::channel::Channel;
-use crate::scenario::{IdentificationScenario, PolicyKind, RegretScenario, Scenario};
+use crate::scenario::{
+    IdentificationScenario, MultiUserScenario, PolicyKind, RegretScenario, Scenario,
+};
 
 /// Bytes of one exact moment (count + two exact sums of about three partials each).
 const MOMENTS: u64 = 8 + 2 * (24 + 3 * 8 + 16);
@@ -182,6 +184,7 @@ impl Estimate {
                 (memory.saturating_add(workers), Some(steps))
             }
             Scenario::Identification(s) => (identification(s, runs(s.runs), threads as u64), None),
+            Scenario::MultiUser(s) => multi_user(s, runs(s.runs), threads as u64),
         };
         Estimate {
             memory: memory.saturating_add(BASE),
@@ -281,6 +284,24 @@ fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u
     if with_workers {
         memory = memory.saturating_add(regret_workers(s, threads));
     }
+    (memory, Some(steps))
+}
+
+/// A many-users scenario: per policy the curves and per-user and per-channel statistics, the
+/// per-run values at the horizon; per worker the users' paths and buffers.
+fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, Option<f64>) {
+    let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
+    let (k, m) = (s.env.len() as u64, s.users as u64);
+    let policies = s.policies.len() as u64;
+    let per_policy = product(&[checkpoints, 11, MOMENTS])
+        .saturating_add(product(&[
+            m.saturating_mul(3).saturating_add(k * 2),
+            MOMENTS,
+        ]))
+        .saturating_add(product(&[runs, 8 * 12]));
+    let worker = product(&[m.saturating_add(m), k, 64]).saturating_add(product(&[k, k, 8]));
+    let memory = product(&[policies, per_policy]).saturating_add(product(&[threads, 4, worker]));
+    let steps = runs as f64 * policies as f64 * m as f64 * s.horizon as f64;
     (memory, Some(steps))
 }
 

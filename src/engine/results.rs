@@ -3,9 +3,12 @@
 //! `partial.json` ([`crate::store::partial`]); here they are only data.
 
 use crate::engine::identify_runner::IdentifyCell;
+use crate::engine::multi_runner::MultiStats;
 use crate::engine::runner::RegretStats;
 use crate::engine::shard::Shard;
-use crate::scenario::{IdentificationScenario, Overrides, RegretScenario, SweepScenario};
+use crate::scenario::{
+    IdentificationScenario, MultiUserScenario, Overrides, RegretScenario, SweepScenario,
+};
 
 /// The results of a simulation, in memory.
 #[derive(Clone, Debug)]
@@ -16,6 +19,26 @@ pub enum Results {
     Identification(IdentificationResults),
     /// A sweep's: one regret result per value.
     Sweep(SweepResults),
+    /// A many-users scenario's.
+    MultiUser(MultiUserResults),
+}
+
+/// A many-users scenario's results: the scenario as simulated and each policy's statistics.
+#[derive(Clone, Debug)]
+pub struct MultiUserResults {
+    /// The scenario as simulated.
+    pub(crate) scenario: MultiUserScenario,
+    /// Per policy (scenario order).
+    pub(crate) stats: MultiStats,
+    /// The overrides that were applied.
+    pub(crate) overrides: Overrides,
+}
+
+impl MultiUserResults {
+    /// The scenario as simulated.
+    pub fn scenario(&self) -> &MultiUserScenario {
+        &self.scenario
+    }
 }
 
 /// A regret scenario's results: the scenario as simulated and each (experiment, policy)'s
@@ -91,6 +114,7 @@ impl Results {
             Results::Regret(r) => &r.scenario.name,
             Results::Identification(r) => &r.scenario.name,
             Results::Sweep(r) => &r.scenario.name,
+            Results::MultiUser(r) => &r.scenario.name,
         }
     }
 
@@ -100,6 +124,7 @@ impl Results {
             Results::Regret(r) => r.overrides,
             Results::Identification(r) => r.overrides,
             Results::Sweep(r) => r.overrides,
+            Results::MultiUser(r) => r.overrides,
         }
     }
 
@@ -109,6 +134,7 @@ impl Results {
             Results::Regret(r) => r.shard,
             Results::Identification(r) => r.shard,
             Results::Sweep(r) => r.shard,
+            Results::MultiUser(_) => None,
         }
     }
 
@@ -132,6 +158,14 @@ impl Results {
     pub fn sweep(&self) -> Option<&SweepResults> {
         match self {
             Results::Sweep(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The many-users results, if that is the kind.
+    pub fn multi_user(&self) -> Option<&MultiUserResults> {
+        match self {
+            Results::MultiUser(r) => Some(r),
             _ => None,
         }
     }

@@ -61,23 +61,23 @@ impl Buffers {
 
 /// What one slot's probing of a list gave.
 #[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    cost: f64,
-    energy: f64,
-    delay: f64,
+pub(crate) struct Slot {
+    pub(crate) cost: f64,
+    pub(crate) energy: f64,
+    pub(crate) delay: f64,
     /// Transmitted on a truly idle channel.
-    success: bool,
+    pub(crate) success: bool,
     /// Transmitted on a busy channel sensed idle.
-    collision: bool,
+    pub(crate) collision: bool,
     /// Idle channels sensed busy.
-    missed: u32,
-    probes: usize,
+    pub(crate) missed: u32,
+    pub(crate) probes: usize,
 }
 
 impl Slot {
     /// Adds one probe; returns whether the cascade stops there.
     #[inline(always)]
-    fn add(&mut self, p: &Probe) -> bool {
+    pub(crate) fn add(&mut self, p: &Probe) -> bool {
         self.cost += p.cost.cost;
         self.energy += p.cost.energy;
         self.delay += p.cost.delay;
@@ -94,7 +94,7 @@ impl Slot {
     /// The offset of the next probe into the slot, or `None` when it would start after the
     /// slot's end.
     #[inline(always)]
-    fn offset(&self, duration: Option<f64>) -> Option<f64> {
+    pub(crate) fn offset(&self, duration: Option<f64>) -> Option<f64> {
         match duration {
             None => Some(0.0),
             Some(d) if self.delay < d => Some(self.delay / d),
@@ -104,7 +104,7 @@ impl Slot {
 
     /// The slot's net reward.
     #[inline(always)]
-    fn net(&self) -> f64 {
+    pub(crate) fn net(&self) -> f64 {
         (if self.success { 1.0 } else { 0.0 }) - self.cost
     }
 }

@@ -326,6 +326,19 @@ impl Paths {
         p
     }
 
+    /// Restarts every path for run `key`, for a second user of the same spectrum: its own
+    /// cost, delay and sensing draws from `key`, the primary user's occupancy paths those of
+    /// `shared` (every user sees the same primary user).
+    pub(crate) fn reset_sharing(&mut self, env: &Environment, key: RunKey, shared: &[u64]) {
+        self.reset(env, key);
+        self.keys.occupancy.clear();
+        self.keys.occupancy.extend_from_slice(shared);
+        for (i, ch) in env.channels.iter().enumerate() {
+            self.occupancy[i] = ch.occupancy.start(shared[i]);
+            self.benchmark[i] = ch.occupancy.start(shared[i]);
+        }
+    }
+
     /// Restarts every path for run `key`.
     pub(crate) fn reset(&mut self, env: &Environment, key: RunKey) {
         let k = &mut self.keys;

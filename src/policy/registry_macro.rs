@@ -101,6 +101,13 @@ macro_rules! builtin_policies {
                 }
             }
 
+            /// See [`Builtin::single_channel`].
+            pub(crate) fn single_channel(&self) -> bool {
+                match self {
+                    $(PolicySpec::$name(s) => s.single_channel(),)*
+                }
+            }
+
             /// See [`Builtin::theorem2_alpha`].
             pub(crate) fn theorem2_alpha(&self) -> Option<f64> {
                 match self {

@@ -58,6 +58,9 @@ impl Builtin for Ucb1Spec {
     fn check(&self, _k: usize) -> Vec<ParamError> {
         Vec::new()
     }
+    fn single_channel(&self) -> bool {
+        true
+    }
     fn build(&self, env: &Environment) -> Ucb1 {
         Ucb1::new(env.len(), self.reward)
     }

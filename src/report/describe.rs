@@ -16,6 +16,7 @@ pub(crate) fn describe(scenario: &Scenario) -> String {
         Scenario::Regret(s) => describe_regret(s),
         Scenario::Identification(s) => describe_identification(s),
         Scenario::Sweep(s) => describe_sweep(s),
+        Scenario::MultiUser(s) => crate::report::multi_user::describe(s),
     }
 }
 

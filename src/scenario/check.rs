@@ -73,7 +73,7 @@ fn check_reference_policy(
 }
 
 /// Name, horizon, runs, checkpoints and weights.
-fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
+pub(super) fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
     ck.name(&raw.name, &root.field("name"));
     ck.require(
         raw.horizon >= 1,
@@ -277,7 +277,7 @@ fn check_policy_parameters(
     }
 }
 
-fn units(raw: RawUnits) -> Units {
+pub(super) fn units(raw: RawUnits) -> Units {
     Units {
         energy: raw.energy,
         delay: raw.delay,

@@ -451,7 +451,7 @@ fn channel_means(
     }
     let loaded = match (ck.parse)(&text, &path) {
         Ok(Scenario::Regret(s)) => s,
-        Ok(other @ (Scenario::Identification(_) | Scenario::Sweep(_))) => {
+        Ok(other @ (Scenario::Identification(_) | Scenario::Sweep(_) | Scenario::MultiUser(_))) => {
             ck.fail(
                 &at.field("scenario"),
                 format!(
@@ -459,6 +459,8 @@ fn channel_means(
                     path.display(),
                     if matches!(other, Scenario::Sweep(_)) {
                         "a sweep"
+                    } else if matches!(other, Scenario::MultiUser(_)) {
+                        "a many-users scenario"
                     } else {
                         "an identification scenario"
                     }

@@ -85,6 +85,26 @@ impl Scenario {
                 s.seed = o.seed.unwrap_or(s.seed);
                 Scenario::Identification(s)
             }
+            Scenario::MultiUser(mut s) => {
+                s.runs = o.runs.unwrap_or(s.runs);
+                s.seed = o.seed.unwrap_or(s.seed);
+                if let Some(h) = o.horizon {
+                    for (i, ch) in s.env.channels().iter().enumerate() {
+                        if let Some(slots) = ch.occupancy().slots()
+                            && slots < h
+                        {
+                            return Err(OverrideError::TraceTooShort {
+                                channel: i,
+                                slots,
+                                horizon: h,
+                            });
+                        }
+                    }
+                    s.horizon = h;
+                    s.env.set_horizon(h);
+                }
+                Scenario::MultiUser(s)
+            }
         })
     }
 }

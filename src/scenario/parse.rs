@@ -56,6 +56,9 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
             identification::check_identification(r, &source, &mut checker)
                 .map(Scenario::Identification)
         }
+        RawScenario::MultiUser(r) => {
+            super::multi_user::check_multi_user(r, &source, &mut checker).map(Scenario::MultiUser)
+        }
     };
     match scenario {
         Some(s) if checker.problems.is_empty() => Ok(s),

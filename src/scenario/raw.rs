@@ -8,6 +8,7 @@ use crate::model::cost::CostWeights;
 use crate::model::law::LawSpec;
 pub(crate) use crate::model::occupancy::OccupancySpec;
 use crate::model::sensing::SensingSpec;
+use crate::multi::{Collision, Feedback, TeamSpec, Timing};
 use crate::policy::PolicySpec;
 use crate::util::stats::CheckpointSpec;
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,8 @@ pub(crate) enum RawScenario {
     Regret(RawRegret),
     /// A best-K identification experiment.
     Identification(RawIdentification),
+    /// Many secondary users on the same channels.
+    MultiUser(RawMultiUser),
 }
 
 fn default_confidence() -> f64 {
@@ -237,4 +240,60 @@ pub(crate) struct RawPolicy {
     pub label: Option<String>,
     /// The policy and its parameters.
     pub policy: PolicySpec,
+}
+
+/// `MultiUser( ... )` as written.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawMultiUser {
+    /// Names the scenario in outputs and the default output folder.
+    pub name: String,
+    /// Free text shown in the report.
+    #[serde(default)]
+    pub description: String,
+    /// Seed of every random stream.
+    #[serde(default)]
+    pub seed: u64,
+    /// Slots per run, T.
+    pub horizon: u64,
+    /// Monte Carlo runs per policy.
+    pub runs: u64,
+    /// Where curves are recorded.
+    #[serde(default)]
+    pub checkpoints: CheckpointSpec,
+    /// Units of energy and delay, for reports.
+    #[serde(default)]
+    pub units: RawUnits,
+    /// Weights of energy and delay in the bandit cost.
+    #[serde(default)]
+    pub weights: CostWeights,
+    /// Probe timing inside a slot.
+    #[serde(default)]
+    pub slot: Option<SlotSpec>,
+    /// Number of users, M.
+    pub users: u64,
+    /// How users sense each other (default `Synchronous`).
+    #[serde(default)]
+    pub timing: Timing,
+    /// What happens when several users transmit on one channel (default `AllLost`).
+    #[serde(default)]
+    pub collision: Collision,
+    /// What a user observes (default `SensingThenCollision`).
+    #[serde(default)]
+    pub feedback: Feedback,
+    /// The channels.
+    pub channels: Vec<RawChannel>,
+    /// The multi-player policies, each with a label unique in the scenario.
+    pub policies: Vec<RawTeam>,
+}
+
+/// One multi-player policy entry.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawTeam {
+    /// Label in outputs (default: the policy's canonical name).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The policy every user runs.
+    pub policy: TeamSpec,
 }

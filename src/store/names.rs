@@ -32,6 +32,8 @@ pub enum ResultKind {
     Partial,
     /// A comparison of several scenarios.
     Comparison,
+    /// A many-users scenario's results.
+    MultiUser,
 }
 
 impl ResultKind {
@@ -43,6 +45,7 @@ impl ResultKind {
             ResultKind::Sweep => "sweep",
             ResultKind::Partial => "partial",
             ResultKind::Comparison => "comparison",
+            ResultKind::MultiUser => "multi-user",
         }
     }
 
@@ -54,6 +57,7 @@ impl ResultKind {
             ResultKind::Sweep,
             ResultKind::Partial,
             ResultKind::Comparison,
+            ResultKind::MultiUser,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)

@@ -212,6 +212,13 @@ impl Partial {
                     cells: r.cells.iter().map(PartialCell::from_cell).collect(),
                 },
             ),
+            // Never sharded (`Simulation::prepare` refuses it); a partial of one holds no
+            // statistics and `merge` refuses it.
+            Results::MultiUser(r) => (
+                Scenario::MultiUser(r.scenario.clone()),
+                Vec::new(),
+                PartialBody::Sweep { cells: Vec::new() },
+            ),
         };
         let source = scenario.source();
         let shard = results.shard().unwrap_or_default();
@@ -284,6 +291,7 @@ impl Partial {
                 s.cells = s.cells.into_iter().map(add).collect();
                 Scenario::Sweep(s)
             }
+            Scenario::MultiUser(s) => Scenario::MultiUser(s),
             Scenario::Identification(mut s) => {
                 s.algorithms.extend(self.custom.iter().map(|(name, _)| {
                     Algorithm::Custom(CustomIdentifier::placeholder(name.clone()))

@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["store"],
     &["engine"],
     &["scenario"],
+    &["multi"],
     &["policy", "identify"],
     &["model"],
     &["util"],

@@ -56,6 +56,11 @@ fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), Command
             input.display(),
             s.name
         ))),
+        Scenario::MultiUser(s) => Err(CommandError::Inputs(format!(
+            "{}: compare draws single-user regret curves; {:?} is a many-users scenario (its report draws every policy's system regret)",
+            input.display(),
+            s.name
+        ))),
         Scenario::Sweep(s) => Err(CommandError::Inputs(format!(
             "{}: compare draws regret curves over time; {:?} is a sweep (its report already draws every policy against `{}`)",
             input.display(),

@@ -563,6 +563,12 @@ pub(crate) fn check_bodies(
                 }
             }
             Scenario::Identification(s) => check_identification_body(&blame, s, &p.body, p.runs)?,
+            Scenario::MultiUser(_) => {
+                return Err(blame.at(
+                    "scenario",
+                    "is a many-users scenario, whose runs are not sharded (specprobe never writes such a partial)",
+                ));
+            }
         }
     }
     Ok(())

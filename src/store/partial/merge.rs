@@ -128,6 +128,10 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
                 shard: None,
             }))
         }
+        Scenario::MultiUser(_) => Err(bad(
+            first_path,
+            "holds a many-users scenario, whose runs are not sharded".into(),
+        )),
         Scenario::Identification(s) => {
             let mut merged: Option<Vec<IdentifyCell>> = None;
             for (path, p) in &parts {

@@ -1,0 +1,580 @@
+//! The slot loop of many users (see [`crate::multi`] for the model).
+//!
+//! Each slot every user plans its list. Probe step `s = 0, 1, …`: every user still probing
+//! makes its `s`-th probe, at the instant its own earlier delays have used up, on the primary
+//! user's shared sample path with its own cost and sensing draws. Under `Synchronous` timing a
+//! user probing a channel on which another user started transmitting at an earlier step senses
+//! it busy (carrier sensing). A user transmits on the first channel it senses idle (without
+//! sensing, on the first channel of its list). After the last step, collisions are resolved
+//! per channel: two or more transmitters collide (`AllLost`: nobody gets the reward;
+//! `OneWinner`: one drawn uniformly does; `Capture`: the nearest does; `NoCollision`: each has
+//! its own copy). A user earns 1 when acknowledged on a truly idle channel, minus its costs.
+//!
+//! In the same pass the benchmark's lists are probed on the same paths, reusing a user's probe
+//! where that user probed the channel at the same instant (common random numbers): its
+//! realised reward is what realised regret is measured against. The expected (pseudo-)regret
+//! is exact where it has a closed form: with one user, the single-user formula slot by slot;
+//! in the classic model (one channel per user, perfect sensing), from the per-channel counts
+//! of selections and of rewarded users, in exact sums, with the three-term decomposition of
+//! Besson & Kaufmann (2018, Lemma 1) alongside.
+
+use crate::engine::recorder::{Metric, N_METRICS};
+use crate::engine::slot_loop::Slot;
+use crate::engine::spectrum::{Probe, Spectrum};
+use crate::model::channel::{Environment, Paths};
+use crate::model::sharing::Shared;
+use crate::model::theory::expected_reward_prefix;
+use crate::multi::{Collision, Feedback, Seen, Team, Timing};
+use crate::util::cancel::{CHECK_MASK, Cancel};
+use crate::util::rng::SimRng;
+use crate::util::stats::ExactSum;
+use rand::RngExt;
+
+/// Metrics recorded per checkpoint: the single-user ones summed over users, then these.
+pub(crate) const N_MULTI: usize = N_METRICS + 1;
+/// Users involved in collisions with other users (a collision of three counts three).
+pub(crate) const SU_COLLISIONS: usize = N_METRICS;
+
+/// How the pseudo-regret is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expected {
+    /// One user: the single-user exact expected reward of its list, slot by slot.
+    Single,
+    /// One channel per user and perfect sensing: from per-channel counts (and the
+    /// decomposition).
+    Classic,
+    /// No closed form (cascades of several users, or sensing errors): realised regret only.
+    None,
+}
+
+/// What the runs of one team share.
+#[derive(Clone, Debug)]
+pub(crate) struct Setup<'a> {
+    /// The channels.
+    pub env: &'a Environment,
+    /// Users, M.
+    pub users: usize,
+    /// Timing between users.
+    pub timing: Timing,
+    /// Collision resolution.
+    pub collision: &'a Collision,
+    /// Feedback level.
+    pub feedback: Feedback,
+    /// Slots per run.
+    pub horizon: u64,
+    /// Checkpoints (increasing, the last the horizon).
+    pub checkpoints: &'a [u64],
+    /// The benchmark of each epoch of `env`.
+    pub benchmarks: &'a [Shared],
+    /// How the pseudo-regret is computed.
+    pub expected: Expected,
+}
+
+/// One run's record.
+#[derive(Clone, Debug)]
+pub(crate) struct MultiRecord {
+    /// Cumulative metrics at each checkpoint (NaN pseudo-regret where it has no closed form).
+    pub rows: Vec<[f64; N_MULTI]>,
+    /// Per user, net reward over the run.
+    pub user_reward: Vec<f64>,
+    /// Per user, slots it transmitted on an idle channel and was acknowledged.
+    pub user_success: Vec<u64>,
+    /// Per user, slots whose chosen channel differs from the previous slot's.
+    pub switches: Vec<u64>,
+    /// Per channel, user-slots that chose it.
+    pub selections: Vec<u64>,
+    /// Per channel, users involved in collisions on it.
+    pub collisions: Vec<u64>,
+    /// Per channel, probes.
+    pub channel_probes: Vec<u64>,
+    /// The decomposition of the classic pseudo-regret at the horizon: sub-optimal selections,
+    /// optimal channels left unused, collisions (exact sums), and the regret itself.
+    pub decomposition: Option<[ExactSum; 4]>,
+}
+
+impl MultiRecord {
+    /// A record for `k` channels, `users` users, `checkpoints` checkpoints.
+    pub(crate) fn new(k: usize, users: usize, checkpoints: usize) -> MultiRecord {
+        MultiRecord {
+            rows: vec![[0.0; N_MULTI]; checkpoints],
+            user_reward: vec![0.0; users],
+            user_success: vec![0; users],
+            switches: vec![0; users],
+            selections: vec![0; k],
+            collisions: vec![0; k],
+            channel_probes: vec![0; k],
+            decomposition: None,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.rows.iter_mut().for_each(|r| *r = [0.0; N_MULTI]);
+        self.user_reward.iter_mut().for_each(|x| *x = 0.0);
+        for v in [
+            &mut self.user_success,
+            &mut self.switches,
+            &mut self.selections,
+            &mut self.collisions,
+            &mut self.channel_probes,
+        ] {
+            v.iter_mut().for_each(|x| *x = 0);
+        }
+        self.decomposition = None;
+    }
+}
+
+/// A user's probe of the current slot, for the benchmark to reuse.
+#[derive(Clone, Copy, Debug, Default)]
+struct Probed {
+    slot: u64,
+    offset: f64,
+    probe: Probe,
+}
+
+/// The buffers of one worker, reused from run to run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MultiBuffers {
+    lists: Vec<Vec<usize>>,
+    probed: Vec<Probed>,
+    slots: Vec<Slot>,
+    at: Vec<usize>,
+    done: Vec<bool>,
+    tx: Vec<Option<usize>>,
+    last: Vec<Option<usize>>,
+    last_sensed: Vec<bool>,
+    last_cost: Vec<f64>,
+    chosen_before: Vec<Option<usize>>,
+    /// Per channel: transmitters this slot, the step the first started, users choosing it.
+    transmitters: Vec<u32>,
+    started: Vec<u32>,
+    choosers: Vec<u32>,
+    winner: Vec<Option<usize>>,
+    /// Per epoch and channel: user-slots choosing it, and rewarded when idle (classic).
+    chose: Vec<Vec<u64>>,
+    rewarded: Vec<Vec<u64>>,
+    epoch_slots: Vec<u64>,
+    /// Single user: the prefix last slot's expected reward depended on.
+    previous: Vec<usize>,
+}
+
+/// Per-run randomness: each user's policy stream and paths, the benchmark's paths and the
+/// collision stream, all reset for this run by the caller.
+pub(crate) struct RunDraws<'a> {
+    /// Each user's policy stream.
+    pub rngs: &'a mut [SimRng],
+    /// Each user's paths (the primary user's occupancy shared; see
+    /// [`Paths::reset_sharing`]).
+    pub paths: &'a mut [Paths],
+    /// One set of paths per benchmark list (its `benchmark` states are used).
+    pub bench: &'a mut [Paths],
+    /// Draws of collision resolution (`OneWinner`).
+    pub collisions: &'a mut SimRng,
+}
+
+const NOT_STARTED: u32 = u32::MAX;
+
+/// Runs one episode of `team` on `spectrum`, recording into `record` (reset here).
+// Users are indices into several parallel per-user arrays (lists, paths, streams, slots).
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn episode<T: Team, S: Spectrum>(
+    setup: &Setup<'_>,
+    spectrum: &S,
+    team: &mut T,
+    draws: RunDraws<'_>,
+    record: &mut MultiRecord,
+    buffers: &mut MultiBuffers,
+    cancel: &Cancel,
+) {
+    let env = setup.env;
+    let (k, m) = (env.len(), setup.users);
+    record.reset();
+    let b = buffers;
+    b.lists.resize_with(m, Vec::new);
+    let RunDraws {
+        rngs,
+        paths,
+        bench: bench_paths,
+        collisions,
+    } = draws;
+    b.probed.clear();
+    b.probed.resize(m * k, Probed::default());
+    b.at.clear();
+    b.at.resize(m, 0);
+    b.slots.clear();
+    b.slots.resize(m, Slot::default());
+    b.done.clear();
+    b.done.resize(m, false);
+    for v in [&mut b.tx, &mut b.last, &mut b.chosen_before] {
+        v.clear();
+        v.resize(m, None);
+    }
+    b.last_sensed.clear();
+    b.last_sensed.resize(m, false);
+    b.last_cost.clear();
+    b.last_cost.resize(m, 0.0);
+    for v in [&mut b.transmitters, &mut b.started, &mut b.choosers] {
+        v.clear();
+        v.resize(k, 0);
+    }
+    b.winner.clear();
+    b.winner.resize(k, None);
+    let epochs = env.epochs();
+    b.chose.clear();
+    b.chose.resize(epochs.len(), vec![0; k]);
+    b.rewarded.clear();
+    b.rewarded.resize(epochs.len(), vec![0; k]);
+    b.epoch_slots.clear();
+    b.epoch_slots.resize(epochs.len(), 0);
+    b.previous.clear();
+    let duration = spectrum.duration();
+    let mean_cost = env.mean_cost();
+    let senses = setup.feedback.senses();
+    let copies = *setup.collision == Collision::NoCollision;
+    let carrier = setup.timing == Timing::Synchronous && !copies;
+    let mut epoch = 0;
+    let mut best = epochs[0].optimum.expected_reward;
+    let mut previous_value = 0.0;
+    let mut previous_complete = true;
+    let mut cum = [0.0f64; N_MULTI];
+    let mut benchmark_reward = 0.0f64;
+    let mut next = 0;
+    let mut next_t = setup.checkpoints[0];
+    for t in 1..=setup.horizon {
+        if t & CHECK_MASK == 0 && cancel.is_cancelled() {
+            return;
+        }
+        if t > epochs[epoch].last {
+            while t > epochs[epoch].last {
+                epoch += 1;
+            }
+            best = epochs[epoch].optimum.expected_reward;
+            b.previous.clear();
+            previous_value = 0.0;
+            previous_complete = true;
+        }
+        for l in b.lists.iter_mut() {
+            l.clear();
+        }
+        team.plan(t, &mut b.lists, rngs);
+        for u in 0..m {
+            b.at[u] = 0;
+            b.done[u] = false;
+            b.slots[u] = Slot::default();
+            b.tx[u] = None;
+            b.last[u] = None;
+            b.last_sensed[u] = false;
+            b.last_cost[u] = 0.0;
+        }
+        b.started.iter_mut().for_each(|s| *s = NOT_STARTED);
+        // The probe steps.
+        let mut step = 0u32;
+        loop {
+            let mut any = false;
+            for u in 0..m {
+                if b.done[u] {
+                    continue;
+                }
+                let list = &mut b.lists[u];
+                if b.at[u] == list.len() && !team.extend(u, list) {
+                    b.done[u] = true;
+                    continue;
+                }
+                let Some(offset) = b.slots[u].offset(duration) else {
+                    b.done[u] = true;
+                    continue;
+                };
+                let i = b.lists[u][b.at[u]];
+                b.at[u] += 1;
+                let path = &mut paths[u];
+                let p = spectrum.probe(&path.keys, &mut path.occupancy, i, t, offset);
+                b.probed[u * k + i] = Probed {
+                    slot: t,
+                    offset,
+                    probe: p,
+                };
+                record.channel_probes[i] += 1;
+                b.last[u] = Some(i);
+                b.last_cost[u] = p.cost.cost;
+                any = true;
+                if !senses {
+                    // No sensing: transmit on the first channel of the list.
+                    let sent = Probe { sensed: true, ..p };
+                    b.slots[u].add(&sent);
+                    b.last_sensed[u] = p.idle;
+                    b.tx[u] = Some(i);
+                    b.done[u] = true;
+                    continue;
+                }
+                let heard = carrier && b.started[i] < step;
+                let seen = if heard {
+                    // Carrier sensing: another user's transmission, not an opportunity missed.
+                    Probe {
+                        idle: false,
+                        sensed: false,
+                        ..p
+                    }
+                } else {
+                    p
+                };
+                b.last_sensed[u] = seen.sensed;
+                if b.slots[u].add(&seen) {
+                    b.tx[u] = Some(i);
+                    b.done[u] = true;
+                } else {
+                    team.busy(u, i, p.cost.cost);
+                }
+            }
+            // Transmissions that started at this step are heard from the next one on.
+            for u in 0..m {
+                if let Some(i) = b.tx[u]
+                    && b.started[i] == NOT_STARTED
+                {
+                    b.started[i] = step;
+                }
+            }
+            if !any {
+                break;
+            }
+            step += 1;
+        }
+        // Collisions between users.
+        b.transmitters.iter_mut().for_each(|c| *c = 0);
+        b.choosers.iter_mut().for_each(|c| *c = 0);
+        for u in 0..m {
+            if let Some(i) = b.tx[u] {
+                b.transmitters[i] += 1;
+            }
+            if let Some(i) = b.last[u] {
+                b.choosers[i] += 1;
+            }
+        }
+        resolve(
+            setup.collision,
+            &b.tx,
+            &b.transmitters,
+            &mut b.winner,
+            collisions,
+        );
+        let mut su_collisions = 0u64;
+        for u in 0..m {
+            let collided = b.tx[u].is_some_and(|i| b.transmitters[i] > 1) && !copies;
+            let ack = match b.tx[u] {
+                None => false,
+                Some(_) if copies => true,
+                Some(i) if b.transmitters[i] == 1 => true,
+                Some(i) => b.winner[i] == Some(u),
+            };
+            if collided {
+                su_collisions += 1;
+                record.collisions[b.tx[u].unwrap_or(0)] += 1;
+            }
+            let slot = &mut b.slots[u];
+            slot.success &= ack;
+            let collision = match setup.feedback {
+                Feedback::SensingThenCollision => b.tx[u].map(|_| collided),
+                Feedback::SensingAndCollision | Feedback::CollisionOnly => {
+                    b.last[u].map(|i| !copies && (b.choosers[i] > 1 || b.transmitters[i] > 1))
+                }
+            };
+            let seen = Seen {
+                transmitted: b.tx[u],
+                last: b.last[u],
+                sample: if senses {
+                    b.last_sensed[u]
+                } else {
+                    slot.success
+                },
+                collision,
+                ack: ack && (senses || slot.success),
+            };
+            team.seen(u, &seen, b.last_cost[u], &mut rngs[u]);
+            let net = slot.net();
+            record.user_reward[u] += net;
+            record.user_success[u] += u64::from(slot.success);
+            cum[Metric::Reward as usize] += net;
+            cum[Metric::Cost as usize] += slot.cost;
+            cum[Metric::Energy as usize] += slot.energy;
+            cum[Metric::Delay as usize] += slot.delay;
+            cum[Metric::Probes as usize] += slot.probes as f64;
+            cum[Metric::IdleFound as usize] += if slot.success { 1.0 } else { 0.0 };
+            cum[Metric::PuCollisions as usize] += if slot.collision { 1.0 } else { 0.0 };
+            cum[Metric::MissedOpportunities as usize] += f64::from(slot.missed);
+            if let Some(i) = b.last[u] {
+                record.selections[i] += 1;
+                if t > 1 && b.chosen_before[u] != Some(i) {
+                    record.switches[u] += 1;
+                }
+            }
+            b.chosen_before[u] = b.last[u];
+        }
+        cum[SU_COLLISIONS] += su_collisions as f64;
+        // The benchmark's lists on the same paths.
+        for (j, list) in setup.benchmarks[epoch].lists.iter().enumerate() {
+            let owner = j % m;
+            let mut bench = Slot::default();
+            for &i in list {
+                let Some(offset) = bench.offset(duration) else {
+                    break;
+                };
+                let q = b.probed[owner * k + i];
+                let p = if q.slot == t && q.offset == offset {
+                    q.probe
+                } else {
+                    let path = &mut bench_paths[j];
+                    spectrum.probe(&path.keys, &mut path.benchmark, i, t, offset)
+                };
+                if bench.add(&p) {
+                    break;
+                }
+            }
+            benchmark_reward += bench.net();
+        }
+        // The expected reward.
+        let e = &epochs[epoch];
+        match setup.expected {
+            Expected::Single => {
+                let list = &mut b.lists[0];
+                let mut more = |l: &mut Vec<usize>| team.extend(0, l);
+                let previous = &mut b.previous;
+                let unchanged = list.len() >= previous.len()
+                    && list[..previous.len()] == previous[..]
+                    && (!previous_complete || (list.len() == previous.len() && !more(list)));
+                if !unchanged {
+                    let (value, used, complete) =
+                        expected_reward_prefix(list, &mut more, &e.success, &e.stop, mean_cost);
+                    previous.clear();
+                    previous.extend_from_slice(&list[..used]);
+                    previous_value = value;
+                    previous_complete = complete;
+                }
+                cum[Metric::PseudoRegret as usize] += best - previous_value;
+            }
+            Expected::Classic => {
+                b.epoch_slots[epoch] += 1;
+                for i in 0..k {
+                    let n = u64::from(b.choosers[i]);
+                    if n > 0 {
+                        b.chose[epoch][i] += n;
+                        b.rewarded[epoch][i] += rewarded_users(setup.collision, n);
+                    }
+                }
+            }
+            Expected::None => cum[Metric::PseudoRegret as usize] = f64::NAN,
+        }
+        if t == next_t {
+            cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];
+            if setup.expected == Expected::Classic {
+                let d = decomposition(setup, b);
+                cum[Metric::PseudoRegret as usize] = d[3].value();
+                if next + 1 == setup.checkpoints.len() {
+                    record.decomposition = Some(d);
+                }
+            }
+            record.rows[next] = cum;
+            next += 1;
+            next_t = setup.checkpoints.get(next).copied().unwrap_or(u64::MAX);
+        }
+    }
+}
+
+/// Users rewarded (when the channel is idle) among `n ≥ 1` that chose one channel.
+fn rewarded_users(collision: &Collision, n: u64) -> u64 {
+    match collision {
+        Collision::AllLost => u64::from(n == 1),
+        Collision::OneWinner | Collision::Capture { .. } => 1,
+        Collision::NoCollision => n,
+    }
+}
+
+/// Picks each channel's winner among several transmitters (`OneWinner`, `Capture`).
+fn resolve(
+    collision: &Collision,
+    tx: &[Option<usize>],
+    transmitters: &[u32],
+    winner: &mut [Option<usize>],
+    rng: &mut SimRng,
+) {
+    winner.iter_mut().for_each(|w| *w = None);
+    match collision {
+        Collision::AllLost | Collision::NoCollision => {}
+        Collision::OneWinner => {
+            // Channels in increasing order, each drawing once: reproducible whatever the
+            // users' order.
+            for (i, &n) in transmitters.iter().enumerate() {
+                if n > 1 {
+                    let pick = rng.random_range(0..n);
+                    winner[i] = tx
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| **c == Some(i))
+                        .nth(pick as usize)
+                        .map(|(u, _)| u);
+                }
+            }
+        }
+        Collision::Capture { distances } => {
+            for (u, c) in tx.iter().enumerate() {
+                if let Some(i) = *c
+                    && transmitters[i] > 1
+                {
+                    let better = winner[i].is_none_or(|w| distances[u] < distances[w]);
+                    if better {
+                        winner[i] = Some(u);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The classic pseudo-regret and its three terms so far, as exact sums: `[sub-optimal
+/// selections, optimal channels left unused, collisions, regret]`. With `μ_k = s_k − c_k`,
+/// `μ*` the `min(M, K)`-th largest (0 when M > K), `N_k` the user-slots choosing channel `k`,
+/// `W_k` those rewarded when it is idle, `T_e` the slots of epoch `e`:
+/// `R = Σ_e T_e Σ_{k∈best} μ_k − Σ_k (s_k W_k − c_k N_k)`,
+/// `(a) = Σ_{k∉best} (μ* − μ_k) N_k`, `(b) = Σ_{k∈best} (μ_k − μ*)(T_e − N_k)`,
+/// `(c) = Σ_k s_k (N_k − W_k)`, and `(a) + (b) + (c) = R` exactly since `Σ_k N_k = min(M, K)·T_e`.
+fn decomposition(setup: &Setup<'_>, b: &MultiBuffers) -> [ExactSum; 4] {
+    let env = setup.env;
+    let cost = env.mean_cost();
+    let copies = *setup.collision == Collision::NoCollision;
+    let mut d: [ExactSum; 4] = Default::default();
+    for (e, epoch) in env.epochs().iter().enumerate() {
+        let slots = b.epoch_slots[e] as f64;
+        if slots == 0.0 {
+            continue;
+        }
+        let s = &epoch.success;
+        let bench = &setup.benchmarks[e].lists;
+        let in_best = |k: usize| bench.iter().any(|l| l.first() == Some(&k));
+        let mu = |k: usize| s[k] - cost[k];
+        let star = if setup.users > env.len() {
+            0.0
+        } else {
+            bench.last().and_then(|l| l.first()).map_or(0.0, |&k| mu(k))
+        };
+        for k in 0..env.len() {
+            let n = b.chose[e][k] as f64;
+            let w = b.rewarded[e][k] as f64;
+            if copies {
+                // Every user's benchmark is the best channel: no decomposition, the regret only.
+                if let Some(&best) = bench.first().and_then(|l| l.first())
+                    && k == best
+                {
+                    d[3].add_product(mu(k), slots * bench.len() as f64);
+                }
+            } else if in_best(k) {
+                d[1].add_product(mu(k), slots - n);
+                d[1].add_product(-star, slots - n);
+                d[3].add_product(mu(k), slots);
+            } else {
+                d[0].add_product(star, n);
+                d[0].add_product(-mu(k), n);
+            }
+            d[2].add_product(s[k], n - w);
+            d[3].add_product(-s[k], w);
+            d[3].add_product(cost[k], n);
+        }
+    }
+    d
+}

@@ -1,0 +1,571 @@
+//! Monte Carlo runs of a many-users scenario: seeding, parallelism, streaming statistics.
+//!
+//! Run `r` of policy `p` draws user 0's policy stream and paths exactly as a single-user run
+//! `r` does (so that one user reproduces the single-user results bit for bit); user `u ≥ 1`
+//! draws its policy stream, costs and sensing from the domain `label_hash(["user", u])`, and
+//! shares the primary user's occupancy paths of user 0 (every user sees the same primary
+//! user). Collision draws come from their own domain. Runs fold into exact statistics, so the
+//! split among threads never changes a byte.
+
+use crate::engine::multi_loop::{
+    Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
+};
+use crate::engine::progress::Progress;
+use crate::engine::runner::{RunError, RunOptions, thread_pool};
+use crate::engine::spectrum::{General, Simple, Spectrum};
+use crate::model::channel::Paths;
+use crate::model::sharing::{Shared, disjoint_lists, m_best};
+use crate::multi::{Collision, Team, TeamVisitor};
+use crate::scenario::MultiUserScenario;
+use crate::scenario::multi_user::TeamEntry;
+use crate::util::cancel::Cancel;
+use crate::util::crn::RunKey;
+use crate::util::rng::{SimRng, label_hash, stream};
+use crate::util::stats::Moments;
+use rayon::prelude::*;
+
+/// Runs folded together before the next batch starts.
+const RUNS_PER_BATCH: u64 = 1024;
+
+/// The random-stream domain of user `u` (user 0: the single-user domain 0).
+pub(crate) fn user_domain(u: usize) -> u64 {
+    if u == 0 {
+        0
+    } else {
+        label_hash(&["user", &u.to_string()])
+    }
+}
+
+/// One policy's statistics over the runs.
+#[derive(Clone, Debug)]
+pub(crate) struct TeamStats {
+    /// Runs absorbed.
+    pub runs: u64,
+    /// Per checkpoint, per metric.
+    pub curves: Vec<[Moments; N_MULTI]>,
+    /// Per user: net reward, acknowledged transmissions, switches.
+    pub user_reward: Vec<Moments>,
+    pub user_success: Vec<Moments>,
+    pub switches: Vec<Moments>,
+    /// Per channel: user-slots choosing it, users colliding on it.
+    pub selections: Vec<Moments>,
+    pub collisions: Vec<Moments>,
+    /// Jain's fairness index of the users' acknowledged transmissions, per run.
+    pub jain: Moments,
+    /// The decomposition's three terms and the regret they sum to (classic model).
+    pub decomposition: [Moments; 4],
+    /// Runs whose three terms summed to the regret exactly (as exact sums).
+    pub decomposition_exact: u64,
+    /// Runs whose regret was at least its first term (sub-optimal selections).
+    pub regret_above_first_term: u64,
+    /// Probes per channel, summed over runs.
+    pub channel_probes: Vec<u64>,
+    /// Each run's values at the horizon, in run order.
+    pub finals: Vec<(u64, [f64; N_MULTI])>,
+}
+
+impl TeamStats {
+    fn new(k: usize, users: usize, checkpoints: usize) -> TeamStats {
+        TeamStats {
+            runs: 0,
+            curves: vec![Default::default(); checkpoints],
+            user_reward: vec![Moments::default(); users],
+            user_success: vec![Moments::default(); users],
+            switches: vec![Moments::default(); users],
+            selections: vec![Moments::default(); k],
+            collisions: vec![Moments::default(); k],
+            jain: Moments::default(),
+            decomposition: Default::default(),
+            decomposition_exact: 0,
+            regret_above_first_term: 0,
+            channel_probes: vec![0; k],
+            finals: Vec::new(),
+        }
+    }
+
+    fn absorb(&mut self, run: u64, r: &MultiRecord) {
+        self.runs += 1;
+        for (c, row) in self.curves.iter_mut().zip(&r.rows) {
+            for (m, &v) in c.iter_mut().zip(row) {
+                if v.is_finite() {
+                    m.add(v);
+                }
+            }
+        }
+        for (m, &v) in self.user_reward.iter_mut().zip(&r.user_reward) {
+            m.add(v);
+        }
+        for (m, &v) in self.user_success.iter_mut().zip(&r.user_success) {
+            m.add(v as f64);
+        }
+        for (m, &v) in self.switches.iter_mut().zip(&r.switches) {
+            m.add(v as f64);
+        }
+        for (m, &v) in self.selections.iter_mut().zip(&r.selections) {
+            m.add(v as f64);
+        }
+        for (m, &v) in self.collisions.iter_mut().zip(&r.collisions) {
+            m.add(v as f64);
+        }
+        self.jain.add(jain(&r.user_success));
+        if let Some(d) = &r.decomposition {
+            for (m, x) in self.decomposition.iter_mut().zip(d) {
+                m.add(x.value());
+            }
+            let mut sum = d[0].clone();
+            sum.merge(&d[1]);
+            sum.merge(&d[2]);
+            if sum.canonical() == d[3].canonical() {
+                self.decomposition_exact += 1;
+            }
+            if d[3].value() >= d[0].value() {
+                self.regret_above_first_term += 1;
+            }
+        }
+        for (a, b) in self.channel_probes.iter_mut().zip(&r.channel_probes) {
+            *a += b;
+        }
+        self.finals
+            .push((run, *r.rows.last().expect("a checkpoint")));
+    }
+
+    fn merge(&mut self, o: &TeamStats) {
+        self.runs += o.runs;
+        for (a, b) in self.curves.iter_mut().zip(&o.curves) {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.merge(y);
+            }
+        }
+        for (a, b) in [
+            (&mut self.user_reward, &o.user_reward),
+            (&mut self.user_success, &o.user_success),
+            (&mut self.switches, &o.switches),
+            (&mut self.selections, &o.selections),
+            (&mut self.collisions, &o.collisions),
+        ] {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.merge(y);
+            }
+        }
+        self.jain.merge(&o.jain);
+        for (x, y) in self.decomposition.iter_mut().zip(&o.decomposition) {
+            x.merge(y);
+        }
+        self.decomposition_exact += o.decomposition_exact;
+        self.regret_above_first_term += o.regret_above_first_term;
+        for (a, b) in self.channel_probes.iter_mut().zip(&o.channel_probes) {
+            *a += b;
+        }
+        self.finals.extend_from_slice(&o.finals);
+    }
+}
+
+/// Jain's fairness index `(Σ x)² / (M · Σ x²)` of the users' acknowledged transmissions: 1 when
+/// every user got as many, `1/M` when one got them all; 1 when nobody got any.
+pub(crate) fn jain(x: &[u64]) -> f64 {
+    let sum: f64 = x.iter().map(|&v| v as f64).sum();
+    let squares: f64 = x.iter().map(|&v| (v as f64) * (v as f64)).sum();
+    if squares == 0.0 {
+        1.0
+    } else {
+        sum * sum / (x.len() as f64 * squares)
+    }
+}
+
+/// Results of a many-users scenario.
+#[derive(Clone, Debug)]
+pub(crate) struct MultiStats {
+    /// Slots at which curves were recorded.
+    pub checkpoints: Vec<u64>,
+    /// Per policy.
+    pub stats: Vec<TeamStats>,
+    /// Per epoch of the channels, the benchmark.
+    pub benchmarks: Vec<Shared>,
+    /// How the pseudo-regret was computed.
+    pub expected: Expected,
+}
+
+/// Whether the classic closed forms apply to every policy of `s`.
+pub(crate) fn expected_kind(s: &MultiUserScenario) -> Expected {
+    if s.users == 1 {
+        Expected::Single
+    } else if s.policies.iter().all(|p| p.spec.is_classic())
+        && !s.env.senses_imperfectly()
+        && s.env.slot_duration().is_none()
+    {
+        Expected::Classic
+    } else {
+        Expected::None
+    }
+}
+
+/// The benchmark of each epoch (see [`crate::model::sharing`]).
+pub(crate) fn benchmarks(s: &MultiUserScenario, expected: Expected) -> Vec<Shared> {
+    let copies = s.collision == Collision::NoCollision;
+    let cost = s.env.mean_cost();
+    s.env
+        .epochs()
+        .iter()
+        .map(|e| match expected {
+            Expected::Single => Shared {
+                lists: vec![e.optimum.list.clone()],
+                expected_reward: e.optimum.expected_reward,
+                exact: true,
+            },
+            Expected::Classic => m_best(&e.success, cost, s.users, copies),
+            Expected::None if copies => Shared {
+                lists: vec![e.optimum.list.clone(); s.users],
+                expected_reward: e.optimum.expected_reward * s.users as f64,
+                exact: true,
+            },
+            Expected::None => disjoint_lists(&e.success, &e.stop, cost, s.users),
+        })
+        .collect()
+}
+
+/// Runs every policy of a many-users scenario over the shard's runs.
+pub(crate) fn run_multi_user(
+    s: &MultiUserScenario,
+    opts: &RunOptions,
+) -> Result<MultiStats, RunError> {
+    let checkpoints = s.checkpoints.slots(s.horizon);
+    let expected = expected_kind(s);
+    let benchmarks = benchmarks(s, expected);
+    let shard_runs = opts.shard.runs_of(s.runs);
+    let pool = thread_pool(opts.threads)?;
+    let progress = Progress::new(
+        tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty),
+        &s.name,
+        shard_runs * s.policies.len() as u64,
+        "runs",
+    );
+    let simple = Simple::of(&s.env);
+    let setup = Setup {
+        env: &s.env,
+        users: s.users,
+        timing: s.timing,
+        collision: &s.collision,
+        feedback: s.feedback,
+        horizon: s.horizon,
+        checkpoints: &checkpoints,
+        benchmarks: &benchmarks,
+        expected,
+    };
+    let k = s.env.len();
+    let stats = {
+        let _entered = progress.span().enter();
+        pool.install(|| {
+            s.policies
+                .iter()
+                .map(|entry| {
+                    let worker = || Worker::new(&setup, entry, s, simple.as_ref());
+                    let mut total = TeamStats::new(k, s.users, checkpoints.len());
+                    let mut first = 0;
+                    while first < shard_runs && !opts.cancel.is_cancelled() {
+                        let last = shard_runs.min(first + RUNS_PER_BATCH);
+                        let batch = (first..last)
+                            .into_par_iter()
+                            .map(|i| opts.shard.run(i))
+                            .fold(worker, |mut w, run| {
+                                if !opts.cancel.is_cancelled() {
+                                    w.run(run, &opts.cancel);
+                                    progress.inc();
+                                }
+                                w
+                            })
+                            .map(|w| w.stats)
+                            .reduce(
+                                || TeamStats::new(k, s.users, checkpoints.len()),
+                                |mut a, b| {
+                                    a.merge(&b);
+                                    a
+                                },
+                            );
+                        total.merge(&batch);
+                        first = last;
+                    }
+                    total
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    opts.cancel.check()?;
+    Ok(MultiStats {
+        checkpoints,
+        stats,
+        benchmarks,
+        expected,
+    })
+}
+
+/// One worker's buffers, reused from run to run.
+struct Worker<'a> {
+    setup: &'a Setup<'a>,
+    entry: &'a TeamEntry,
+    s: &'a MultiUserScenario,
+    simple: Option<&'a Simple>,
+    stats: TeamStats,
+    record: MultiRecord,
+    buffers: MultiBuffers,
+    paths: Vec<Paths>,
+    bench: Vec<Paths>,
+    rngs: Vec<SimRng>,
+}
+
+impl<'a> Worker<'a> {
+    fn new(
+        setup: &'a Setup<'a>,
+        entry: &'a TeamEntry,
+        s: &'a MultiUserScenario,
+        simple: Option<&'a Simple>,
+    ) -> Worker<'a> {
+        let k = s.env.len();
+        let n = setup.checkpoints.len();
+        Worker {
+            setup,
+            entry,
+            s,
+            simple,
+            stats: TeamStats::new(k, s.users, n),
+            record: MultiRecord::new(k, s.users, n),
+            buffers: MultiBuffers::default(),
+            paths: vec![Paths::default(); s.users],
+            bench: Vec::new(),
+            rngs: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, run: u64, cancel: &Cancel) {
+        let (s, env) = (self.s, &self.s.env);
+        let m = s.users;
+        let base = RunKey::new(s.seed, 0, run);
+        self.paths[0].reset(env, base);
+        let shared = self.paths[0].keys.occupancy.clone();
+        for u in 1..m {
+            self.paths[u].reset_sharing(env, RunKey::new(s.seed, user_domain(u), run), &shared);
+        }
+        let n_bench = self
+            .setup
+            .benchmarks
+            .iter()
+            .map(|b| b.lists.len())
+            .max()
+            .unwrap_or(0);
+        self.bench.resize_with(n_bench, Paths::default);
+        for (j, b) in self.bench.iter_mut().enumerate() {
+            let owner = j % m;
+            b.reset_sharing(env, RunKey::new(s.seed, user_domain(owner), run), &shared);
+        }
+        self.rngs.clear();
+        self.rngs
+            .extend((0..m).map(|u| stream(s.seed, user_domain(u), run)));
+        let mut collisions = stream(s.seed, label_hash(&["collisions"]), run);
+        let team = self.entry.spec.build(env, m, s.horizon);
+        team.visit(Play {
+            setup: self.setup,
+            simple: self.simple,
+            draws: RunDraws {
+                rngs: &mut self.rngs,
+                paths: &mut self.paths,
+                bench: &mut self.bench,
+                collisions: &mut collisions,
+            },
+            record: &mut self.record,
+            buffers: &mut self.buffers,
+            cancel,
+        });
+        self.stats.absorb(run, &self.record);
+    }
+}
+
+/// Plays one episode with the concrete team type, on the fast path where it applies.
+struct Play<'a, 'b> {
+    setup: &'a Setup<'a>,
+    simple: Option<&'a Simple>,
+    draws: RunDraws<'b>,
+    record: &'b mut MultiRecord,
+    buffers: &'b mut MultiBuffers,
+    cancel: &'b Cancel,
+}
+
+impl TeamVisitor for Play<'_, '_> {
+    type Output = ();
+
+    fn visit<T: Team>(self, mut team: T) {
+        match self.simple {
+            Some(simple) => self.play(&mut team, simple),
+            None => {
+                let general = General::of(self.setup.env);
+                self.play(&mut team, &general)
+            }
+        }
+    }
+}
+
+impl Play<'_, '_> {
+    fn play<T: Team, S: Spectrum>(self, team: &mut T, spectrum: &S) {
+        episode(
+            self.setup,
+            spectrum,
+            team,
+            self.draws,
+            self.record,
+            self.buffers,
+            self.cancel,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::recorder::{Metric, N_METRICS};
+    use crate::scenario::{Scenario, parse};
+    use std::path::Path;
+
+    const CHANNELS: &str = "channels: [(theta: 0.8, cost: Bernoulli(0.55)), (theta: 0.7, cost: Bernoulli(0.5)), (theta: 0.6, cost: Constant(0.45)), (theta: 0.4, cost: Bernoulli(0.3)), (theta: 0.2, cost: Constant(0.1))]";
+
+    fn multi(users: usize, collision: &str, policy: &str, channels: &str) -> MultiUserScenario {
+        let text = format!(
+            "MultiUser(name: \"m\", seed: 9, horizon: 3000, runs: 6, users: {users}, collision: {collision}, {channels}, policies: [(policy: {policy})])"
+        );
+        match parse(&text, Path::new("m.ron")).unwrap() {
+            Scenario::MultiUser(s) => s,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn single(policy: &str, channels: &str) -> crate::engine::runner::RegretStats {
+        let text = format!(
+            "Regret(name: \"s\", seed: 9, horizon: 3000, runs: 6, {channels}, policies: [(policy: {policy})])"
+        );
+        let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
+            panic!()
+        };
+        crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap()
+    }
+
+    /// One user running Selfish(P) is the single-user P, bit for bit: every metric of every
+    /// run, pseudo- and realised regret included (cascades, costs, lazy lists).
+    #[test]
+    fn one_user_is_the_single_user_run() {
+        for policy in [
+            "CcUcb(alpha: 1.5)",
+            "ThompsonSampling",
+            "CascadeKlUcb(list_len: 3)",
+        ] {
+            let m = multi(
+                1,
+                "AllLost",
+                &format!("Selfish(policy: {policy})"),
+                CHANNELS,
+            );
+            let got = run_multi_user(&m, &RunOptions::default()).unwrap();
+            let want = single(policy, CHANNELS);
+            let (a, b) = (&got.stats[0].finals, &want.stats[0][0].finals);
+            assert_eq!(a.len(), b.len());
+            for ((ra, xa), (rb, xb)) in a.iter().zip(b) {
+                assert_eq!(ra, rb);
+                assert_eq!(xa[..N_METRICS], xb[..], "{policy}, run {ra}");
+                assert_eq!(xa[crate::engine::multi_loop::SU_COLLISIONS], 0.0);
+            }
+        }
+    }
+
+    /// Without collisions users do not interact: user 0 of an M-user run earns exactly what
+    /// it earns alone, and the system earns about M times as much (with collisions it does not).
+    #[test]
+    fn no_collision_users_are_independent_copies() {
+        let channels = "channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))]";
+        let policy = "Selfish(policy: Ucb1(reward: Idle))";
+        let alone = run_multi_user(
+            &multi(1, "AllLost", policy, channels),
+            &RunOptions::default(),
+        )
+        .unwrap();
+        for (collision, independent) in [("NoCollision", true), ("AllLost", false)] {
+            let many = run_multi_user(
+                &multi(3, collision, policy, channels),
+                &RunOptions::default(),
+            )
+            .unwrap();
+            let user0 = many.stats[0].user_reward[0].mean();
+            let one = alone.stats[0].user_reward[0].mean();
+            assert_eq!(user0 == one, independent, "{collision}");
+            let system = many.stats[0].curves.last().unwrap()[Metric::Reward as usize].mean();
+            let ratio = system / one;
+            assert_eq!(
+                (2.9..3.1).contains(&ratio),
+                independent,
+                "{collision}: {ratio}"
+            );
+        }
+    }
+
+    /// In the classic model the three terms sum to the pseudo-regret exactly on every run, and
+    /// the regret is at least its first term, whatever the collision model and M (M > K too).
+    #[test]
+    fn the_decomposition_is_exact_on_every_run() {
+        let channels = "channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.6, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.1, cost: Constant(0.0))]";
+        for (users, collision, policy) in [
+            (2, "AllLost", "RhoRand(index: Ucb)"),
+            (3, "OneWinner", "McTopM(index: KlUcb)"),
+            (
+                2,
+                "Capture(distances: [2.0, 1.0])",
+                "RandTopM(index: KlUcb)",
+            ),
+            (6, "AllLost", "Selfish(policy: Ucb1(reward: Idle))"),
+            (3, "AllLost", "CentralizedMultiplePlay(index: KlUcb)"),
+            (3, "AllLost", "MusicalChairs(t0: Slots(300))"),
+        ] {
+            let s = multi(users, collision, policy, channels);
+            let r = run_multi_user(&s, &RunOptions::default()).unwrap();
+            assert_eq!(r.expected, Expected::Classic);
+            let st = &r.stats[0];
+            assert_eq!(st.decomposition_exact, st.runs, "{policy} {collision}");
+            assert_eq!(st.regret_above_first_term, st.runs, "{policy}");
+            // The curve's last point is the decomposition's regret.
+            let last = st.curves.last().unwrap()[Metric::PseudoRegret as usize].mean();
+            assert_eq!(last, st.decomposition[3].mean());
+        }
+        // The centralised learner never collides.
+        let s = multi(
+            3,
+            "AllLost",
+            "CentralizedMultiplePlay(index: KlUcb)",
+            channels,
+        );
+        let r = run_multi_user(&s, &RunOptions::default()).unwrap();
+        assert_eq!(r.stats[0].curves.last().unwrap()[SU].mean(), 0.0);
+    }
+
+    const SU: usize = crate::engine::multi_loop::SU_COLLISIONS;
+
+    /// The same seed gives the same bytes on any number of threads.
+    #[test]
+    fn results_do_not_depend_on_threads() {
+        let s = multi(3, "OneWinner", "McTopM(index: KlUcb)", CHANNELS);
+        let one = run_multi_user(
+            &s,
+            &RunOptions {
+                threads: Some(1),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let two = run_multi_user(
+            &s,
+            &RunOptions {
+                threads: Some(2),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(one.stats[0].finals, two.stats[0].finals);
+        assert_eq!(
+            format!("{:?}", one.stats[0].curves),
+            format!("{:?}", two.stats[0].curves)
+        );
+    }
+}

@@ -1,0 +1,279 @@
+//! Many secondary users on the same channels: the multi-player policies ([`Team`]), the
+//! models of what users see of each other ([`Timing`], [`Collision`], [`Feedback`]) and the
+//! registry of built-in teams ([`TeamSpec`]).
+//!
+//! Each slot every user writes an ordered list (one channel: the classic multi-player bandit;
+//! several: a cascade); the engine probes the lists, resolves collisions between users and
+//! reports to each user what its feedback level lets it see ([`Seen`]). A team is the M users'
+//! policies together: decentralised policies are M independent players, the centralised
+//! multiple-play learner is one coordinator.
+
+mod centralized;
+mod index;
+mod musical_chairs;
+mod rho_rand;
+mod selfish;
+mod top_m;
+
+pub(crate) use index::IndexSpec;
+
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
+use serde::{Deserialize, Serialize};
+
+/// How users sense each other within a slot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Timing {
+    /// Every user makes probe `s` of its list at the same instant; a user probing a channel on
+    /// which another user started transmitting at an earlier probe step senses it busy
+    /// (carrier sensing).
+    #[default]
+    Synchronous,
+    /// Users sense only the primary user: any two that transmit on one channel in a slot collide.
+    Blind,
+}
+
+/// What happens when several users transmit on one channel.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+// `NoCollision` is the model's name in the literature and in scenario files.
+#[allow(clippy::enum_variant_names)]
+pub(crate) enum Collision {
+    /// Nobody gets the reward.
+    #[default]
+    AllLost,
+    /// One of them, drawn uniformly, gets it.
+    OneWinner,
+    /// The nearest to the receiver gets it (ties: the lower user index); `distances` has one
+    /// entry per user.
+    Capture {
+        /// Each user's distance to the receiver.
+        distances: Vec<f64>,
+    },
+    /// Every user gets its own copy of the channel: users never interact (a check: M users
+    /// then behave as M independent single-user runs).
+    NoCollision,
+}
+
+/// What a user observes (Besson & Kaufmann 2018, section 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Feedback {
+    /// The usual opportunistic-spectrum-access model: a user senses each probed channel, and
+    /// learns whether it collided only when it transmitted (sensed idle).
+    #[default]
+    SensingThenCollision,
+    /// A user senses each probed channel and always learns whether another user chose the
+    /// same channel.
+    SensingAndCollision,
+    /// No sensing: a user transmits on the first channel of its list and observes only its
+    /// acknowledgement and whether another user chose the same channel; indices learn from
+    /// the acknowledgement.
+    CollisionOnly,
+}
+
+impl Feedback {
+    /// Whether users sense channels (and may cascade).
+    pub(crate) fn senses(self) -> bool {
+        self != Feedback::CollisionOnly
+    }
+}
+
+/// What one user saw in one slot, at the end of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Seen {
+    /// The channel the user transmitted on (sensed idle, or the first channel without sensing).
+    pub transmitted: Option<usize>,
+    /// The channel chosen last: the transmission's, else the last one probed.
+    pub last: Option<usize>,
+    /// What an index learns about `last`: the sensed state (with sensing), else the
+    /// acknowledgement.
+    pub sample: bool,
+    /// The collision indicator, when the feedback level shows it.
+    pub collision: Option<bool>,
+    /// The acknowledgement: transmitted without a collision with another user.
+    pub ack: bool,
+}
+
+/// The M users' policies of one run.
+pub(crate) trait Team {
+    /// Writes every user's list for slot `t` (each empty on entry); `rngs[u]` is user `u`'s
+    /// stream.
+    fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]);
+
+    /// Appends the next entries of user `u`'s list when it wrote only a prefix (cascades);
+    /// `false` when complete.
+    fn extend(&mut self, u: usize, list: &mut Vec<usize>) -> bool {
+        let _ = (u, list);
+        false
+    }
+
+    /// User `u` probed `channel` and sensed it busy (made before the slot's end, in order).
+    fn busy(&mut self, u: usize, channel: usize, cost: f64) {
+        let _ = (u, channel, cost);
+    }
+
+    /// The end of the slot for user `u`: its transmission, collision and acknowledgement;
+    /// `cost` is the cost of the transmission's probe.
+    fn seen(&mut self, u: usize, seen: &Seen, cost: f64, rng: &mut SimRng);
+}
+
+/// A team that hands the engine its concrete type (the slot loop is generic over it).
+pub(crate) trait TeamVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Runs with the concrete team.
+    fn visit<T: Team>(self, team: T) -> Self::Output;
+}
+
+/// `Selfish(policy: …)`: every user runs a single-user policy on its own acknowledgements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SelfishSpec {
+    /// The single-user policy each user runs.
+    pub policy: crate::policy::PolicySpec,
+}
+
+/// `MusicalChairs(t0: …)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MusicalChairsSpec {
+    /// Length of the random exploration phase.
+    #[serde(default)]
+    pub t0: musical_chairs::T0,
+}
+
+/// A multi-player policy as a scenario names it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum TeamSpec {
+    /// Each user runs a single-user policy on its acknowledgements (Besson & Kaufmann 2018).
+    Selfish(SelfishSpec),
+    /// One coordinator gives the M channels of largest index to the M users (the benchmark
+    /// learner, Anantharam et al. 1987).
+    CentralizedMultiplePlay(IndexSpec),
+    /// rhoRand (Anandkumar et al. 2011): each user aims at the channel of its rank, drawn anew
+    /// after each collision.
+    RhoRand(IndexSpec),
+    /// RandTopM (Besson & Kaufmann 2018, Algorithm 1).
+    RandTopM(IndexSpec),
+    /// MCTopM (Besson & Kaufmann 2018, Algorithm 2).
+    McTopM(IndexSpec),
+    /// Musical Chairs (Rosenski, Shamir & Szlak 2016).
+    MusicalChairs(MusicalChairsSpec),
+}
+
+/// A built team of any kind.
+#[derive(Debug)]
+pub(crate) enum AnyTeam {
+    /// Selfish.
+    Selfish(selfish::Selfish),
+    /// Centralised multiple play.
+    Centralized(centralized::Centralized),
+    /// rhoRand.
+    RhoRand(rho_rand::RhoRand),
+    /// RandTopM and MCTopM.
+    TopM(top_m::TopM),
+    /// Musical Chairs.
+    MusicalChairs(musical_chairs::MusicalChairs),
+}
+
+impl AnyTeam {
+    /// Hands the concrete team to `visitor`.
+    pub(crate) fn visit<V: TeamVisitor>(self, visitor: V) -> V::Output {
+        match self {
+            AnyTeam::Selfish(t) => visitor.visit(t),
+            AnyTeam::Centralized(t) => visitor.visit(t),
+            AnyTeam::RhoRand(t) => visitor.visit(t),
+            AnyTeam::TopM(t) => visitor.visit(t),
+            AnyTeam::MusicalChairs(t) => visitor.visit(t),
+        }
+    }
+}
+
+impl TeamSpec {
+    /// The default label in outputs.
+    pub(crate) fn label(&self) -> String {
+        match self {
+            TeamSpec::Selfish(s) => format!("selfish-{}", s.policy.default_label()),
+            TeamSpec::CentralizedMultiplePlay(i) => format!("centralized-{}", i.index.label()),
+            TeamSpec::RhoRand(i) => format!("rhorand-{}", i.index.label()),
+            TeamSpec::RandTopM(i) => format!("randtopm-{}", i.index.label()),
+            TeamSpec::McTopM(i) => format!("mctopm-{}", i.index.label()),
+            TeamSpec::MusicalChairs(_) => "musical-chairs".into(),
+        }
+    }
+
+    /// The policy in scenario syntax.
+    pub(crate) fn to_ron(&self) -> String {
+        match self {
+            TeamSpec::Selfish(s) => format!("Selfish(policy: {})", s.policy.to_ron()),
+            _ => crate::util::ron_text::to_ron_line(self),
+        }
+    }
+
+    /// Whether every user's list holds one channel (the classic multi-player bandit), so that
+    /// the system's expected reward, the M-best benchmark and the regret decomposition apply.
+    pub(crate) fn is_classic(&self) -> bool {
+        match self {
+            TeamSpec::Selfish(s) => s.policy.single_channel(),
+            _ => true,
+        }
+    }
+
+    /// The rules the parameters break for `k` channels and `users` users, horizon `horizon`.
+    pub(crate) fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
+        match self {
+            TeamSpec::Selfish(s) => s
+                .policy
+                .check(k)
+                .into_iter()
+                .map(|e| (format!("policy.{}", e.param), e.rule))
+                .collect(),
+            TeamSpec::MusicalChairs(m) => {
+                m.t0.check(horizon)
+                    .err()
+                    .map(|rule| ("t0".to_string(), rule))
+                    .into_iter()
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The team of `users` users on `env`'s channels, for a run of `horizon` slots.
+    pub(crate) fn build(&self, env: &Environment, users: usize, horizon: u64) -> AnyTeam {
+        let k = env.len();
+        match self {
+            TeamSpec::Selfish(s) => AnyTeam::Selfish(selfish::Selfish::new(
+                (0..users).map(|_| s.policy.build(env)).collect(),
+                k,
+            )),
+            TeamSpec::CentralizedMultiplePlay(i) => {
+                AnyTeam::Centralized(centralized::Centralized::new(k, users, i.index))
+            }
+            TeamSpec::RhoRand(i) => AnyTeam::RhoRand(rho_rand::RhoRand::new(k, users, i.index)),
+            TeamSpec::RandTopM(i) => AnyTeam::TopM(top_m::TopM::new(k, users, i.index, false)),
+            TeamSpec::McTopM(i) => AnyTeam::TopM(top_m::TopM::new(k, users, i.index, true)),
+            TeamSpec::MusicalChairs(m) => AnyTeam::MusicalChairs(
+                musical_chairs::MusicalChairs::new(k, users, m.t0.slots(k, horizon)),
+            ),
+        }
+    }
+}
+
+/// The M channels of largest `index` (ties to the lower channel), best first, into `out`.
+pub(crate) fn top(index: &[f64], m: usize, out: &mut Vec<usize>) {
+    use crate::util::ranking::Ranked;
+    out.clear();
+    out.extend(0..index.len());
+    let m = m.min(index.len());
+    let key = |&a: &usize| {
+        std::cmp::Reverse(Ranked {
+            value: index[a],
+            arm: a,
+        })
+    };
+    if m < out.len() && m > 0 {
+        out.select_nth_unstable_by_key(m - 1, key);
+    }
+    out.truncate(m);
+    out.sort_unstable_by_key(key);
+}

@@ -1,0 +1,224 @@
+//! Musical Chairs (Rosenski, Shamir & Szlak, "Multi-Player Bandits — a Musical Chairs
+//! Approach", ICML 2016, Algorithm 1). It does not need to know M.
+//!
+//! Phase 1, slots `1..=T0`: each user picks a channel uniformly at random, counts the slots it
+//! collided in (`C`) and averages what it sensed on the others. At `T0` it estimates the number
+//! of users as `M̂ = round(ln((T0 − C)/T0) / ln(1 − 1/K)) + 1` (`M̂ = K` when every slot
+//! collided; clamped to `1..=K`); under `SensingThenCollision`, where a collision shows only
+//! when the user transmitted, `T0` in that formula is the number of slots whose collision
+//! indicator it observed. A user sits down only after a transmission it saw succeed; a slot
+//! without collision information keeps it on the same candidate and keeps the `M̂` channels of largest empirical mean (ties to the
+//! lower channel; a channel never observed has mean 0). Phase 2: it picks uniformly among them
+//! until a slot without a collision, then stays on that channel for good.
+//!
+//! `T0`: the paper's Theorem 1 gives `max(K/2 · ln(2K²/δ), 16K/ε² · ln(4K²/δ),
+//! K² ln(2/δ²)/0.02)`, 367 680 slots for K = 6, ε = 0.05, δ = 0.01 (the last term's δ² is read as SMPyBandits'
+//! `optimalT0` reads it). The default is SMPyBandits' `Time0 = 0.25`: a quarter of the horizon.
+
+use super::{Seen, Team};
+use crate::util::rng::SimRng;
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// The length of the exploration phase.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum T0 {
+    /// A number of slots.
+    Slots(u64),
+    /// A fraction of the horizon, in `(0, 1]` (rounded down, at least one slot).
+    Fraction(f64),
+    /// Theorem 1 of the paper for a gap of at least `epsilon` and confidence `1 − delta`.
+    Theorem1 {
+        /// The smallest gap between the M-th and (M+1)-th best channels, in `(0, 1)`.
+        epsilon: f64,
+        /// The error probability, in `(0, 1)`.
+        delta: f64,
+    },
+}
+
+impl Default for T0 {
+    fn default() -> Self {
+        T0::Fraction(0.25)
+    }
+}
+
+impl T0 {
+    /// The rule this value breaks, for a run of `horizon` slots.
+    pub(crate) fn check(&self, horizon: u64) -> Result<(), String> {
+        let unit = |x: f64| x.is_finite() && x > 0.0 && x < 1.0;
+        match *self {
+            T0::Slots(n) if n == 0 || n > horizon => Err(format!(
+                "must lie in 1..={horizon}, the horizon (got Slots({n}))"
+            )),
+            T0::Fraction(f) if !(f.is_finite() && f > 0.0 && f <= 1.0) => {
+                Err(format!("the fraction must lie in (0, 1] (got {f})"))
+            }
+            T0::Theorem1 { epsilon, delta } if !unit(epsilon) || !unit(delta) => Err(format!(
+                "epsilon and delta must lie in (0, 1) (got {epsilon}, {delta})"
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The phase's length in slots for `k` channels and `horizon` slots.
+    pub(crate) fn slots(&self, k: usize, horizon: u64) -> u64 {
+        match *self {
+            T0::Slots(n) => n,
+            T0::Fraction(f) => ((f * horizon as f64) as u64).max(1),
+            T0::Theorem1 { epsilon, delta } => {
+                let k = k as f64;
+                let a = k / 2.0 * (2.0 * k * k / delta).ln();
+                let b = 16.0 * k / (epsilon * epsilon) * (4.0 * k * k / delta).ln();
+                let c = k * k * (2.0 / (delta * delta)).ln() / 0.02;
+                let t0 = a.max(b).max(c).ceil();
+                if t0 >= u64::MAX as f64 {
+                    u64::MAX
+                } else {
+                    t0 as u64
+                }
+            }
+        }
+    }
+}
+
+/// One user's state.
+#[derive(Clone, Debug)]
+struct Chair {
+    observed: Vec<u64>,
+    idle: Vec<u64>,
+    collisions: u64,
+    /// Phase-1 slots in which the collision indicator was observed.
+    informed: u64,
+    /// The `M̂` best channels after phase 1.
+    best: Vec<usize>,
+    /// The channel it sits on, or tries.
+    chair: Option<usize>,
+    seated: bool,
+    /// Draw a new chair before the next slot (at the start, and after a collision).
+    retry: bool,
+}
+
+/// M Musical Chairs users.
+#[derive(Clone, Debug)]
+pub(crate) struct MusicalChairs {
+    users: Vec<Chair>,
+    t0: u64,
+    k: usize,
+    t: u64,
+}
+
+impl MusicalChairs {
+    /// `k` channels, `users` users, exploration for `t0` slots.
+    pub(crate) fn new(k: usize, users: usize, t0: u64) -> MusicalChairs {
+        let chair = Chair {
+            observed: vec![0; k],
+            idle: vec![0; k],
+            collisions: 0,
+            informed: 0,
+            best: Vec::new(),
+            chair: None,
+            seated: false,
+            retry: true,
+        };
+        MusicalChairs {
+            users: vec![chair; users],
+            t0,
+            k,
+            t: 0,
+        }
+    }
+
+    /// The estimated number of users after `t0` slots with `collisions` collisions.
+    fn estimate_m(t0: u64, collisions: u64, k: usize) -> usize {
+        if collisions >= t0 || k == 1 {
+            return k;
+        }
+        let free = (t0 - collisions) as f64 / t0 as f64;
+        let m = (free.ln() / (1.0 - 1.0 / k as f64).ln()).round() + 1.0;
+        (m.max(1.0) as usize).min(k)
+    }
+}
+
+impl Team for MusicalChairs {
+    fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
+        self.t = t;
+        let k = self.k;
+        for ((c, list), rng) in self.users.iter_mut().zip(lists).zip(rngs) {
+            if t <= self.t0 {
+                list.push(rng.random_range(0..k));
+                continue;
+            }
+            if c.best.is_empty() {
+                let m = Self::estimate_m(c.informed, c.collisions, k);
+                let mean = |i: usize| {
+                    if c.observed[i] == 0 {
+                        0.0
+                    } else {
+                        c.idle[i] as f64 / c.observed[i] as f64
+                    }
+                };
+                let means: Vec<f64> = (0..k).map(mean).collect();
+                super::top(&means, m, &mut c.best);
+            }
+            if !c.seated && c.retry {
+                c.chair = Some(c.best[rng.random_range(0..c.best.len())]);
+                c.retry = false;
+            }
+            list.extend(c.chair);
+        }
+    }
+
+    fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, _rng: &mut SimRng) {
+        let c = &mut self.users[u];
+        let collided = seen.collision == Some(true);
+        if self.t <= self.t0 {
+            c.informed += u64::from(seen.collision.is_some());
+            if collided {
+                c.collisions += 1;
+            } else if let Some(ch) = seen.last {
+                c.observed[ch] += 1;
+                c.idle[ch] += u64::from(seen.sample);
+            }
+        } else if !c.seated {
+            match seen.collision {
+                Some(false) => c.seated = true,
+                Some(true) => c.retry = true,
+                // No transmission, no information: try the same chair again.
+                None => {}
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_of_m_inverts_the_collision_rate() {
+        // With M users on K channels uniformly, a user is alone w.p. (1 − 1/K)^(M − 1).
+        for (k, m) in [(9usize, 1usize), (9, 3), (9, 6), (4, 4)] {
+            let t0 = 1_000_000u64;
+            let free = (1.0 - 1.0 / k as f64).powi(m as i32 - 1);
+            let collisions = t0 - (free * t0 as f64).round() as u64;
+            assert_eq!(
+                MusicalChairs::estimate_m(t0, collisions, k),
+                m,
+                "K {k} M {m}"
+            );
+        }
+        assert_eq!(MusicalChairs::estimate_m(10, 10, 5), 5);
+    }
+
+    #[test]
+    fn theorem_1_is_large_and_the_default_a_quarter() {
+        assert_eq!(T0::default().slots(6, 10_000), 2500);
+        let t = |k, epsilon, delta| T0::Theorem1 { epsilon, delta }.slots(k, 1);
+        // SMPyBandits' optimalT0 gives these.
+        assert_eq!(t(6, 0.05, 0.01), 367_680);
+        assert_eq!(t(6, 0.1, 0.05), 76_470);
+        assert_eq!(t(2, 0.05, 0.1), 64_963);
+        assert!(T0::Slots(0).check(10).is_err());
+        assert!(T0::Fraction(1.5).check(10).is_err());
+    }
+}

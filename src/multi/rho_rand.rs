@@ -1,0 +1,54 @@
+//! rhoRand (Anandkumar, Michael, Tang & Swami, JSAC 2011): user `u` holds a rank
+//! `r_u ∈ {1, …, M}` and transmits on the channel of rank `r_u` by its own index; after a
+//! collision it draws a new rank uniformly. The first rank is drawn uniformly too (as
+//! SMPyBandits' `rhoRand` and Besson & Kaufmann describe it). With more users than channels a
+//! rank above K aims at the channel of rank `((r − 1) mod K) + 1`.
+
+use super::index::{IndexKind, Indices};
+use super::{Seen, Team, top};
+use crate::util::rng::SimRng;
+use rand::RngExt;
+
+/// M rhoRand users.
+#[derive(Clone, Debug)]
+pub(crate) struct RhoRand {
+    ix: Vec<Indices>,
+    /// Each user's rank minus one (`None` before its first draw).
+    rank: Vec<Option<usize>>,
+    m: usize,
+    best: Vec<usize>,
+}
+
+impl RhoRand {
+    /// `k` channels, `users` users.
+    pub(crate) fn new(k: usize, users: usize, kind: IndexKind) -> RhoRand {
+        RhoRand {
+            ix: (0..users).map(|_| Indices::new(k, kind)).collect(),
+            rank: vec![None; users],
+            m: users,
+            best: Vec::with_capacity(k),
+        }
+    }
+}
+
+impl Team for RhoRand {
+    fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
+        for (u, list) in lists.iter_mut().enumerate() {
+            let m = self.m;
+            let rank = *self.rank[u].get_or_insert_with(|| rngs[u].random_range(0..m));
+            let ix = &mut self.ix[u];
+            ix.update(t);
+            top(&ix.value, m, &mut self.best);
+            list.push(self.best[rank % self.best.len()]);
+        }
+    }
+
+    fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, rng: &mut SimRng) {
+        if let Some(c) = seen.last {
+            self.ix[u].add(c, seen.sample);
+        }
+        if seen.collision == Some(true) {
+            self.rank[u] = Some(rng.random_range(0..self.m));
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! `MultiUser( ... )`: M secondary users on the same channels (see [`crate::multi`]). The
+//! schema, its checks into a [`MultiUserScenario`], and the checked type.
+
+use super::channels::{self, check_channels};
+use super::check::{check_run_settings, units};
+use super::checker::Checker;
+use super::locate::FieldPath;
+use super::raw::{RawMultiUser, RawRegret, RawUnits};
+use super::{Source, Units};
+use crate::model::channel::Environment;
+use crate::model::cost::CostWeights;
+use crate::multi::{Collision, Feedback, TeamSpec, Timing};
+use crate::util::stats::CheckpointSpec;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Most users one scenario may have.
+pub(crate) const MAX_USERS: u64 = 1024;
+
+/// A checked many-users scenario.
+#[derive(Clone, Debug)]
+pub struct MultiUserScenario {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) source: Source,
+    pub(crate) seed: u64,
+    pub(crate) horizon: u64,
+    pub(crate) runs: u64,
+    pub(crate) checkpoints: CheckpointSpec,
+    pub(crate) units: Units,
+    pub(crate) weights: CostWeights,
+    pub(crate) users: usize,
+    pub(crate) timing: Timing,
+    pub(crate) collision: Collision,
+    pub(crate) feedback: Feedback,
+    pub(crate) env: Environment,
+    pub(crate) policies: Vec<TeamEntry>,
+}
+
+/// One policy with its label.
+#[derive(Clone, Debug)]
+pub(crate) struct TeamEntry {
+    /// Unique label.
+    pub label: String,
+    /// The policy.
+    pub spec: TeamSpec,
+}
+
+impl MultiUserScenario {
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Number of users, M.
+    pub fn users(&self) -> usize {
+        self.users
+    }
+
+    /// Slots per run.
+    pub fn horizon(&self) -> u64 {
+        self.horizon
+    }
+
+    /// Runs per policy.
+    pub fn runs(&self) -> u64 {
+        self.runs
+    }
+
+    /// The policies' labels, in scenario order.
+    pub fn policy_labels(&self) -> Vec<&str> {
+        self.policies.iter().map(|p| p.label.as_str()).collect()
+    }
+
+    /// A hash (hex) of everything that determines the results.
+    pub(crate) fn fingerprint(&self) -> String {
+        use std::fmt::Write;
+        let mut s = format!(
+            "multi|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}|{:?}|slot {:?}",
+            self.name,
+            self.description,
+            self.seed,
+            self.horizon,
+            self.runs,
+            self.checkpoints,
+            self.weights,
+            self.units,
+            self.users,
+            self.timing,
+            self.collision,
+            self.feedback,
+            self.env.slot_duration()
+        );
+        for ch in self.env.channels() {
+            let _ = write!(
+                s,
+                "|{}:{}:{:?}",
+                ch.occupancy().describe(),
+                ch.sensing().describe(),
+                ch.cost()
+            );
+            if let Some(hash) = ch.occupancy().content_hash() {
+                let _ = write!(s, ":trace {hash:016x}");
+            }
+        }
+        for p in &self.policies {
+            let _ = write!(s, "|policy {}:{}", p.label, p.spec.to_ron());
+        }
+        format!("{:016x}", crate::util::rng::label_hash(&[&s]))
+    }
+}
+
+/// Checks a raw many-users scenario (every broken rule reported).
+pub(crate) fn check_multi_user(
+    raw: RawMultiUser,
+    source: &Source,
+    ck: &mut Checker,
+) -> Option<MultiUserScenario> {
+    let root = FieldPath::default();
+    let shared = RawRegret {
+        name: raw.name.clone(),
+        description: String::new(),
+        seed: raw.seed,
+        horizon: raw.horizon,
+        runs: raw.runs,
+        checkpoints: raw.checkpoints,
+        units: RawUnits::default(),
+        weights: raw.weights,
+        slot: raw.slot,
+        reference: None,
+        channels: Vec::new(),
+        grid: Vec::new(),
+        policies: Vec::new(),
+        sweep: None,
+    };
+    check_run_settings(&shared, &root, ck);
+    if let Some(slot) = raw.slot {
+        ck.require(
+            slot.duration.is_finite() && slot.duration > 0.0,
+            &root.field("slot").field("duration"),
+            format!(
+                "is the slot's length in delay units and must be a positive finite number (got {})",
+                slot.duration
+            ),
+        );
+    }
+    ck.require(
+        (1..=MAX_USERS).contains(&raw.users),
+        &root.field("users"),
+        format!(
+            "must lie in 1..={MAX_USERS} (the number of secondary users; got {})",
+            raw.users
+        ),
+    );
+    if let Collision::Capture { distances } = &raw.collision {
+        let at = root.field("collision").field("distances");
+        ck.require(
+            distances.len() as u64 == raw.users,
+            &at,
+            format!(
+                "needs one distance per user: {} users, {} distances",
+                raw.users,
+                distances.len()
+            ),
+        );
+        for (u, d) in distances.iter().enumerate() {
+            ck.require(
+                d.is_finite() && *d >= 0.0,
+                &at.index(u),
+                format!("must be a finite distance ≥ 0 (got {d})"),
+            );
+        }
+    }
+    let base = source.path.parent().unwrap_or(Path::new("."));
+    let cx = channels::Context {
+        weights: &raw.weights,
+        horizon: raw.horizon.max(1),
+        slot_duration: raw.slot.map(|s| s.duration),
+        base,
+    };
+    if raw.channels.is_empty() {
+        ck.fail(&root.field("channels"), "the channel list is empty");
+    }
+    let env = check_channels(&raw.channels, &root.field("channels"), &cx, ck);
+    if raw.policies.is_empty() {
+        ck.fail(&root.field("policies"), "must list at least one policy");
+    }
+    let k = channels::channel_count(&raw.channels) as usize;
+    let mut seen = BTreeSet::new();
+    let mut policies = Vec::new();
+    for (i, p) in raw.policies.iter().enumerate() {
+        let at = root.field("policies").index(i);
+        let label = p.label.clone().unwrap_or_else(|| p.policy.label());
+        let label_path = if p.label.is_some() {
+            at.field("label")
+        } else {
+            at.field("policy")
+        };
+        ck.label(&mut seen, &label, &label_path, "policy");
+        for (param, rule) in p.policy.check(k.max(1), raw.horizon) {
+            let mut path = at.field("policy");
+            for part in param.split('.') {
+                path = path.field(part);
+            }
+            ck.fail(&path, rule);
+        }
+        policies.push(TeamEntry {
+            label,
+            spec: p.policy.clone(),
+        });
+    }
+    Some(MultiUserScenario {
+        name: raw.name,
+        description: raw.description,
+        source: source.clone(),
+        seed: raw.seed,
+        horizon: raw.horizon,
+        runs: raw.runs,
+        checkpoints: raw.checkpoints,
+        units: units(raw.units),
+        weights: raw.weights,
+        users: raw.users as usize,
+        timing: raw.timing,
+        collision: raw.collision,
+        feedback: raw.feedback,
+        env: env?,
+        policies,
+    })
+}

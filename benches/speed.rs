@@ -13,6 +13,10 @@
 //!    CPU time of the same commands, interleaved, medians, new/old.
 //! 5. **Threads**: the speed-up of `--threads N` over `--threads 1` (N = 2 and the machine's
 //!    cores).
+//! 6. **Many users**: CPU per user-slot of each policy of `scenarios/multi-bk2018-k9-smpy.ron`
+//!    (K = 9, M = 6) through the library, one thread; with `SPECPROBE_SMPY=<python with
+//!    SMPyBandits>` also SMPyBandits' on the same workload (`scripts/smpy_multiplayer.py`) and
+//!    the ratio; and the peak memory of the binary at T = 10⁴ and 10⁵ (flat in T).
 //!
 //! `SPEED_QUICK=1` shortens everything (a smoke run); `SPEED_PARTS=1,3` runs some parts only.
 
@@ -424,5 +428,112 @@ fn main() {
     }
     if part(5) {
         threads();
+    }
+    if part(6) {
+        many_users();
+    }
+}
+
+/// Part 6: many users against SMPyBandits' multi-player evaluator.
+fn many_users() {
+    let file = "scenarios/multi-bk2018-k9-smpy.ron";
+    let text = std::fs::read_to_string(file).expect("the shipped scenario");
+    let runs: u64 = if quick() { 2 } else { 20 };
+    let horizon: u64 = if quick() { 2_000 } else { 10_000 };
+    // One scenario per policy: the text with its policy list cut to that one entry.
+    let start = text.find("policies: [").expect("a policy list");
+    let end = start + text[start..].find("\n    ],").expect("the list's end");
+    let entries: Vec<&str> = text[start..end]
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| l.starts_with('('))
+        .collect();
+    let smpy = std::env::var("SPECPROBE_SMPY").ok();
+    let theirs: std::collections::BTreeMap<String, f64> = smpy
+        .as_ref()
+        .map(|python| {
+            let out = Command::new(python)
+                .args(["scripts/smpy_multiplayer.py", "2", &horizon.to_string()])
+                .output()
+                .expect("SMPyBandits runs");
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| {
+                    let l = l.strip_prefix("RESULT ")?;
+                    let (name, rest) = l.split_once(':')?;
+                    let us = rest
+                        .split(", ")
+                        .find_map(|x| x.strip_suffix(" µs per user-slot"))?;
+                    Some((name.to_string(), us.trim().parse().ok()?))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    println!(
+        "## Many users: CPU per user-slot, K = 9, M = 6, T = {horizon}, {runs} runs, one thread\n"
+    );
+    println!("| policy | specprobe ns | SMPyBandits µs | ratio |\n|---|---:|---:|---:|");
+    for entry in entries {
+        let one = format!("{}policies: [{entry}{}", &text[..start], &text[end..]);
+        let scenario =
+            specprobe::parse(&one, std::path::Path::new(file)).expect("the cut scenario");
+        let label = match &scenario {
+            specprobe::Scenario::MultiUser(m) => m.policy_labels()[0].to_string(),
+            _ => unreachable!("a many-users scenario"),
+        };
+        let sim = || {
+            Simulation::new(scenario.clone())
+                .overrides(specprobe::Overrides {
+                    runs: Some(runs),
+                    horizon: Some(horizon),
+                    seed: None,
+                })
+                .threads(1)
+        };
+        let times: Vec<f64> = (0..3)
+            .map(|_| {
+                let t0 = process_cpu();
+                std::hint::black_box(sim().run().expect("runs"));
+                (process_cpu() - t0).as_secs_f64()
+            })
+            .collect();
+        let per = median(times) / (runs * horizon * 6) as f64;
+        match theirs.get(&label) {
+            Some(us) => println!(
+                "| {label} | {:.0} | {us:.1} | {:.0}× |",
+                per * 1e9,
+                us * 1e-6 / per
+            ),
+            None => println!("| {label} | {:.0} | — | — |", per * 1e9),
+        }
+    }
+    println!();
+    let bin = binary();
+    if std::path::Path::new(&bin).is_file() {
+        println!("| T | peak RSS (MB) |\n|---:|---:|");
+        for t in [10_000u64, 100_000] {
+            let out = std::env::temp_dir()
+                .join(format!("specprobe-multi-mem-{}-{t}", std::process::id()));
+            let mut cmd = Command::new(&bin);
+            cmd.args([
+                "run",
+                file,
+                "--runs",
+                "2",
+                "--threads",
+                "1",
+                "--no-charts",
+                "--horizon",
+            ])
+            .arg(t.to_string())
+            .arg("--out")
+            .arg(&out);
+            let (_, rss, status) = child_usage(cmd);
+            assert!(status.success(), "the binary ran");
+            let _ = std::fs::remove_dir_all(&out);
+            println!("| {t} | {:.1} |", rss as f64 / 1024.0);
+        }
+        println!();
     }
 }

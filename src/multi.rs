@@ -10,9 +10,12 @@
 
 mod centralized;
 mod index;
+mod mega;
 mod musical_chairs;
+mod rank_offset;
 mod rho_rand;
 mod selfish;
+mod sic_mmab;
 mod top_m;
 
 pub(crate) use index::IndexSpec;
@@ -158,6 +161,13 @@ pub(crate) enum TeamSpec {
     McTopM(IndexSpec),
     /// Musical Chairs (Rosenski, Shamir & Szlak 2016).
     MusicalChairs(MusicalChairsSpec),
+    /// MEGA (Avner & Mannor 2014).
+    Mega(mega::MegaSpec),
+    /// rhoRand's ranks for cascades: the user of rank r probes entries r, r + M, … of its
+    /// single-user policy's list.
+    RankOffset(SelfishSpec),
+    /// SIC-MMAB (Boursier & Perchet 2019).
+    SicMmab(sic_mmab::SicMmabSpec),
 }
 
 /// A built team of any kind.
@@ -173,6 +183,12 @@ pub(crate) enum AnyTeam {
     TopM(top_m::TopM),
     /// Musical Chairs.
     MusicalChairs(musical_chairs::MusicalChairs),
+    /// MEGA.
+    Mega(mega::Mega),
+    /// Rank-offset cascades.
+    RankOffset(rank_offset::RankOffset),
+    /// SIC-MMAB.
+    SicMmab(sic_mmab::SicMmab),
 }
 
 impl AnyTeam {
@@ -184,6 +200,9 @@ impl AnyTeam {
             AnyTeam::RhoRand(t) => visitor.visit(t),
             AnyTeam::TopM(t) => visitor.visit(t),
             AnyTeam::MusicalChairs(t) => visitor.visit(t),
+            AnyTeam::Mega(t) => visitor.visit(t),
+            AnyTeam::RankOffset(t) => visitor.visit(t),
+            AnyTeam::SicMmab(t) => visitor.visit(t),
         }
     }
 }
@@ -198,6 +217,9 @@ impl TeamSpec {
             TeamSpec::RandTopM(i) => format!("randtopm-{}", i.index.label()),
             TeamSpec::McTopM(i) => format!("mctopm-{}", i.index.label()),
             TeamSpec::MusicalChairs(_) => "musical-chairs".into(),
+            TeamSpec::Mega(_) => "mega".into(),
+            TeamSpec::SicMmab(_) => "sic-mmab".into(),
+            TeamSpec::RankOffset(s) => format!("rank-offset-{}", s.policy.default_label()),
         }
     }
 
@@ -205,7 +227,14 @@ impl TeamSpec {
     pub(crate) fn to_ron(&self) -> String {
         match self {
             TeamSpec::Selfish(s) => format!("Selfish(policy: {})", s.policy.to_ron()),
-            _ => crate::util::ron_text::to_ron_line(self),
+            TeamSpec::RankOffset(s) => format!("RankOffset(policy: {})", s.policy.to_ron()),
+            TeamSpec::CentralizedMultiplePlay(i) => format!("CentralizedMultiplePlay{}", ron(i)),
+            TeamSpec::RhoRand(i) => format!("RhoRand{}", ron(i)),
+            TeamSpec::RandTopM(i) => format!("RandTopM{}", ron(i)),
+            TeamSpec::McTopM(i) => format!("McTopM{}", ron(i)),
+            TeamSpec::MusicalChairs(m) => format!("MusicalChairs{}", ron(m)),
+            TeamSpec::Mega(m) => format!("Mega{}", ron(m)),
+            TeamSpec::SicMmab(m) => format!("SicMmab{}", ron(m)),
         }
     }
 
@@ -214,14 +243,21 @@ impl TeamSpec {
     pub(crate) fn is_classic(&self) -> bool {
         match self {
             TeamSpec::Selfish(s) => s.policy.single_channel(),
+            // Users of rank r > 1 skip the head of the list: not one channel each.
+            TeamSpec::RankOffset(_) => false,
             _ => true,
         }
+    }
+
+    /// The feedback level the policy needs, if it needs one.
+    pub(crate) fn needs_feedback(&self) -> Option<Feedback> {
+        matches!(self, TeamSpec::SicMmab(_)).then_some(Feedback::SensingAndCollision)
     }
 
     /// The rules the parameters break for `k` channels and `users` users, horizon `horizon`.
     pub(crate) fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
         match self {
-            TeamSpec::Selfish(s) => s
+            TeamSpec::Selfish(s) | TeamSpec::RankOffset(s) => s
                 .policy
                 .check(k)
                 .into_iter()
@@ -234,6 +270,7 @@ impl TeamSpec {
                     .into_iter()
                     .collect()
             }
+            TeamSpec::Mega(m) => m.check(),
             _ => Vec::new(),
         }
     }
@@ -255,8 +292,18 @@ impl TeamSpec {
             TeamSpec::MusicalChairs(m) => AnyTeam::MusicalChairs(
                 musical_chairs::MusicalChairs::new(k, users, m.t0.slots(k, horizon)),
             ),
+            TeamSpec::Mega(m) => AnyTeam::Mega(mega::Mega::new(k, users, m)),
+            TeamSpec::SicMmab(m) => AnyTeam::SicMmab(sic_mmab::SicMmab::new(k, users, horizon, m)),
+            TeamSpec::RankOffset(s) => AnyTeam::RankOffset(rank_offset::RankOffset::new(
+                (0..users).map(|_| s.policy.build(env)).collect(),
+            )),
         }
     }
+}
+
+/// A parameter struct in scenario syntax, `(name: value, …)`.
+fn ron<T: Serialize + std::fmt::Debug>(params: &T) -> String {
+    crate::util::ron_text::to_ron_line(params)
 }
 
 /// The M channels of largest `index` (ties to the lower channel), best first, into `out`.

@@ -175,6 +175,14 @@ class Results:
         """``runs.csv``: one row per (experiment, policy, run) with its final values."""
         return self._csv("runs.csv")
 
+    def users(self) -> Any:
+        """``users.csv`` of many-users results: each user's reward, transmissions and switches."""
+        return self._csv("users.csv")
+
+    def channels(self) -> Any:
+        """``channels.csv`` of many-users results: selections, collisions and probes per channel."""
+        return self._csv("channels.csv")
+
     def table(self) -> Any:
         """``identification.csv`` for identification results; ``curves.csv`` otherwise."""
         if self.kind == "identification":

@@ -476,11 +476,13 @@ fn interruptible<T: Send>(
 type DataFiles = Vec<(String, Vec<u8>)>;
 
 /// The files of a results folder that Python reads back.
-const DATA_FILES: [&str; 4] = [
+const DATA_FILES: [&str; 6] = [
     "summary.json",
     "curves.csv",
     "runs.csv",
     "identification.csv",
+    "users.csv",
+    "channels.csv",
 ];
 
 /// Runs a scenario; returns the kind and the bytes of the data files, written into `out` with

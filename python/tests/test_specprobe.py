@@ -41,6 +41,22 @@ def test_python_and_cli_write_the_same_bytes(tmp_path):
     assert mean == json.loads((out / "summary.json").read_text())["policies"][0]["pseudo_regret"]["mean"]
 
 
+def test_many_users_run_from_python_as_from_the_cli(tmp_path):
+    scenario = ROOT / "scenarios" / "multi-bk2018-k9.ron"
+    out = tmp_path / "cli"
+    subprocess.run([cli(), "run", str(scenario), "--runs", "2", "--horizon", "800", "--out", str(out),
+                    "--no-charts"], check=True, capture_output=True)
+    res = specprobe.run(scenario, runs=2, horizon=800, threads=1)
+    assert res.kind == "multi-user"
+    for name in ("summary.json", "curves.csv", "runs.csv", "users.csv", "channels.csv"):
+        assert res.files[name] == (out / name).read_bytes(), name
+    assert res.summary["users"] == 6
+    policies = res.summary["policies"]
+    assert all(p["decomposition"]["runs_summing_exactly"] == 2 for p in policies)
+    users = res.users()
+    assert len(users) == 6 * len(policies)
+
+
 def test_json_files_and_dicts_are_the_same_scenario():
     ron = specprobe.run(FIG1A, runs=2, horizon=1000)
     from_json = specprobe.run(ROOT / "scenarios" / "paper-fig1a.json", runs=2, horizon=1000)

@@ -454,20 +454,18 @@ mod tests {
             "ThompsonSampling",
             "CascadeKlUcb(list_len: 3)",
         ] {
-            let m = multi(
-                1,
-                "AllLost",
-                &format!("Selfish(policy: {policy})"),
-                CHANNELS,
-            );
-            let got = run_multi_user(&m, &RunOptions::default()).unwrap();
             let want = single(policy, CHANNELS);
-            let (a, b) = (&got.stats[0].finals, &want.stats[0][0].finals);
-            assert_eq!(a.len(), b.len());
-            for ((ra, xa), (rb, xb)) in a.iter().zip(b) {
-                assert_eq!(ra, rb);
-                assert_eq!(xa[..N_METRICS], xb[..], "{policy}, run {ra}");
-                assert_eq!(xa[crate::engine::multi_loop::SU_COLLISIONS], 0.0);
+            for team in ["Selfish", "RankOffset"] {
+                let spec = format!("{team}(policy: {policy})");
+                let m = multi(1, "AllLost", &spec, CHANNELS);
+                let got = run_multi_user(&m, &RunOptions::default()).unwrap();
+                let (a, b) = (&got.stats[0].finals, &want.stats[0][0].finals);
+                assert_eq!(a.len(), b.len());
+                for ((ra, xa), (rb, xb)) in a.iter().zip(b) {
+                    assert_eq!(ra, rb);
+                    assert_eq!(xa[..N_METRICS], xb[..], "{spec}, run {ra}");
+                    assert_eq!(xa[crate::engine::multi_loop::SU_COLLISIONS], 0.0);
+                }
             }
         }
     }
@@ -518,6 +516,7 @@ mod tests {
             (6, "AllLost", "Selfish(policy: Ucb1(reward: Idle))"),
             (3, "AllLost", "CentralizedMultiplePlay(index: KlUcb)"),
             (3, "AllLost", "MusicalChairs(t0: Slots(300))"),
+            (3, "AllLost", "Mega(p0: 0.6)"),
         ] {
             let s = multi(users, collision, policy, channels);
             let r = run_multi_user(&s, &RunOptions::default()).unwrap();

@@ -5,7 +5,7 @@
 //! measured against. With more users than channels, users `K..M` stay silent.
 
 use super::index::{IndexKind, Indices};
-use super::{Seen, Team, top};
+use super::{Seen, Team};
 use crate::util::rng::SimRng;
 
 /// The coordinator.
@@ -29,8 +29,8 @@ impl Centralized {
 
 impl Team for Centralized {
     fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], _rngs: &mut [SimRng]) {
-        self.ix.update(t);
-        top(&self.ix.value, self.users, &mut self.best);
+        self.ix.start(t);
+        self.ix.top(self.users, &mut self.best);
         for (list, &c) in lists.iter_mut().zip(&self.best) {
             list.push(c);
         }

@@ -4,8 +4,20 @@
 //! UCB1: `μ̂ + sqrt(2 ln t / N)` (Auer et al. 2002, as SMPyBandits' `UCB`); kl-UCB:
 //! `max{q : N · kl(μ̂, q) ≤ ln t}` (Garivier & Cappé 2011 with c = 1 and no `ln ln t` term,
 //! the index Besson & Kaufmann's experiments use). A channel never sampled has index +∞.
+//!
+//! The policies only compare indices (is my channel among my M best? which channel has rank
+//! r?), and a user samples one channel per slot, so computing every index every slot (a root
+//! search each, for kl-UCB) is mostly wasted. Each channel whose samples have not changed
+//! since the start of the current *epoch* of slots `[t₀, t₁]` (t₁ = t₀ + ⌊t₀/32⌋) keeps an
+//! interval that holds its index over the whole epoch: the index is nondecreasing in `ln t`,
+//! so its values at `t₀` and `t₁` bracket it (for kl-UCB, whose root is found to a relative
+//! 1e-12, widened by a relative 1e-9). A channel sampled during the epoch uses its exact
+//! index of the slot. A comparison decided by the intervals needs no index; only undecided
+//! ones compute the exact index of the slot (cached for the slot). Every answer is the one
+//! the full computation gives, which the tests check against it.
 
 use crate::model::theory::kl_upper;
+use crate::util::ranking::Ranked;
 use serde::{Deserialize, Serialize};
 
 /// Which index.
@@ -26,7 +38,41 @@ impl IndexKind {
             IndexKind::KlUcb => "klucb",
         }
     }
+
+    /// The index of a channel with `n` samples, `s` of them ones, at slot `t`.
+    pub(crate) fn value(self, n: u64, s: u64, t: u64) -> f64 {
+        if n == 0 {
+            return f64::INFINITY;
+        }
+        let log_t = (t.max(1) as f64).ln();
+        let n = n as f64;
+        let mean = s as f64 / n;
+        match self {
+            IndexKind::Ucb => mean + (2.0 * log_t / n).sqrt(),
+            IndexKind::KlUcb => kl_upper(mean, n, log_t),
+        }
+    }
+
+    /// Bounds on the index at every slot of `[first, last]` (samples unchanged).
+    fn bounds(self, n: u64, s: u64, first: u64, last: u64) -> (f64, f64) {
+        let (lo, hi) = (self.value(n, s, first), self.value(n, s, last));
+        if n == 0 {
+            return (lo, hi);
+        }
+        match self {
+            // Every operation is monotone under round-to-nearest: the values at the ends
+            // bracket the computed index exactly.
+            IndexKind::Ucb => (lo, hi),
+            IndexKind::KlUcb => (
+                lo - MARGIN * lo.abs() - f64::MIN_POSITIVE,
+                hi + MARGIN * hi.abs() + f64::MIN_POSITIVE,
+            ),
+        }
+    }
 }
+
+/// Relative margin of the kl-UCB bounds (see [`IndexKind::bounds`]).
+const MARGIN: f64 = 1e-9;
 
 /// `(index: Ucb)` or `(index: KlUcb)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,14 +83,24 @@ pub(crate) struct IndexSpec {
     pub index: IndexKind,
 }
 
-/// Samples of each channel and their indices.
+/// Samples of each channel and their indices, compared lazily (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct Indices {
     kind: IndexKind,
     n: Vec<u64>,
     s: Vec<u64>,
-    /// The indices at the last [`Indices::update`].
-    pub value: Vec<f64>,
+    /// The epoch's interval of each channel, and whether it holds: computed this epoch, and
+    /// no sample since (`changed`).
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    fresh: Vec<bool>,
+    changed: Vec<bool>,
+    /// The exact index of the current slot, when computed.
+    exact: Vec<f64>,
+    stamp: Vec<u64>,
+    t: u64,
+    first: u64,
+    last: u64,
 }
 
 impl Indices {
@@ -54,8 +110,21 @@ impl Indices {
             kind,
             n: vec![0; k],
             s: vec![0; k],
-            value: vec![f64::INFINITY; k],
+            lo: vec![0.0; k],
+            hi: vec![0.0; k],
+            fresh: vec![false; k],
+            changed: vec![false; k],
+            exact: vec![0.0; k],
+            stamp: vec![0; k],
+            t: 0,
+            first: 0,
+            last: 0,
         }
+    }
+
+    /// Channels.
+    pub(crate) fn len(&self) -> usize {
+        self.n.len()
     }
 
     /// One sample of `channel`.
@@ -63,29 +132,120 @@ impl Indices {
     pub(crate) fn add(&mut self, channel: usize, one: bool) {
         self.n[channel] += 1;
         self.s[channel] += u64::from(one);
+        self.changed[channel] = true;
+        self.stamp[channel] = 0;
     }
 
-    /// Every channel's index at slot `t`.
-    pub(crate) fn update(&mut self, t: u64) {
-        let log_t = (t.max(1) as f64).ln();
-        for ((v, &n), &s) in self.value.iter_mut().zip(&self.n).zip(&self.s) {
-            *v = if n == 0 {
-                f64::INFINITY
-            } else {
-                let n = n as f64;
-                let mean = s as f64 / n;
-                match self.kind {
-                    IndexKind::Ucb => mean + (2.0 * log_t / n).sqrt(),
-                    IndexKind::KlUcb => kl_upper(mean, n, log_t),
-                }
-            };
+    /// The samples of `channel` (count, ones).
+    pub(crate) fn samples(&self, channel: usize) -> (u64, u64) {
+        (self.n[channel], self.s[channel])
+    }
+
+    /// The index kind.
+    pub(crate) fn kind(&self) -> IndexKind {
+        self.kind
+    }
+
+    /// Moves to slot `t` (nondecreasing).
+    pub(crate) fn start(&mut self, t: u64) {
+        self.t = t;
+        if t > self.last {
+            self.first = t;
+            self.last = t + t / 32;
+            self.fresh.iter_mut().for_each(|f| *f = false);
+            self.changed.iter_mut().for_each(|c| *c = false);
         }
+    }
+
+    /// Channel `i`'s exact index at the current slot.
+    #[inline]
+    pub(crate) fn value(&mut self, i: usize) -> f64 {
+        if self.stamp[i] != self.t {
+            self.exact[i] = self.kind.value(self.n[i], self.s[i], self.t);
+            self.stamp[i] = self.t;
+        }
+        self.exact[i]
+    }
+
+    #[inline]
+    fn interval(&mut self, i: usize) -> (f64, f64) {
+        if self.changed[i] {
+            let v = self.value(i);
+            return (v, v);
+        }
+        if !self.fresh[i] {
+            (self.lo[i], self.hi[i]) = self
+                .kind
+                .bounds(self.n[i], self.s[i], self.first, self.last);
+            self.fresh[i] = true;
+        }
+        (self.lo[i], self.hi[i])
+    }
+
+    /// Whether channel `i` ranks above channel `j` (larger index, ties to the lower channel).
+    #[inline]
+    pub(crate) fn above(&mut self, i: usize, j: usize) -> bool {
+        let (li, hi) = self.interval(i);
+        let (lj, hj) = self.interval(j);
+        if li > hj {
+            return true;
+        }
+        if hi < lj {
+            return false;
+        }
+        let (vi, vj) = (self.value(i), self.value(j));
+        Ranked { value: vi, arm: i } > Ranked { value: vj, arm: j }
+    }
+
+    /// How many channels rank above `a`, counting no further than `limit`.
+    pub(crate) fn count_above(&mut self, a: usize, limit: usize) -> usize {
+        let mut count = 0;
+        for i in 0..self.len() {
+            if i != a && self.above(i, a) {
+                count += 1;
+                if count >= limit {
+                    break;
+                }
+            }
+        }
+        count
+    }
+
+    /// Whether `a` is among the `m` best channels.
+    pub(crate) fn in_top(&mut self, a: usize, m: usize) -> bool {
+        m > 0 && self.count_above(a, m) < m
+    }
+
+    /// The `m` best channels, best first, into `out`; `out` may hold last slot's answer, which
+    /// is kept when it still holds (checked by comparisons only).
+    pub(crate) fn top(&mut self, m: usize, out: &mut Vec<usize>) {
+        let m = m.min(self.len());
+        if out.len() == m && self.still_top(out) {
+            return;
+        }
+        let k = self.len();
+        let values: Vec<f64> = (0..k).map(|i| self.value(i)).collect();
+        super::top(&values, m, out);
+    }
+
+    /// Whether `list` is in order and above every other channel.
+    fn still_top(&mut self, list: &[usize]) -> bool {
+        for w in list.windows(2) {
+            if !self.above(w[0], w[1]) {
+                return false;
+            }
+        }
+        let Some(&worst) = list.last() else {
+            return true;
+        };
+        (0..self.len()).all(|i| list.contains(&i) || self.above(worst, i))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn unseen_channels_come_first_and_indices_exceed_means() {
@@ -95,20 +255,50 @@ mod tests {
                 ix.add(0, true);
                 ix.add(1, false);
             }
-            ix.update(20);
-            assert!(ix.value[2].is_infinite());
-            assert!(ix.value[0] >= 1.0 - 1e-12, "{kind:?}");
-            assert!(ix.value[1] > 0.0 && ix.value[1] < ix.value[0]);
+            ix.start(20);
+            assert!(ix.value(2).is_infinite());
+            assert!(ix.value(0) >= 1.0 - 1e-12, "{kind:?}");
+            assert!(ix.value(1) > 0.0 && ix.value(1) < ix.value(0));
         }
-        // kl-UCB is tighter than UCB1 for a mean near 0.
-        let mut u = Indices::new(1, IndexKind::Ucb);
-        let mut k = Indices::new(1, IndexKind::KlUcb);
-        for _ in 0..100 {
-            u.add(0, false);
-            k.add(0, false);
+        assert!(IndexKind::KlUcb.value(100, 0, 1000) < IndexKind::Ucb.value(100, 0, 1000));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Slot after slot, the lazy comparisons, top sets and counts equal those of every index
+        /// computed in full, ties included (coarse rewards make equal statistics common).
+        #[test]
+        fn lazy_answers_equal_the_full_computation(
+            k in 2usize..12,
+            m in 1usize..6,
+            kl in any::<bool>(),
+            seed in 0u64..1000,
+        ) {
+            use rand::RngExt;
+            let kind = if kl { IndexKind::KlUcb } else { IndexKind::Ucb };
+            let mut rng = crate::util::rng::stream(seed, 5, 0);
+            let mut ix = Indices::new(k, kind);
+            let mut hint = Vec::new();
+            let theta: Vec<f64> = (0..k).map(|_| rng.random::<f64>()).collect();
+            for t in 1..400u64 {
+                ix.start(t);
+                let full: Vec<f64> = (0..k).map(|i| kind.value(ix.n[i], ix.s[i], t)).collect();
+                let mut want = Vec::new();
+                crate::multi::top(&full, m, &mut want);
+                ix.top(m, &mut hint);
+                prop_assert_eq!(&hint, &want, "slot {}", t);
+                let a = rng.random_range(0..k);
+                let above = (0..k)
+                    .filter(|&i| i != a && Ranked { value: full[i], arm: i } > Ranked { value: full[a], arm: a })
+                    .count();
+                prop_assert_eq!(ix.count_above(a, k), above);
+                prop_assert_eq!(ix.in_top(a, m), above < m);
+                // A few samples per slot, on channels near the top.
+                for _ in 0..2 {
+                    let c = if rng.random::<f64>() < 0.7 { want[rng.random_range(0..want.len())] } else { rng.random_range(0..k) };
+                    ix.add(c, rng.random::<f64>() < theta[c]);
+                }
+            }
         }
-        u.update(1000);
-        k.update(1000);
-        assert!(k.value[0] < u.value[0]);
     }
 }

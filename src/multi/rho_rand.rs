@@ -5,7 +5,7 @@
 //! rank above K aims at the channel of rank `((r − 1) mod K) + 1`.
 
 use super::index::{IndexKind, Indices};
-use super::{Seen, Team, top};
+use super::{Seen, Team};
 use crate::util::rng::SimRng;
 use rand::RngExt;
 
@@ -17,6 +17,8 @@ pub(crate) struct RhoRand {
     rank: Vec<Option<usize>>,
     m: usize,
     best: Vec<usize>,
+    /// Each user's channel of last slot.
+    aim: Vec<Option<usize>>,
 }
 
 impl RhoRand {
@@ -27,6 +29,7 @@ impl RhoRand {
             rank: vec![None; users],
             m: users,
             best: Vec::with_capacity(k),
+            aim: vec![None; users],
         }
     }
 }
@@ -37,9 +40,20 @@ impl Team for RhoRand {
             let m = self.m;
             let rank = *self.rank[u].get_or_insert_with(|| rngs[u].random_range(0..m));
             let ix = &mut self.ix[u];
-            ix.update(t);
-            top(&ix.value, m, &mut self.best);
-            list.push(self.best[rank % self.best.len()]);
+            ix.start(t);
+            let k = ix.len();
+            let r = rank % m.min(k);
+            // Last slot's channel when it still has rank r (comparisons only), else the full
+            // ranking.
+            let c = match self.aim[u] {
+                Some(c) if ix.count_above(c, r + 1) == r => c,
+                _ => {
+                    ix.top(r + 1, &mut self.best);
+                    self.best[r]
+                }
+            };
+            self.aim[u] = Some(c);
+            list.push(c);
         }
     }
 

@@ -18,7 +18,9 @@
 //! infinite indices), the move is uniform on `M̂^j(t)`.
 
 use super::index::{IndexKind, Indices};
-use super::{Seen, Team, top};
+#[cfg(test)]
+use super::top;
+use super::{Seen, Team};
 use crate::util::rng::SimRng;
 use rand::RngExt;
 
@@ -26,15 +28,16 @@ use rand::RngExt;
 #[derive(Clone, Debug)]
 pub(crate) struct TopM {
     ix: Vec<Indices>,
-    /// Each user's indices at its previous slot, `g(t − 1)`.
-    previous: Vec<Vec<f64>>,
+    /// Each user's samples of its channel before last slot's sample (for `g(t − 1)`).
+    before: Vec<(u64, u64)>,
     chosen: Vec<Option<usize>>,
     /// What each user learnt of a collision last slot (`None`: not observed).
     collided: Vec<Option<bool>>,
     seated: Vec<bool>,
     chair: bool,
     m: usize,
-    best: Vec<usize>,
+    /// Each user's M best channels when last computed (a hint for the next time).
+    best: Vec<Vec<usize>>,
     candidates: Vec<usize>,
 }
 
@@ -43,70 +46,80 @@ impl TopM {
     pub(crate) fn new(k: usize, users: usize, kind: IndexKind, chair: bool) -> TopM {
         TopM {
             ix: (0..users).map(|_| Indices::new(k, kind)).collect(),
-            previous: vec![vec![f64::INFINITY; k]; users],
+            before: vec![(0, 0); users],
             chosen: vec![None; users],
             collided: vec![None; users],
             seated: vec![false; users],
             chair,
             m: users,
-            best: Vec::with_capacity(k),
+            best: vec![Vec::with_capacity(k); users],
             candidates: Vec::with_capacity(k),
         }
     }
 
-    /// The next channel of user `u` before slot `t` (indices already updated).
-    fn choose(&mut self, u: usize, rng: &mut SimRng) -> usize {
-        let k = self.ix[u].value.len();
+    /// The next channel of user `u` before slot `t` (its indices at slot `t`).
+    fn choose(&mut self, u: usize, t: u64, rng: &mut SimRng) -> usize {
+        let ix = &mut self.ix[u];
+        let k = ix.len();
         let Some(a) = self.chosen[u] else {
             return rng.random_range(0..k);
         };
-        top(&self.ix[u].value, self.m, &mut self.best);
         let observed = self.collided[u];
         let collided = observed == Some(true);
-        let uniform = |set: &[usize], rng: &mut SimRng| set[rng.random_range(0..set.len())];
-        if !self.best.contains(&a) {
-            if collided && !self.chair {
-                return uniform(&self.best, rng);
+        let in_best = ix.in_top(a, self.m);
+        let stays = if self.chair {
+            !collided || self.seated[u]
+        } else {
+            !collided
+        };
+        if in_best && stays {
+            // A user sits only after a transmission it saw succeed: a slot without collision
+            // information (the channel sensed busy) leaves the chair as it was.
+            if observed.is_some() {
+                self.seated[u] = true;
             }
-            let g = &self.previous[u];
-            self.candidates.clear();
-            self.candidates
-                .extend(self.best.iter().copied().filter(|&m| g[m] <= g[a]));
-            self.seated[u] = false;
-            let set = if self.candidates.is_empty() {
-                &self.best
-            } else {
-                &self.candidates
-            };
-            return uniform(set, rng);
+            return a;
         }
-        if collided && !(self.chair && self.seated[u]) {
-            self.seated[u] = false;
-            return uniform(&self.best, rng);
+        let best = &mut self.best[u];
+        ix.top(self.m, best);
+        let uniform = |set: &[usize], rng: &mut SimRng| set[rng.random_range(0..set.len())];
+        self.seated[u] = false;
+        if in_best || (collided && !self.chair) {
+            return uniform(best, rng);
         }
-        // A user sits only after a transmission it saw succeed: a slot without collision
-        // information (the channel sensed busy) leaves the chair as it was.
-        if observed.is_some() {
-            self.seated[u] = true;
+        // g(t − 1): every channel's samples are as they were then, but `a`'s, sampled last slot.
+        let kind = ix.kind();
+        let (na, sa) = self.before[u];
+        let ga = kind.value(na, sa, t - 1);
+        self.candidates.clear();
+        for &m in best.iter() {
+            let (n, s) = ix.samples(m);
+            if kind.value(n, s, t - 1) <= ga {
+                self.candidates.push(m);
+            }
         }
-        a
+        let set = if self.candidates.is_empty() {
+            &best[..]
+        } else {
+            &self.candidates[..]
+        };
+        uniform(set, rng)
     }
 }
 
 impl Team for TopM {
     fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
         for (u, (list, rng)) in lists.iter_mut().zip(rngs).enumerate() {
-            self.ix[u].update(t);
-            let a = self.choose(u, rng);
+            self.ix[u].start(t);
+            let a = self.choose(u, t, rng);
             self.chosen[u] = Some(a);
-            let (now, before) = (&self.ix[u].value, &mut self.previous[u]);
-            before.copy_from_slice(now);
             list.push(a);
         }
     }
 
     fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, _rng: &mut SimRng) {
         if let Some(c) = seen.last {
+            self.before[u] = self.ix[u].samples(c);
             self.ix[u].add(c, seen.sample);
         }
         self.collided[u] = seen.collision;
@@ -149,9 +162,10 @@ mod tests {
             }
             // User 0 on its best channel, seated, just collided.
             let mut probe = team.ix[0].clone();
-            probe.update(201);
+            probe.start(201);
+            let values: Vec<f64> = (0..4).map(|i| probe.value(i)).collect();
             let mut best = Vec::new();
-            top(&probe.value, 1, &mut best);
+            top(&values, 1, &mut best);
             let a = best[0];
             let mut moved = false;
             for _ in 0..20 {

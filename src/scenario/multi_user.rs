@@ -197,6 +197,17 @@ pub(crate) fn check_multi_user(
             at.field("policy")
         };
         ck.label(&mut seen, &label, &label_path, "policy");
+        if let Some(needed) = p.policy.needs_feedback()
+            && needed != raw.feedback
+        {
+            ck.fail(
+                &at.field("policy"),
+                format!(
+                    "needs `feedback: {needed:?}` (its communication phase reads the collision indicator in every slot; the scenario has {:?})",
+                    raw.feedback
+                ),
+            );
+        }
         for (param, rule) in p.policy.check(k.max(1), raw.horizon) {
             let mut path = at.field("policy");
             for part in param.split('.') {

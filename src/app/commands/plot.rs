@@ -35,6 +35,12 @@ impl Saved {
                 Saved::Identification(report::load_identification(dir)?)
             }
             Some(ResultKind::Sweep) => Saved::Sweep(report::load_sweep(dir)?),
+            Some(ResultKind::MultiUser) => {
+                return Err(CommandError::Inputs(format!(
+                    "{}: re-drawing many-users results is not supported yet; `specprobe run` the scenario again (same seed, same files)",
+                    dir.display()
+                )));
+            }
             _ => {
                 let (summary, rows) = report::load_saved(dir)?;
                 Saved::Regret(summary, rows)

@@ -11,7 +11,7 @@ time: this SMPyBandits version's `getThirdRegretTerm` returns the per-slot losse
 accumulating them, so its "more accurate" regret leaves the collisions out), and the process
 CPU time per user-slot.
 
-    python3 scripts/smpy_multiplayer.py [repetitions] [horizon]
+    python3 scripts/smpy_multiplayer.py [repetitions] [horizon] [policy,policy,...]
 
 Needs `pip install SMPyBandits "scipy<1.14"`.
 """
@@ -41,10 +41,14 @@ def main():
         "randtopm-klucb": lambda: RandTopM(m, k, klUCB).children,
         "rhorand-klucb": lambda: rhoRand(m, k, klUCB).children,
         "selfish-ucb": lambda: Selfish(m, k, UCB).children,
-        "sic-mmab": lambda: Selfish(m, k, SIC_MMAB, horizon=horizon).children,
+        # Its own collision handling: the players themselves (Selfish would hide collisions).
+        "sic-mmab": lambda: [SIC_MMAB(k, horizon) for _ in range(m)],
     }
+    only = sys.argv[3].split(",") if len(sys.argv) > 3 else list(policies)
     print(f"K = {k}, M = {m}, T = {horizon}, {repetitions} repetitions")
     for name, players in policies.items():
+        if name not in only:
+            continue
         cfg = {
             "horizon": horizon,
             "repetitions": repetitions,

@@ -141,6 +141,16 @@ impl Prepared {
                 file.finish()?;
                 results
             }
+            (Scenario::MultiUser(s), None) => {
+                let file = Arc::new(crate::app::runs_file::MultiRunsFile::new(s, dest.staging()));
+                let options = RunOptions {
+                    multi_sink: Some(file.clone()),
+                    ..self.options().clone()
+                };
+                let results = self.run_with(&options)?;
+                file.finish()?;
+                results
+            }
             _ => self.run()?,
         })
     }

@@ -8,10 +8,13 @@
 //! kept in memory (the library's [`crate::Simulation::run`] and merged shards keep them). A
 //! run that fails or is cancelled leaves only the staging folder, which is removed.
 
+use crate::engine::multi_loop::N_MULTI;
+
 use crate::engine::recorder::Row;
-use crate::engine::runner::RunSink;
+use crate::engine::runner::{MultiRunSink, RunSink};
+use crate::report::multi_user;
 use crate::report::regret::{curves::cell_experiment, runs};
-use crate::scenario::RegretScenario;
+use crate::scenario::{MultiUserScenario, RegretScenario};
 use crate::store::folder::{OutputDir, OutputError};
 use crate::store::names;
 use std::io::{Seek, Write};
@@ -82,6 +85,67 @@ impl RunSink for RunsFile {
             .map_err(std::io::Error::other)
             .and_then(|()| w.flush())
             // Named as the file it becomes: "cannot write results/x/runs.csv: No space left".
+            .map_err(|error| std::io::Error::other(self.staging.write_error(names::RUNS, error)))
+    }
+}
+
+/// `runs.csv` of a many-users run, written as the runs finish (one hidden file per policy,
+/// assembled in scenario order by [`MultiRunsFile::finish`]: the bytes of the file rendered
+/// from rows kept in memory).
+#[derive(Debug)]
+pub(crate) struct MultiRunsFile {
+    staging: OutputDir,
+    policies: Vec<String>,
+}
+
+impl MultiRunsFile {
+    /// The files for the runs of `s`, in `staging`.
+    pub(crate) fn new(s: &MultiUserScenario, staging: OutputDir) -> MultiRunsFile {
+        MultiRunsFile {
+            staging,
+            policies: s.policies.iter().map(|p| p.label.clone()).collect(),
+        }
+    }
+
+    fn part(p: usize) -> String {
+        format!(".runs-{p}.csv")
+    }
+
+    /// Writes `runs.csv` from the per-policy files and removes them.
+    pub(crate) fn finish(&self) -> Result<(), OutputError> {
+        let mut out = self.staging.create(names::RUNS)?;
+        let error = |e| self.staging.write_error(names::RUNS, e);
+        let header =
+            multi_user::runs_header().map_err(|e| error(std::io::Error::other(e.to_string())))?;
+        out.write_all(&header).map_err(error)?;
+        for p in 0..self.policies.len() {
+            let part = Self::part(p);
+            let Ok(mut file) = self.staging.open(&part) else {
+                continue;
+            };
+            file.rewind()
+                .and_then(|()| std::io::copy(&mut file, &mut out).map(drop))
+                .map_err(error)?;
+            drop(file);
+            self.staging.remove(&part)?;
+        }
+        Ok(())
+    }
+}
+
+impl MultiRunSink for MultiRunsFile {
+    fn rows(&self, p: usize, rows: &[(u64, [f64; N_MULTI])]) -> std::io::Result<()> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let file = self
+            .staging
+            .append(&Self::part(p))
+            .map_err(std::io::Error::other)?;
+        let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
+        multi_user::write_runs(&mut w, &self.policies[p], rows)
+            .map_err(std::io::Error::other)
+            .and_then(|()| w.flush())
             .map_err(|error| std::io::Error::other(self.staging.write_error(names::RUNS, error)))
     }
 }

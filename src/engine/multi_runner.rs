@@ -11,6 +11,8 @@ use crate::engine::multi_loop::{
     Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
 };
 use crate::engine::progress::Progress;
+#[cfg(doc)]
+use crate::engine::runner::MultiRunSink;
 use crate::engine::runner::{RunError, RunOptions, thread_pool};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::Paths;
@@ -24,7 +26,7 @@ use crate::util::rng::{SimRng, label_hash, stream};
 use crate::util::stats::Moments;
 use rayon::prelude::*;
 
-/// Runs folded together before the next batch starts.
+/// Runs folded together before the next batch starts (and handed to a [`MultiRunSink`]).
 const RUNS_PER_BATCH: u64 = 1024;
 
 /// The random-stream domain of user `u` (user 0: the single-user domain 0).
@@ -183,6 +185,8 @@ pub(crate) struct MultiStats {
     pub benchmarks: Vec<Shared>,
     /// How the pseudo-regret was computed.
     pub expected: Expected,
+    /// Whether the per-run rows went to a [`MultiRunSink`] (then `finals` are empty).
+    pub streamed: bool,
 }
 
 /// Whether the classic closed forms apply to every policy of `s`.
@@ -257,13 +261,14 @@ pub(crate) fn run_multi_user(
         pool.install(|| {
             s.policies
                 .iter()
-                .map(|entry| {
+                .enumerate()
+                .map(|(p, entry)| {
                     let worker = || Worker::new(&setup, entry, s, simple.as_ref());
                     let mut total = TeamStats::new(k, s.users, checkpoints.len());
                     let mut first = 0;
                     while first < shard_runs && !opts.cancel.is_cancelled() {
                         let last = shard_runs.min(first + RUNS_PER_BATCH);
-                        let batch = (first..last)
+                        let mut batch = (first..last)
                             .into_par_iter()
                             .map(|i| opts.shard.run(i))
                             .fold(worker, |mut w, run| {
@@ -281,13 +286,17 @@ pub(crate) fn run_multi_user(
                                     a
                                 },
                             );
+                        if let Some(sink) = &opts.multi_sink {
+                            sink.rows(p, &batch.finals).map_err(RunError::Sink)?;
+                            batch.finals.clear();
+                        }
                         total.merge(&batch);
                         first = last;
                     }
-                    total
+                    Ok(total)
                 })
-                .collect::<Vec<_>>()
-        })
+                .collect::<Result<Vec<_>, RunError>>()
+        })?
     };
     opts.cancel.check()?;
     Ok(MultiStats {
@@ -295,6 +304,7 @@ pub(crate) fn run_multi_user(
         stats,
         benchmarks,
         expected,
+        streamed: opts.multi_sink.is_some(),
     })
 }
 

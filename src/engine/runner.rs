@@ -33,6 +33,8 @@ pub(crate) struct RunOptions {
     pub cancel: Cancel,
     /// Where each run's values at the horizon go; `None`: kept in [`PolicyStats::finals`].
     pub sink: Option<std::sync::Arc<dyn RunSink>>,
+    /// The same for a many-users scenario's runs.
+    pub multi_sink: Option<std::sync::Arc<dyn MultiRunSink>>,
 }
 
 /// Takes each run's values at the horizon as the runs finish, so that memory does not grow
@@ -41,6 +43,18 @@ pub(crate) trait RunSink: Send + Sync + std::fmt::Debug {
     /// The rows of experiment `experiment`, policy `policy`, for consecutive runs in ascending
     /// order, continuing where the previous call for the same pair ended.
     fn rows(&self, experiment: usize, policy: usize, rows: &[(u64, Row)]) -> std::io::Result<()>;
+}
+
+/// Takes each run's values at the horizon as the runs finish, so that memory does not grow with
+/// the number of runs (the command line writes them to `runs.csv` in the staging folder).
+pub(crate) trait MultiRunSink: Send + Sync + std::fmt::Debug {
+    /// The rows of policy `policy`, for consecutive runs in ascending order, continuing where
+    /// the previous call for the same policy ended.
+    fn rows(
+        &self,
+        policy: usize,
+        rows: &[(u64, [f64; crate::engine::multi_loop::N_MULTI])],
+    ) -> std::io::Result<()>;
 }
 
 /// Runs folded and handed to the sink together: enough for every thread to stay busy, few

@@ -309,19 +309,40 @@ fn curves(s: &MultiUserScenario, stats: &MultiStats) -> Result<Vec<u8>, ReportEr
     csv_bytes(&header, rows)
 }
 
+/// The header line of a many-users `runs.csv`.
+pub(crate) fn runs_header() -> Result<Vec<u8>, ReportError> {
+    let mut header = vec!["policy".to_string(), "run".to_string()];
+    header.extend(METRICS.iter().map(|(n, _)| n.to_string()));
+    csv_bytes(&header, std::iter::empty())
+}
+
+/// The rows of one policy, runs as given: `runs.csv` is the header followed by these rows for
+/// every policy in scenario order, so rows written as the runs finish make the same bytes.
+pub(crate) fn write_runs<W: std::io::Write>(
+    w: &mut csv::Writer<W>,
+    policy: &str,
+    rows: &[(u64, [f64; N_MULTI])],
+) -> Result<(), csv::Error> {
+    for (run, row) in rows {
+        w.write_field(policy)?;
+        w.write_field(run.to_string())?;
+        for &(_, i) in &METRICS {
+            w.write_field(num(row[i]))?;
+        }
+        w.write_record(None::<&[u8]>)?;
+    }
+    Ok(())
+}
+
 /// `runs.csv`: each run's values at the horizon (Selfish fails on a few runs only: the
 /// distribution matters).
 fn runs(s: &MultiUserScenario, stats: &MultiStats) -> Result<Vec<u8>, ReportError> {
-    let mut header = vec!["policy".to_string(), "run".to_string()];
-    header.extend(METRICS.iter().map(|(n, _)| n.to_string()));
-    let rows = s.policies.iter().zip(&stats.stats).flat_map(|(p, st)| {
-        st.finals.iter().map(|(run, row): &(u64, [f64; N_MULTI])| {
-            let mut r = vec![p.label.clone(), run.to_string()];
-            r.extend(METRICS.iter().map(|&(_, i)| num(row[i])));
-            r
-        })
-    });
-    csv_bytes(&header, rows)
+    let mut w = csv::Writer::from_writer(runs_header()?);
+    for (p, st) in s.policies.iter().zip(&stats.stats) {
+        write_runs(&mut w, &p.label, &st.finals)?;
+    }
+    w.into_inner()
+        .map_err(|e| ReportError::Csv(csv::Error::from(e.into_error())))
 }
 
 fn stat_cells(x: &Option<Stat>) -> [String; 2] {
@@ -632,7 +653,11 @@ pub(crate) fn render(
     let mut files = vec![
         Artifact::new(names::SUMMARY, json),
         Artifact::new(names::CURVES, curves(s, stats)?),
-        Artifact::new(names::RUNS, runs(s, stats)?),
+        if stats.streamed {
+            Artifact::staged(names::RUNS)
+        } else {
+            Artifact::new(names::RUNS, runs(s, stats)?)
+        },
         Artifact::new("users.csv", users_csv(&summary)?),
         Artifact::new("channels.csv", channels_csv(&summary)?),
     ];

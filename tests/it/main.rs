@@ -12,6 +12,7 @@ mod floor;
 mod golden;
 mod identification;
 mod layers;
+mod many_users;
 mod mutation;
 mod outputs;
 mod scenario_errors;

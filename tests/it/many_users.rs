@@ -1,0 +1,112 @@
+//! Many-users scenarios end to end: the binary's files against the library's, the rules a
+//! scenario breaks, and what is refused (with a message) rather than half done.
+
+use specprobe::{ChartOptions, Simulation};
+use std::path::Path;
+use std::process::Command;
+
+const SCENARIO: &str = "MultiUser(name: \"mu\", seed: 3, horizon: 1500, runs: 5, users: 3,
+    channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.6, cost: Constant(0.0)),
+               (theta: 0.5, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))],
+    policies: [(policy: McTopM(index: KlUcb)), (policy: RhoRand(index: Ucb)),
+               (policy: Selfish(policy: Ucb1(reward: Idle))), (policy: Mega())])";
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The binary streams `runs.csv` as the runs finish; the library keeps the rows: same bytes,
+/// every data file.
+#[test]
+fn the_binary_and_the_library_write_the_same_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "mu.ron", SCENARIO);
+    let out = tmp.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--no-charts",
+            "--threads",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let scenario = specprobe::load(&path).unwrap();
+    let results = Simulation::new(scenario).threads(1).run().unwrap();
+    let files = results
+        .files(&ChartOptions {
+            formats: Vec::new(),
+            ..ChartOptions::default()
+        })
+        .unwrap();
+    for name in [
+        "summary.json",
+        "curves.csv",
+        "runs.csv",
+        "users.csv",
+        "channels.csv",
+    ] {
+        let mine = files.iter().find(|f| f.name == name).expect(name);
+        assert_eq!(mine.bytes, std::fs::read(out.join(name)).unwrap(), "{name}");
+    }
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.starts_with(".runs-")), "{names:?}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["kind"], "multi-user");
+    for p in summary["policies"].as_array().unwrap() {
+        assert_eq!(
+            p["decomposition"]["runs_summing_exactly"], 5,
+            "{}",
+            p["name"]
+        );
+    }
+}
+
+/// Broken rules are reported with the field, all at once; what is not supported yet is
+/// refused with a message that says so.
+#[test]
+fn bad_many_users_scenarios_name_the_field_and_the_rule() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = SCENARIO
+        .replace("users: 3", "users: 0")
+        .replace("McTopM(index: KlUcb)", "SicMmab()")
+        .replace("Mega()", "Mega(d: 2.0)");
+    let path = write(tmp.path(), "bad.ron", &bad);
+    let err = specprobe::load(&path).unwrap_err().to_string();
+    for want in [
+        "users",
+        "policies[0].policy",
+        "SensingAndCollision",
+        "policies[3].policy.d",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    let capture = SCENARIO.replace("users: 3", "users: 3, collision: Capture(distances: [1.0])");
+    let err = specprobe::load(&write(tmp.path(), "c.ron", &capture))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("one distance per user"), "{err}");
+    let path = write(tmp.path(), "mu.ron", SCENARIO);
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args(["run", path.to_str().unwrap(), "--shard", "0/2", "--out"])
+        .arg(tmp.path().join("shard"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("many-users") && msg.contains("--shard"),
+        "{msg}"
+    );
+    assert!(!tmp.path().join("shard").exists());
+}

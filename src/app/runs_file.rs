@@ -49,26 +49,38 @@ impl RunsFile {
 
     /// Writes `runs.csv` from the per-pair files and removes them.
     pub(crate) fn finish(&self) -> Result<(), OutputError> {
-        let mut out = self.staging.create(names::RUNS)?;
-        let error = |e| self.staging.write_error(names::RUNS, e);
-        let header = runs::header().map_err(|e| error(e.into()))?;
-        out.write_all(&header).map_err(error)?;
-        for e in 0..self.experiments.len() {
-            for p in 0..self.policies.len() {
-                let part = Self::part(e, p);
-                // A pair with no runs (every run of a cancelled batch) has no file.
-                let Ok(mut file) = self.staging.open(&part) else {
-                    continue;
-                };
-                file.rewind()
-                    .and_then(|()| std::io::copy(&mut file, &mut out).map(drop))
-                    .map_err(error)?;
-                drop(file);
-                self.staging.remove(&part)?;
-            }
-        }
-        Ok(())
+        let header = runs::header().map_err(std::io::Error::other);
+        let pairs = self.experiments.len() * self.policies.len();
+        let p = self.policies.len();
+        assemble(
+            &self.staging,
+            header,
+            (0..pairs).map(|i| Self::part(i / p, i % p)),
+        )
     }
+}
+
+/// Writes `runs.csv` in `staging`: `header`, then each of the hidden `parts` in order (a part
+/// with no runs, every run of a cancelled batch, has no file), each removed once copied.
+fn assemble(
+    staging: &OutputDir,
+    header: std::io::Result<Vec<u8>>,
+    parts: impl Iterator<Item = String>,
+) -> Result<(), OutputError> {
+    let mut out = staging.create(names::RUNS)?;
+    let error = |e| staging.write_error(names::RUNS, e);
+    out.write_all(&header.map_err(error)?).map_err(error)?;
+    for part in parts {
+        let Ok(mut file) = staging.open(&part) else {
+            continue;
+        };
+        file.rewind()
+            .and_then(|()| std::io::copy(&mut file, &mut out).map(drop))
+            .map_err(error)?;
+        drop(file);
+        staging.remove(&part)?;
+    }
+    Ok(())
 }
 
 impl RunSink for RunsFile {
@@ -113,23 +125,12 @@ impl MultiRunsFile {
 
     /// Writes `runs.csv` from the per-policy files and removes them.
     pub(crate) fn finish(&self) -> Result<(), OutputError> {
-        let mut out = self.staging.create(names::RUNS)?;
-        let error = |e| self.staging.write_error(names::RUNS, e);
-        let header =
-            multi_user::runs_header().map_err(|e| error(std::io::Error::other(e.to_string())))?;
-        out.write_all(&header).map_err(error)?;
-        for p in 0..self.policies.len() {
-            let part = Self::part(p);
-            let Ok(mut file) = self.staging.open(&part) else {
-                continue;
-            };
-            file.rewind()
-                .and_then(|()| std::io::copy(&mut file, &mut out).map(drop))
-                .map_err(error)?;
-            drop(file);
-            self.staging.remove(&part)?;
-        }
-        Ok(())
+        let header = multi_user::runs_header().map_err(|e| std::io::Error::other(e.to_string()));
+        assemble(
+            &self.staging,
+            header,
+            (0..self.policies.len()).map(Self::part),
+        )
     }
 }
 

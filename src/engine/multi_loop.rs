@@ -19,11 +19,10 @@
 //! Besson & Kaufmann (2018, Lemma 1) alongside.
 
 use crate::engine::recorder::{Metric, N_METRICS};
-use crate::engine::slot_loop::Slot;
+use crate::engine::slot_loop::{ExpectedReward, Slot};
 use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Paths};
 use crate::model::sharing::Shared;
-use crate::model::theory::expected_reward_prefix;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::util::cancel::{CHECK_MASK, Cancel};
 use crate::util::rng::SimRng;
@@ -153,8 +152,8 @@ pub(crate) struct MultiBuffers {
     chose: Vec<Vec<u64>>,
     rewarded: Vec<Vec<u64>>,
     epoch_slots: Vec<u64>,
-    /// Single user: the prefix last slot's expected reward depended on.
-    previous: Vec<usize>,
+    /// Single user: last slot's expected reward, reused while its list is.
+    expected: ExpectedReward,
 }
 
 /// Per-run randomness: each user's policy stream and paths, the benchmark's paths and the
@@ -225,7 +224,7 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
     b.rewarded.resize(epochs.len(), vec![0; k]);
     b.epoch_slots.clear();
     b.epoch_slots.resize(epochs.len(), 0);
-    b.previous.clear();
+    b.expected.reset();
     let duration = spectrum.duration();
     let mean_cost = env.mean_cost();
     let senses = setup.feedback.senses();
@@ -233,8 +232,6 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
     let carrier = setup.timing == Timing::Synchronous && !copies;
     let mut epoch = 0;
     let mut best = epochs[0].optimum.expected_reward;
-    let mut previous_value = 0.0;
-    let mut previous_complete = true;
     let mut cum = [0.0f64; N_MULTI];
     let mut benchmark_reward = 0.0f64;
     let mut next = 0;
@@ -248,9 +245,7 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
                 epoch += 1;
             }
             best = epochs[epoch].optimum.expected_reward;
-            b.previous.clear();
-            previous_value = 0.0;
-            previous_complete = true;
+            b.expected.reset();
         }
         for l in b.lists.iter_mut() {
             l.clear();
@@ -433,21 +428,9 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
         let e = &epochs[epoch];
         match setup.expected {
             Expected::Single => {
-                let list = &mut b.lists[0];
                 let mut more = |l: &mut Vec<usize>| team.extend(0, l);
-                let previous = &mut b.previous;
-                let unchanged = list.len() >= previous.len()
-                    && list[..previous.len()] == previous[..]
-                    && (!previous_complete || (list.len() == previous.len() && !more(list)));
-                if !unchanged {
-                    let (value, used, complete) =
-                        expected_reward_prefix(list, &mut more, &e.success, &e.stop, mean_cost);
-                    previous.clear();
-                    previous.extend_from_slice(&list[..used]);
-                    previous_value = value;
-                    previous_complete = complete;
-                }
-                cum[Metric::PseudoRegret as usize] += best - previous_value;
+                let value = b.expected.of(&mut b.lists[0], &mut more, e, mean_cost);
+                cum[Metric::PseudoRegret as usize] += best - value;
             }
             Expected::Classic => {
                 b.epoch_slots[epoch] += 1;

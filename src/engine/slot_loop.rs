@@ -18,7 +18,7 @@
 
 use crate::engine::recorder::{Metric, N_METRICS, RunRecord};
 use crate::engine::spectrum::{Probe, Spectrum};
-use crate::model::channel::{Environment, Paths};
+use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::theory::expected_reward_prefix;
 use crate::policy::Policy;
 use crate::util::cancel::{CHECK_MASK, Cancel};
@@ -29,8 +29,8 @@ use crate::util::rng::SimRng;
 pub(crate) struct Buffers {
     /// The policy's list of the current slot.
     list: Vec<usize>,
-    /// The prefix of last slot's list that its expected reward depended on.
-    previous: Vec<usize>,
+    /// Last slot's expected reward, reused while its list is.
+    expected: ExpectedReward,
     /// Per channel, the slot in which the policy last probed it, and what it found (and at which
     /// offset): what the benchmark may reuse.
     probed_at: Vec<u64>,
@@ -43,7 +43,7 @@ impl Buffers {
     pub(crate) fn new(k: usize) -> Buffers {
         Buffers {
             list: Vec::with_capacity(k),
-            previous: Vec::with_capacity(k),
+            expected: ExpectedReward::default(),
             probed_at: vec![0; k],
             probed_offset: vec![0.0; k],
             probed: vec![Probe::default(); k],
@@ -109,6 +109,52 @@ impl Slot {
     }
 }
 
+/// The expected reward of the lists a policy writes, reused while the prefix it depends on is
+/// unchanged: policies often repeat last slot's list.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ExpectedReward {
+    /// The prefix of last slot's list that its value depended on.
+    previous: Vec<usize>,
+    value: f64,
+    /// Whether the list ended there.
+    complete: bool,
+}
+
+impl ExpectedReward {
+    /// Forgets the value (a new run or a new benchmark epoch).
+    #[inline]
+    pub(crate) fn reset(&mut self) {
+        self.previous.clear();
+        self.value = 0.0;
+        self.complete = true;
+    }
+
+    /// The exact expected reward of `list` (of which `more` appends the rest) in `epoch`.
+    #[inline(always)]
+    pub(crate) fn of(
+        &mut self,
+        list: &mut Vec<usize>,
+        more: &mut impl FnMut(&mut Vec<usize>) -> bool,
+        epoch: &Epoch,
+        mean_cost: &[f64],
+    ) -> f64 {
+        let previous = &self.previous;
+        let unchanged = list.len() >= previous.len() && list[..previous.len()] == previous[..] && {
+            // A list that ended there must end there again.
+            !self.complete || (list.len() == previous.len() && !more(list))
+        };
+        if !unchanged {
+            let (value, used, complete) =
+                expected_reward_prefix(list, more, &epoch.success, &epoch.stop, mean_cost);
+            self.previous.clear();
+            self.previous.extend_from_slice(&list[..used]);
+            self.value = value;
+            self.complete = complete;
+        }
+        self.value
+    }
+}
+
 /// Runs one episode of `horizon` slots, recording cumulative metrics at `checkpoints`
 /// (increasing, the last one equal to `horizon`) into `record`, which must be sized for them and
 /// reset; the realised regret against the benchmark on the same paths included. `paths` must be
@@ -132,7 +178,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
     buffers.reset(env.len());
     let Buffers {
         list,
-        previous,
+        expected,
         probed_at,
         probed_offset,
         probed,
@@ -142,12 +188,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
     let mean_cost = env.mean_cost();
     let mut epoch = 0;
     let mut best = epochs[0].optimum.expected_reward;
-    // Policies often repeat last slot's list: its expected reward is then reused instead of
-    // recomputed. `previous` is the prefix the value depended on; `previous_complete` whether
-    // the list ended there.
-    previous.clear();
-    let mut previous_value = 0.0;
-    let mut previous_complete = true;
+    expected.reset();
     let mut cum = [0.0f64; N_METRICS];
     let mut benchmark_reward = 0.0f64;
     let mut next = 0;
@@ -161,9 +202,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
                 epoch += 1;
             }
             best = epochs[epoch].optimum.expected_reward;
-            previous.clear();
-            previous_value = 0.0;
-            previous_complete = true;
+            expected.reset();
         }
         list.clear();
         policy.plan(t, list, rng);
@@ -206,22 +245,9 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
             }
         }
         benchmark_reward += bench.net();
-        // The policy's expected reward: reused when the prefix it depends on is unchanged.
-        let e = &epochs[epoch];
         let mut more = |l: &mut Vec<usize>| policy.extend(l);
-        let unchanged = list.len() >= previous.len() && list[..previous.len()] == previous[..] && {
-            // A list that ended there must end there again.
-            !previous_complete || (list.len() == previous.len() && !more(list))
-        };
-        if !unchanged {
-            let (value, used, complete) =
-                expected_reward_prefix(list, &mut more, &e.success, &e.stop, mean_cost);
-            previous.clear();
-            previous.extend_from_slice(&list[..used]);
-            previous_value = value;
-            previous_complete = complete;
-        }
-        cum[Metric::PseudoRegret as usize] += best - previous_value;
+        let value = expected.of(list, &mut more, &epochs[epoch], mean_cost);
+        cum[Metric::PseudoRegret as usize] += best - value;
         cum[Metric::Reward as usize] += slot.net();
         cum[Metric::Cost as usize] += slot.cost;
         cum[Metric::Energy as usize] += slot.energy;

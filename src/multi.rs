@@ -301,6 +301,58 @@ impl TeamSpec {
     }
 }
 
+impl TeamSpec {
+    /// Every built-in multi-player policy with its defaults and a one-line summary, for
+    /// `specprobe policies` (each printed as [`TeamSpec::to_ron`] writes it, so that it reads
+    /// back).
+    pub(crate) fn catalogue() -> Vec<(TeamSpec, &'static str)> {
+        let selfish = || SelfishSpec {
+            policy: crate::policy::PolicySpec::Ucb1(Default::default()),
+        };
+        let cascade = || SelfishSpec {
+            policy: crate::policy::PolicySpec::CcUcb(Default::default()),
+        };
+        vec![
+            (
+                TeamSpec::Selfish(selfish()),
+                "each user runs a single-user built-in (cascades too) on its acknowledgements",
+            ),
+            (
+                TeamSpec::CentralizedMultiplePlay(IndexSpec::default()),
+                "one coordinator gives the M channels of largest index to the users",
+            ),
+            (
+                TeamSpec::RhoRand(IndexSpec::default()),
+                "rhoRand: the channel of one's rank, a new rank after a collision",
+            ),
+            (
+                TeamSpec::RandTopM(IndexSpec::default()),
+                "RandTopM: stay in one's M best, move after a collision",
+            ),
+            (
+                TeamSpec::McTopM(IndexSpec::default()),
+                "MCTopM: RandTopM with a chair (a seated user ignores collisions)",
+            ),
+            (
+                TeamSpec::MusicalChairs(MusicalChairsSpec::default()),
+                "T0 slots uniform, estimate M, then sit on a free chair",
+            ),
+            (
+                TeamSpec::Mega(mega::MegaSpec::default()),
+                "MEGA: ε-greedy with persistence and unavailability after collisions",
+            ),
+            (
+                TeamSpec::SicMmab(sic_mmab::SicMmabSpec::default()),
+                "SIC-MMAB: communication through collisions (feedback: SensingAndCollision)",
+            ),
+            (
+                TeamSpec::RankOffset(cascade()),
+                "cascades: the user of rank r probes entries r, r + M, … of its policy's list",
+            ),
+        ]
+    }
+}
+
 /// A parameter struct in scenario syntax, `(name: value, …)`.
 fn ron<T: Serialize + std::fmt::Debug>(params: &T) -> String {
     crate::util::ron_text::to_ron_line(params)

@@ -110,3 +110,47 @@ fn bad_many_users_scenarios_name_the_field_and_the_rule() {
     );
     assert!(!tmp.path().join("shard").exists());
 }
+
+/// Every many-users policy `specprobe policies` prints reads back, in one scenario, and runs.
+#[test]
+fn the_printed_catalogue_reads_back_and_runs() {
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .arg("policies")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let many = text
+        .split("Many-users policies")
+        .nth(1)
+        .expect("the section");
+    let specs: Vec<&str> = many
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.chars().next().is_some_and(char::is_uppercase))
+        .map(|l| l.split("  ").next().unwrap().trim())
+        .collect();
+    assert_eq!(specs.len(), 9, "{specs:?}");
+    let policies: Vec<String> = specs.iter().map(|s| format!("(policy: {s})")).collect();
+    let scenario = SCENARIO
+        .replace("users: 3", "users: 3, feedback: SensingAndCollision")
+        .replace(
+            "policies: [(policy: McTopM(index: KlUcb)), (policy: RhoRand(index: Ucb)),
+               (policy: Selfish(policy: Ucb1(reward: Idle))), (policy: Mega())]",
+            &format!("policies: [{}]", policies.join(", ")),
+        );
+    assert!(
+        scenario.contains("SicMmab") && !scenario.contains("Mega()"),
+        "{scenario}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "all.ron", &scenario);
+    let loaded = specprobe::load(&path).unwrap();
+    let results = Simulation::new(loaded).run().unwrap();
+    let labels = results
+        .multi_user()
+        .unwrap()
+        .scenario()
+        .policy_labels()
+        .len();
+    assert_eq!(labels, 9);
+}

@@ -50,6 +50,19 @@ pub fn policies() -> String {
          defaults may be written bare (`CcUcb`). {}",
         catalogue_note(&catalogue)
     );
+    let _ = writeln!(
+        out,
+        "\nMany-users policies (in a `MultiUser(...)` scenario's `policies` list; index: KlUcb or Ucb):\n"
+    );
+    for (spec, summary) in crate::multi::TeamSpec::catalogue() {
+        let ron = spec.to_ron();
+        let label = format!("label {}", spec.label());
+        if ron.chars().count() <= 38 {
+            let _ = writeln!(out, "  {ron:<38} {label:<32} {summary}");
+        } else {
+            let _ = writeln!(out, "  {ron}\n  {:<38} {label:<32} {summary}", "");
+        }
+    }
     out
 }
 

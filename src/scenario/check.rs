@@ -45,7 +45,7 @@ pub(crate) fn check_regret(
     })
 }
 
-/// `reference` names a policy, and `slot.duration` is positive.
+/// `reference` names a policy.
 fn check_reference_policy(
     raw: &RawRegret,
     policies: &[PolicyEntry],
@@ -60,6 +60,10 @@ fn check_reference_policy(
             format!("names policy {r:?}, which is not a policy label of this scenario (labels: {labels:?})"),
         );
     }
+}
+
+/// Name, horizon, runs, checkpoints, weights and the slot duration.
+pub(super) fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
     if let Some(slot) = raw.slot {
         ck.require(
             slot.duration.is_finite() && slot.duration > 0.0,
@@ -70,10 +74,6 @@ fn check_reference_policy(
             ),
         );
     }
-}
-
-/// Name, horizon, runs, checkpoints and weights.
-pub(super) fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
     ck.name(&raw.name, &root.field("name"));
     ck.require(
         raw.horizon >= 1,

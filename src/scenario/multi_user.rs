@@ -134,16 +134,6 @@ pub(crate) fn check_multi_user(
         sweep: None,
     };
     check_run_settings(&shared, &root, ck);
-    if let Some(slot) = raw.slot {
-        ck.require(
-            slot.duration.is_finite() && slot.duration > 0.0,
-            &root.field("slot").field("duration"),
-            format!(
-                "is the slot's length in delay units and must be a positive finite number (got {})",
-                slot.duration
-            ),
-        );
-    }
     ck.require(
         (1..=MAX_USERS).contains(&raw.users),
         &root.field("users"),

@@ -89,19 +89,8 @@ impl Scenario {
                 s.runs = o.runs.unwrap_or(s.runs);
                 s.seed = o.seed.unwrap_or(s.seed);
                 if let Some(h) = o.horizon {
-                    for (i, ch) in s.env.channels().iter().enumerate() {
-                        if let Some(slots) = ch.occupancy().slots()
-                            && slots < h
-                        {
-                            return Err(OverrideError::TraceTooShort {
-                                channel: i,
-                                slots,
-                                horizon: h,
-                            });
-                        }
-                    }
+                    rehorizon(&mut s.env, h)?;
                     s.horizon = h;
-                    s.env.set_horizon(h);
                 }
                 Scenario::MultiUser(s)
             }
@@ -118,20 +107,26 @@ impl RegretScenario {
         if let Some(h) = o.horizon {
             self.horizon = h;
             for e in &mut self.experiments {
-                for (i, ch) in e.env.channels().iter().enumerate() {
-                    if let Some(slots) = ch.occupancy().slots()
-                        && slots < h
-                    {
-                        return Err(OverrideError::TraceTooShort {
-                            channel: i,
-                            slots,
-                            horizon: h,
-                        });
-                    }
-                }
-                e.env.set_horizon(h);
+                rehorizon(&mut e.env, h)?;
             }
         }
         Ok(self)
     }
+}
+
+/// Moves `env` to horizon `h`, refusing one longer than a trace that does not wrap.
+fn rehorizon(env: &mut crate::model::channel::Environment, h: u64) -> Result<(), OverrideError> {
+    for (i, ch) in env.channels().iter().enumerate() {
+        if let Some(slots) = ch.occupancy().slots()
+            && slots < h
+        {
+            return Err(OverrideError::TraceTooShort {
+                channel: i,
+                slots,
+                horizon: h,
+            });
+        }
+    }
+    env.set_horizon(h);
+    Ok(())
 }

@@ -202,6 +202,28 @@ impl Scenario {
     }
 }
 
+/// Every channel of `env` as fingerprints read it: process, sensing, trace content, cost laws.
+pub(crate) fn describe_channels(s: &mut String, env: &Environment) {
+    use std::fmt::Write;
+    for ch in env.channels() {
+        let _ = write!(
+            s,
+            "|{}:{}",
+            ch.occupancy().describe(),
+            ch.sensing().describe()
+        );
+        if let Some(hash) = ch.occupancy().content_hash() {
+            let _ = write!(s, ":trace {hash:016x}");
+        }
+        let _ = match ch.cost() {
+            CostModel::Plain(l) => write!(s, ":{:?}", l.spec()),
+            CostModel::Split { energy, delay, .. } => {
+                write!(s, ":{:?}:{:?}", energy.spec(), delay.spec())
+            }
+        };
+    }
+}
+
 /// The file a scenario came from and its text.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Source {
@@ -351,23 +373,7 @@ impl RegretScenario {
         for e in &self.experiments {
             let _ = write!(s, "|exp {}|{:?}", e.label, e.reference);
             let _ = write!(s, "|slot {:?}", e.env.slot_duration());
-            for ch in e.env.channels() {
-                let _ = write!(
-                    s,
-                    "|{}:{}",
-                    ch.occupancy().describe(),
-                    ch.sensing().describe()
-                );
-                if let Some(hash) = ch.occupancy().content_hash() {
-                    let _ = write!(s, ":trace {hash:016x}");
-                }
-                let _ = match ch.cost() {
-                    CostModel::Plain(l) => write!(s, ":{:?}", l.spec()),
-                    CostModel::Split { energy, delay, .. } => {
-                        write!(s, ":{:?}:{:?}", energy.spec(), delay.spec())
-                    }
-                };
-            }
+            describe_channels(&mut s, &e.env);
         }
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.describe());

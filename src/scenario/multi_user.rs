@@ -91,18 +91,7 @@ impl MultiUserScenario {
             self.feedback,
             self.env.slot_duration()
         );
-        for ch in self.env.channels() {
-            let _ = write!(
-                s,
-                "|{}:{}:{:?}",
-                ch.occupancy().describe(),
-                ch.sensing().describe(),
-                ch.cost()
-            );
-            if let Some(hash) = ch.occupancy().content_hash() {
-                let _ = write!(s, ":trace {hash:016x}");
-            }
-        }
+        super::describe_channels(&mut s, &self.env);
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.spec.to_ron());
         }

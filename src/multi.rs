@@ -10,6 +10,7 @@
 
 mod centralized;
 mod index;
+mod mctopm_cascade;
 mod mega;
 mod musical_chairs;
 mod rank_offset;
@@ -166,6 +167,9 @@ pub(crate) enum TeamSpec {
     /// rhoRand's ranks for cascades: the user of rank r probes entries r, r + M, … of its
     /// single-user policy's list.
     RankOffset(SelfishSpec),
+    /// MCTopM's chairs for cascades: each user sits on a channel of its single-user policy's
+    /// list prefix of length M and probes the slice of the list that starts there.
+    McTopMCascade(SelfishSpec),
     /// SIC-MMAB (Boursier & Perchet 2019).
     SicMmab(sic_mmab::SicMmabSpec),
 }
@@ -187,6 +191,8 @@ pub(crate) enum AnyTeam {
     Mega(mega::Mega),
     /// Rank-offset cascades.
     RankOffset(rank_offset::RankOffset),
+    /// MCTopM-style cascades.
+    McTopMCascade(mctopm_cascade::McTopMCascade),
     /// SIC-MMAB.
     SicMmab(sic_mmab::SicMmab),
 }
@@ -202,6 +208,7 @@ impl AnyTeam {
             AnyTeam::MusicalChairs(t) => visitor.visit(t),
             AnyTeam::Mega(t) => visitor.visit(t),
             AnyTeam::RankOffset(t) => visitor.visit(t),
+            AnyTeam::McTopMCascade(t) => visitor.visit(t),
             AnyTeam::SicMmab(t) => visitor.visit(t),
         }
     }
@@ -220,6 +227,9 @@ impl TeamSpec {
             TeamSpec::Mega(_) => "mega".into(),
             TeamSpec::SicMmab(_) => "sic-mmab".into(),
             TeamSpec::RankOffset(s) => format!("rank-offset-{}", s.policy.default_label()),
+            TeamSpec::McTopMCascade(s) => {
+                format!("mctopm-cascade-{}", s.policy.default_label())
+            }
         }
     }
 
@@ -228,6 +238,9 @@ impl TeamSpec {
         match self {
             TeamSpec::Selfish(s) => format!("Selfish(policy: {})", s.policy.to_ron()),
             TeamSpec::RankOffset(s) => format!("RankOffset(policy: {})", s.policy.to_ron()),
+            TeamSpec::McTopMCascade(s) => {
+                format!("McTopMCascade(policy: {})", s.policy.to_ron())
+            }
             TeamSpec::CentralizedMultiplePlay(i) => format!("CentralizedMultiplePlay{}", ron(i)),
             TeamSpec::RhoRand(i) => format!("RhoRand{}", ron(i)),
             TeamSpec::RandTopM(i) => format!("RandTopM{}", ron(i)),
@@ -244,7 +257,7 @@ impl TeamSpec {
         match self {
             TeamSpec::Selfish(s) => s.policy.single_channel(),
             // Users of rank r > 1 skip the head of the list: not one channel each.
-            TeamSpec::RankOffset(_) => false,
+            TeamSpec::RankOffset(_) | TeamSpec::McTopMCascade(_) => false,
             _ => true,
         }
     }
@@ -257,7 +270,7 @@ impl TeamSpec {
     /// The rules the parameters break for `k` channels and `users` users, horizon `horizon`.
     pub(crate) fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
         match self {
-            TeamSpec::Selfish(s) | TeamSpec::RankOffset(s) => s
+            TeamSpec::Selfish(s) | TeamSpec::RankOffset(s) | TeamSpec::McTopMCascade(s) => s
                 .policy
                 .check(k)
                 .into_iter()
@@ -297,6 +310,11 @@ impl TeamSpec {
             TeamSpec::RankOffset(s) => AnyTeam::RankOffset(rank_offset::RankOffset::new(
                 (0..users).map(|_| s.policy.build(env)).collect(),
             )),
+            TeamSpec::McTopMCascade(s) => {
+                AnyTeam::McTopMCascade(mctopm_cascade::McTopMCascade::new(
+                    (0..users).map(|_| s.policy.build(env)).collect(),
+                ))
+            }
         }
     }
 }
@@ -348,6 +366,10 @@ impl TeamSpec {
             (
                 TeamSpec::RankOffset(cascade()),
                 "cascades: the user of rank r probes entries r, r + M, … of its policy's list",
+            ),
+            (
+                TeamSpec::McTopMCascade(cascade()),
+                "cascades: MCTopM's chairs on a channel of the list's M-prefix, then its slice",
             ),
         ]
     }

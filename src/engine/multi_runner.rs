@@ -465,7 +465,7 @@ mod tests {
             "CascadeKlUcb(list_len: 3)",
         ] {
             let want = single(policy, CHANNELS);
-            for team in ["Selfish", "RankOffset"] {
+            for team in ["Selfish", "RankOffset", "McTopMCascade"] {
                 let spec = format!("{team}(policy: {policy})");
                 let m = multi(1, "AllLost", &spec, CHANNELS);
                 let got = run_multi_user(&m, &RunOptions::default()).unwrap();

@@ -214,7 +214,7 @@ mod tests {
         for slot in 1..=300u64 {
             lists.iter_mut().for_each(Vec::clear);
             t.plan(slot, &mut lists, &mut rngs);
-            for u in 0..2 {
+            for (u, rng) in rngs.iter_mut().enumerate() {
                 let c = t.previous[0].first().copied();
                 let s = Seen {
                     transmitted: c,
@@ -223,7 +223,7 @@ mod tests {
                     collision: Some(false),
                     ack: true,
                 };
-                t.seen(u, &s, 0.1, &mut rngs[u]);
+                t.seen(u, &s, 0.1, rng);
             }
         }
         lists.iter_mut().for_each(Vec::clear);

@@ -76,14 +76,6 @@ pub enum SimulationError {
     /// The runs could not start.
     #[error(transparent)]
     Run(#[from] RunError),
-    /// Something a many-users scenario does not support yet.
-    #[error("{scenario:?} is a many-users scenario: {what} is not supported for it yet")]
-    NotForManyUsers {
-        /// The scenario's name.
-        scenario: String,
-        /// What was asked for.
-        what: &'static str,
-    },
 }
 
 /// A scenario ready to run, with the policies and algorithms added to it.
@@ -206,14 +198,6 @@ impl Simulation {
     pub fn prepare(&self) -> Result<Prepared, SimulationError> {
         let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
         let runs = scenario.runs();
-        if let Scenario::MultiUser(s) = &scenario
-            && self.sharded
-        {
-            return Err(SimulationError::NotForManyUsers {
-                scenario: s.name.clone(),
-                what: "--shard (splitting the runs over machines)",
-            });
-        }
         if self.sharded && self.options.shard.count > runs {
             return Err(SimulationError::Shard {
                 shard: self.options.shard,
@@ -425,6 +409,7 @@ impl Prepared {
                     scenario: s.clone(),
                     stats,
                     overrides,
+                    shard,
                 })
             }
             Scenario::Sweep(s) => {

@@ -25,6 +25,7 @@ use crate::util::crn::RunKey;
 use crate::util::rng::{SimRng, label_hash, stream};
 use crate::util::stats::Moments;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 /// Runs folded together before the next batch starts (and handed to a [`MultiRunSink`]).
 const RUNS_PER_BATCH: u64 = 1024;
@@ -38,8 +39,9 @@ pub(crate) fn user_domain(u: usize) -> u64 {
     }
 }
 
-/// One policy's statistics over the runs.
-#[derive(Clone, Debug)]
+/// One policy's statistics over the runs (exact: a shard's serialise into `partial.json` and
+/// merge into the unsharded run's, byte for byte).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct TeamStats {
     /// Runs absorbed.
     pub runs: u64,
@@ -62,12 +64,37 @@ pub(crate) struct TeamStats {
     pub regret_above_first_term: u64,
     /// Probes per channel, summed over runs.
     pub channel_probes: Vec<u64>,
-    /// Each run's values at the horizon, in run order.
+    /// Each run's values at the horizon, in run order (a value without a closed form is NaN,
+    /// written `null`).
+    #[serde(with = "nan_as_null")]
     pub finals: Vec<(u64, [f64; N_MULTI])>,
 }
 
+/// Per-run rows with NaN (no closed form) as JSON's `null`, which has no NaN.
+mod nan_as_null {
+    use super::N_MULTI;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    type Rows = Vec<(u64, [f64; N_MULTI])>;
+
+    pub(super) fn serialize<S: Serializer>(rows: &Rows, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            rows.iter()
+                .map(|(run, row)| (run, row.map(|x| (!x.is_nan()).then_some(x)))),
+        )
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rows, D::Error> {
+        let rows: Vec<(u64, [Option<f64>; N_MULTI])> = Vec::deserialize(d)?;
+        Ok(rows
+            .into_iter()
+            .map(|(run, row)| (run, row.map(|x| x.unwrap_or(f64::NAN))))
+            .collect())
+    }
+}
+
 impl TeamStats {
-    fn new(k: usize, users: usize, checkpoints: usize) -> TeamStats {
+    pub(crate) fn new(k: usize, users: usize, checkpoints: usize) -> TeamStats {
         TeamStats {
             runs: 0,
             curves: vec![Default::default(); checkpoints],
@@ -131,7 +158,7 @@ impl TeamStats {
             .push((run, *r.rows.last().expect("a checkpoint")));
     }
 
-    fn merge(&mut self, o: &TeamStats) {
+    pub(crate) fn merge(&mut self, o: &TeamStats) {
         self.runs += o.runs;
         for (a, b) in self.curves.iter_mut().zip(&o.curves) {
             for (x, y) in a.iter_mut().zip(b) {
@@ -172,6 +199,14 @@ pub(crate) fn jain(x: &[u64]) -> f64 {
     } else {
         sum * sum / (x.len() as f64 * squares)
     }
+}
+
+/// Whether the mean of `jain` (one index per run) lies in `[1/M, 1]`, as every run's index
+/// of `users` users does.
+pub(crate) fn jain_bounds(jain: &Moments, users: usize) -> bool {
+    let n = jain.count() as f64;
+    let mean = jain.mean();
+    n == 0.0 || (mean >= 1.0 / users as f64 - 1e-12 && mean <= 1.0 + 1e-12)
 }
 
 /// Results of a many-users scenario.

@@ -32,6 +32,8 @@ pub struct MultiUserResults {
     pub(crate) stats: MultiStats,
     /// The overrides that were applied.
     pub(crate) overrides: Overrides,
+    /// The shard simulated (`None`: every run, unsharded).
+    pub(crate) shard: Option<Shard>,
 }
 
 impl MultiUserResults {
@@ -134,7 +136,7 @@ impl Results {
             Results::Regret(r) => r.shard,
             Results::Identification(r) => r.shard,
             Results::Sweep(r) => r.shard,
-            Results::MultiUser(_) => None,
+            Results::MultiUser(r) => r.shard,
         }
     }
 

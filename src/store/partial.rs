@@ -17,6 +17,7 @@
 //! careless edit would leave, but nothing here authenticates a file.
 
 use crate::engine::identify_runner::IdentifyCell;
+use crate::engine::multi_runner::TeamStats;
 use crate::engine::recorder::{PartialStats, PolicyStats};
 use crate::engine::results::Results;
 use crate::engine::runner::RegretStats;
@@ -90,6 +91,13 @@ pub(crate) enum PartialBody {
     Sweep {
         /// The cells' bodies.
         cells: Vec<PartialBody>,
+    },
+    /// Many users: one policy's statistics after another, in the scenario's order.
+    MultiUser {
+        /// Slots of the curves.
+        checkpoints: Vec<u64>,
+        /// Per policy.
+        stats: Vec<TeamStats>,
     },
 }
 
@@ -212,12 +220,13 @@ impl Partial {
                     cells: r.cells.iter().map(PartialCell::from_cell).collect(),
                 },
             ),
-            // Never sharded (`Simulation::prepare` refuses it); a partial of one holds no
-            // statistics and `merge` refuses it.
             Results::MultiUser(r) => (
                 Scenario::MultiUser(r.scenario.clone()),
                 Vec::new(),
-                PartialBody::Sweep { cells: Vec::new() },
+                PartialBody::MultiUser {
+                    checkpoints: r.stats.checkpoints.clone(),
+                    stats: r.stats.stats.clone(),
+                },
             ),
         };
         let source = scenario.source();

@@ -300,3 +300,87 @@ fn tampered_identification_shards_are_refused_behind_a_recomputed_checksum() {
         refused(&[a.clone(), forged], &file, words, class);
     }
 }
+
+fn team(d: &mut Value) -> &mut Value {
+    &mut d["body"]["MultiUser"]["stats"][0]
+}
+
+#[test]
+fn tampered_many_users_shards_are_refused_behind_a_recomputed_checksum() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-bk2018-k9.ron");
+    let [a, b] = two_shards(&path, tmp.path(), 4);
+    partial::merge(&[a.clone(), b.clone()]).unwrap();
+    let bump = |v: &mut Value, by: f64| *v = Value::from(v.as_f64().unwrap() + by);
+    let classes: Vec<(&str, Edit, &[&str])> = vec![
+        (
+            "missing policy",
+            Box::new(|d| {
+                d["body"]["MultiUser"]["stats"]
+                    .as_array_mut()
+                    .unwrap()
+                    .pop();
+            }),
+            &["body.stats", "policies"],
+        ),
+        (
+            "a user dropped",
+            Box::new(|d| {
+                team(d)["user_reward"].as_array_mut().unwrap().pop();
+            }),
+            &["body.stats[0].user_reward", "entries"],
+        ),
+        (
+            "edited final value",
+            Box::new(move |d| bump(&mut team(d)["finals"][0][1][2], 1.0)),
+            &["body.stats[0].curves", "per-run rows"],
+        ),
+        (
+            "a run's pseudo-regret erased",
+            Box::new(|d| team(d)["finals"][0][1][0] = Value::Null),
+            &["body.stats[0].finals[0]", "not finite"],
+        ),
+        (
+            "run index relabelled",
+            Box::new(|d| {
+                let r = &mut team(d)["finals"][0][0];
+                *r = Value::from(r.as_u64().unwrap() + 2);
+            }),
+            &["body.stats[0].finals[0]", "another shard"],
+        ),
+        (
+            "inflated runs",
+            Box::new(|d| {
+                let n = &mut team(d)["runs"];
+                *n = Value::from(n.as_u64().unwrap() + 1);
+            }),
+            &["body.stats[0].runs"],
+        ),
+        (
+            "decomposition counts beyond the runs",
+            Box::new(|d| team(d)["decomposition_exact"] = Value::from(99)),
+            &["body.stats[0].decomposition_exact"],
+        ),
+        (
+            "probes edited",
+            Box::new(|d| {
+                let p = &mut team(d)["channel_probes"][0];
+                *p = Value::from(p.as_u64().unwrap() + 1);
+            }),
+            &["body.stats[0].channel_probes"],
+        ),
+    ];
+    for (i, (class, edit, words)) in classes.into_iter().enumerate() {
+        let damaged = tampered(&b, &tmp.path().join(format!("d{i}")), &*edit, false);
+        let file = damaged.join("partial.json");
+        refused(&[a.clone(), damaged], &file, &["checksum"], class);
+        let forged = tampered(&b, &tmp.path().join(format!("f{i}")), &*edit, true);
+        let file = forged.join("partial.json");
+        refused(
+            &[a.clone(), forged],
+            &file,
+            words,
+            &format!("{class} (resealed)"),
+        );
+    }
+}

@@ -9,6 +9,8 @@ use crate::store::names;
 use crate::store::partial::*;
 use crate::util::stats::Moments;
 use serde::Deserialize;
+
+mod multi;
 use std::path::{Path, PathBuf};
 
 /// Why partial results cannot be merged.
@@ -563,12 +565,7 @@ pub(crate) fn check_bodies(
                 }
             }
             Scenario::Identification(s) => check_identification_body(&blame, s, &p.body, p.runs)?,
-            Scenario::MultiUser(_) => {
-                return Err(blame.at(
-                    "scenario",
-                    "is a many-users scenario, whose runs are not sharded (specprobe never writes such a partial)",
-                ));
-            }
+            Scenario::MultiUser(s) => multi::check_multi_body(&blame, s, &p.body, p.runs)?,
         }
     }
     Ok(())

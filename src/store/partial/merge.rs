@@ -1,8 +1,11 @@
 //! Merging checked shards exactly into the results of the unsharded run.
 
 use crate::engine::identify_runner::IdentifyCell;
+use crate::engine::multi_runner::{self, MultiStats, TeamStats};
 use crate::engine::recorder::PolicyStats;
-use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+use crate::engine::results::{
+    IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
+};
 use crate::engine::runner::RegretStats;
 use crate::scenario::{RegretScenario, Scenario};
 use crate::store::partial::*;
@@ -128,10 +131,42 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
                 shard: None,
             }))
         }
-        Scenario::MultiUser(_) => Err(bad(
-            first_path,
-            "holds a many-users scenario, whose runs are not sharded".into(),
-        )),
+        Scenario::MultiUser(s) => {
+            let mut merged: Option<Vec<TeamStats>> = None;
+            for (path, p) in &parts {
+                let PartialBody::MultiUser { stats, .. } = &p.body else {
+                    return Err(bad(path, "not a many-users partial result".into()));
+                };
+                merged = Some(match merged {
+                    None => stats.clone(),
+                    Some(mut acc) => {
+                        for (a, b) in acc.iter_mut().zip(stats) {
+                            a.merge(b);
+                        }
+                        acc
+                    }
+                });
+            }
+            let mut stats = merged.unwrap_or_default();
+            // The shards interleave the runs (`r % N == I`): the unsharded run's order.
+            for st in &mut stats {
+                st.finals.sort_by_key(|(run, _)| *run);
+            }
+            let expected = multi_runner::expected_kind(&s);
+            let stats = MultiStats {
+                checkpoints: s.checkpoints.slots(s.horizon),
+                stats,
+                benchmarks: multi_runner::benchmarks(&s, expected),
+                expected,
+                streamed: false,
+            };
+            Ok(Results::MultiUser(MultiUserResults {
+                scenario: s,
+                stats,
+                overrides,
+                shard: None,
+            }))
+        }
         Scenario::Identification(s) => {
             let mut merged: Option<Vec<IdentifyCell>> = None;
             for (path, p) in &parts {

@@ -226,3 +226,96 @@ fn the_printed_catalogue_reads_back_and_runs() {
         .len();
     assert_eq!(labels, specs.len());
 }
+
+/// `plot` redraws a many-users folder from its saved files: the same charts and report, byte
+/// for byte, for every band; `compare` draws several many-users sources on shared axes and
+/// refuses to mix them with single-user ones.
+#[test]
+fn plot_redraws_and_compare_draws_many_users_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(tmp.path(), "mu.ron", SCENARIO);
+    let p = path.to_str().unwrap();
+    let dir = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
+    for band in ["se", "sd"] {
+        let out = dir(&format!("run-{band}"));
+        specprobe(&["run", p, "--format", "svg", "--band", band, "--out", &out]);
+        let copy = dir(&format!("plot-{band}"));
+        std::fs::create_dir_all(&copy).unwrap();
+        for e in std::fs::read_dir(&out).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".svg") && name != "report.md" {
+                std::fs::copy(e.path(), Path::new(&copy).join(&name)).unwrap();
+            }
+        }
+        specprobe(&["plot", &copy, "--format", "svg", "--band", band]);
+        for name in ["regret.svg", "collisions.svg", "users.svg", "report.md"] {
+            let a = std::fs::read(Path::new(&out).join(name)).unwrap();
+            let b = std::fs::read(Path::new(&copy).join(name)).unwrap();
+            assert!(a == b, "{name} ({band}) differs when redrawn");
+        }
+    }
+    // A damaged curves.csv is refused naming the file, and the folder is left as it was.
+    let damaged = dir("plot-sd");
+    let curves = Path::new(&damaged).join("curves.csv");
+    let text = std::fs::read_to_string(&curves).unwrap();
+    std::fs::write(&curves, text.replacen("mctopm-klucb", "other", 1)).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args(["plot", &damaged])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("curves.csv") && msg.contains("policies"),
+        "{msg}"
+    );
+    assert!(Path::new(&damaged).join("regret.svg").exists());
+    // Compare: a saved folder and a scenario run now, every policy of both in the table.
+    let other = write(
+        tmp.path(),
+        "two.ron",
+        &SCENARIO
+            .replace("name: \"mu\"", "name: \"two\"")
+            .replace("users: 3", "users: 2"),
+    );
+    let cmp = dir("cmp");
+    specprobe(&[
+        "compare",
+        &dir("run-se"),
+        other.to_str().unwrap(),
+        "--no-charts",
+        "--out",
+        &cmp,
+    ]);
+    let md = std::fs::read_to_string(Path::new(&cmp).join("report.md")).unwrap();
+    assert!(
+        md.contains("M = 3 users") && md.contains("M = 2 users"),
+        "{md}"
+    );
+    assert_eq!(md.matches("| mu | ").count(), 4, "{md}");
+    assert_eq!(md.matches("| two | ").count(), 4, "{md}");
+    assert!(Path::new(&cmp).join("two/summary.json").exists());
+    let single = write(
+        tmp.path(),
+        "single.ron",
+        "Regret(name: \"single\", horizon: 100, runs: 2, channels: [(theta: 0.5, cost: Constant(0.1))], policies: [(policy: CcUcb())])",
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args([
+            "compare",
+            &dir("run-se"),
+            single.to_str().unwrap(),
+            "--out",
+            &dir("mixed"),
+        ])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("many-users") && msg.contains("single.ron"),
+        "{msg}"
+    );
+    assert!(!tmp.path().join("mixed").exists());
+}

@@ -3,6 +3,7 @@
 use super::{CommandError, RunArgs, RunOutcome, default_out, open_out};
 use crate::app::export::{ExportError, finish, stage};
 use crate::app::simulation::Simulation;
+use crate::report::multi_user::{CurveTable, MultiUserSummary};
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::summary::RegretSummary;
 use crate::report::{self, Artifact};
@@ -21,43 +22,73 @@ pub struct CompareArgs {
     pub run: RunArgs,
 }
 
+/// Results a comparison draws: single-user regret or many-users results (one family per
+/// comparison).
+enum Loaded {
+    /// Regret results.
+    Regret(RegretSummary, Vec<CurveRow>),
+    /// Many-users results.
+    MultiUser(MultiUserSummary, CurveTable),
+}
+
+impl Loaded {
+    fn is_multi(&self) -> bool {
+        matches!(self, Loaded::MultiUser(..))
+    }
+}
+
 /// One input of a comparison, read and checked before anything runs.
 enum Input {
-    /// A folder of saved regret results.
-    Saved(RegretSummary, Vec<CurveRow>),
-    /// A regret scenario, run now.
+    /// A folder of saved results.
+    Saved(Loaded),
+    /// A regret or many-users scenario, run now.
     Scenario(Scenario),
 }
 
-/// Reads an input: a results folder must hold regret results, a scenario file must be a
-/// regret scenario. Returns it with its scenario name.
+impl Input {
+    fn is_multi(&self) -> bool {
+        match self {
+            Input::Saved(l) => l.is_multi(),
+            Input::Scenario(s) => matches!(s, Scenario::MultiUser(_)),
+        }
+    }
+}
+
+/// Reads an input: a results folder must hold regret or many-users results, a scenario file
+/// must be a regret or many-users scenario. Returns it with its scenario name.
 fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), CommandError> {
     if input.is_dir() {
         let kind = report::saved_kind(input)?;
-        if ResultKind::parse(&kind) != Some(ResultKind::Regret) {
-            return Err(CommandError::Inputs(format!(
-                "{}: compare draws regret curves over time, and this folder holds {kind} results (their own report already compares their algorithms or values)",
-                input.display()
-            )));
-        }
+        let kind = match ResultKind::parse(&kind) {
+            Some(k @ (ResultKind::Regret | ResultKind::MultiUser)) => k,
+            _ => {
+                return Err(CommandError::Inputs(format!(
+                    "{}: compare draws regret curves over time, and this folder holds {kind} results (their own report already compares their algorithms or values)",
+                    input.display()
+                )));
+            }
+        };
         if overridden {
             tracing::warn!(
                 "{}: saved results are drawn as they are; --runs, --horizon and --seed apply only to the scenario files compare runs",
                 input.display()
             );
         }
+        if kind == ResultKind::MultiUser {
+            let (summary, table) = report::multi_user::load_multi_user(input)?;
+            let name = summary.scenario.clone();
+            return Ok((name, Input::Saved(Loaded::MultiUser(summary, table))));
+        }
         let (summary, rows) = report::load_saved(input)?;
-        return Ok((summary.scenario.clone(), Input::Saved(summary, rows)));
+        let name = summary.scenario.clone();
+        return Ok((name, Input::Saved(Loaded::Regret(summary, rows))));
     }
     match scenario::load(input)? {
-        s @ Scenario::Regret(_) => Ok((s.name().to_string(), Input::Scenario(s))),
+        s @ (Scenario::Regret(_) | Scenario::MultiUser(_)) => {
+            Ok((s.name().to_string(), Input::Scenario(s)))
+        }
         Scenario::Identification(s) => Err(CommandError::Inputs(format!(
             "{}: compare draws regret curves; {:?} is an identification scenario (its report already compares algorithms)",
-            input.display(),
-            s.name
-        ))),
-        Scenario::MultiUser(s) => Err(CommandError::Inputs(format!(
-            "{}: compare draws single-user regret curves; {:?} is a many-users scenario (its report draws every policy's system regret)",
             input.display(),
             s.name
         ))),
@@ -92,7 +123,7 @@ fn run_one(
     sub: &str,
     args: &RunArgs,
     files: &mut Vec<Artifact>,
-) -> Result<(RegretSummary, Vec<CurveRow>), CommandError> {
+) -> Result<Loaded, CommandError> {
     let mut sim = Simulation::new(scenario)
         .overrides(args.overrides)
         .cancel(args.cancel.clone());
@@ -108,7 +139,13 @@ fn run_one(
         source,
     };
     let own = results.files(&args.charts).map_err(wrap)?;
-    let loaded = report::regret_from_files(&own).map_err(|e| wrap(e.into()))?;
+    let loaded = if matches!(results, crate::engine::results::Results::MultiUser(_)) {
+        let (s, t) = report::multi_user::multi_from_files(&own).map_err(|e| wrap(e.into()))?;
+        Loaded::MultiUser(s, t)
+    } else {
+        let (s, rows) = report::regret_from_files(&own).map_err(|e| wrap(e.into()))?;
+        Loaded::Regret(s, rows)
+    };
     files.extend(
         own.into_iter()
             .map(|f| Artifact::new(format!("{sub}/{}", f.name), f.bytes)),
@@ -133,6 +170,24 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome, CommandError> {
         names.push(name);
         inputs.push(read);
     }
+    if inputs.iter().any(Input::is_multi) && !inputs.iter().all(Input::is_multi) {
+        let (multi, single): (Vec<_>, Vec<_>) = args
+            .inputs
+            .iter()
+            .zip(&inputs)
+            .partition(|(_, i)| i.is_multi());
+        let show = |v: Vec<(&PathBuf, &Input)>| {
+            v.iter()
+                .map(|(p, _)| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(CommandError::Inputs(format!(
+            "compare draws one kind of regret on shared axes: {} are many-users (system regret), {} single-user; compare each family on its own",
+            show(multi),
+            show(single)
+        )));
+    }
     let compare_name = format!("compare-{}", names.join("-vs-"));
     let out_path = args
         .out
@@ -149,12 +204,24 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome, CommandError> {
     let mut loaded = Vec::new();
     for ((input, path), folder) in inputs.into_iter().zip(&args.inputs).zip(&folders) {
         loaded.push(match input {
-            Input::Saved(summary, rows) => (summary, rows),
+            Input::Saved(l) => l,
             Input::Scenario(s) => run_one(s, path, folder, &args.run, &mut files)?,
         });
     }
     let labels = unique(&names, '#');
-    files.extend(report::compare::render(&labels, &loaded, &args.run.charts)?);
+    let (mut regret, mut multi) = (Vec::new(), Vec::new());
+    for l in loaded {
+        match l {
+            Loaded::Regret(s, rows) => regret.push((s, rows)),
+            Loaded::MultiUser(s, t) => multi.push((s, t)),
+        }
+    }
+    let charts = &args.run.charts;
+    files.extend(if multi.is_empty() {
+        report::compare::render(&labels, &regret, charts)?
+    } else {
+        report::multi_user::render_compare(&labels, &multi, charts)?
+    });
     // The comparison's own files are reported; each scenario's results sit in its subfolder.
     let staged: Vec<PathBuf> = stage(&files, &dest)?
         .into_iter()

@@ -25,6 +25,10 @@ enum Saved {
     ),
     Identification(report::identification::summary::IdentificationSummary),
     Sweep(report::sweep::summary::SweepSummary),
+    MultiUser(
+        report::multi_user::MultiUserSummary,
+        report::multi_user::CurveTable,
+    ),
 }
 
 impl Saved {
@@ -36,10 +40,8 @@ impl Saved {
             }
             Some(ResultKind::Sweep) => Saved::Sweep(report::load_sweep(dir)?),
             Some(ResultKind::MultiUser) => {
-                return Err(CommandError::Inputs(format!(
-                    "{}: re-drawing many-users results is not supported yet; `specprobe run` the scenario again (same seed, same files)",
-                    dir.display()
-                )));
+                let (summary, table) = report::multi_user::load_multi_user(dir)?;
+                Saved::MultiUser(summary, table)
             }
             _ => {
                 let (summary, rows) = report::load_saved(dir)?;
@@ -53,6 +55,7 @@ impl Saved {
             Saved::Identification(s) => &s.scenario,
             Saved::Sweep(s) => &s.scenario,
             Saved::Regret(s, _) => &s.scenario,
+            Saved::MultiUser(s, _) => &s.scenario,
         }
     }
 
@@ -62,6 +65,7 @@ impl Saved {
             Saved::Identification(s) => report::identification::render_report(s, charts),
             Saved::Sweep(s) => report::sweep::render_report(s, charts),
             Saved::Regret(s, rows) => report::render_report(s, rows, charts),
+            Saved::MultiUser(s, table) => report::multi_user::render_report(s, table, charts),
         }
     }
 }
@@ -81,6 +85,7 @@ pub fn plot(
         Saved::Identification(_) => ResultKind::Identification,
         Saved::Sweep(_) => ResultKind::Sweep,
         Saved::Regret(..) => ResultKind::Regret,
+        Saved::MultiUser(..) => ResultKind::MultiUser,
     };
     let dest = Destination::open(dir, saved.scenario(), kind, Replace::SameScenario).map_err(
         |source| CommandError::Rewrite {

@@ -1,0 +1,184 @@
+//! The many-users charts, drawn from the summary and the curve table alone, so that `plot`
+//! redraws from the saved files what `run` drew.
+
+use super::summary::MultiUserSummary;
+use super::tables::{CurveTable, Point};
+use super::{COLLISIONS, PSEUDO, REALIZED};
+use crate::report::format::sig;
+use crate::report::plots::bars::{BarSeries, GroupedBars};
+use crate::report::plots::lines::{Curve, LineChart, Reference};
+use crate::report::plots::{Band, ChartOptions, render_chart};
+use crate::report::{Rendered, ReportError};
+use crate::util::stats::ci95;
+use plotters::style::RGBColor;
+
+/// The half-width of `band` around a point over `runs` runs (as `Moments` computes it: the
+/// standard error is `std/√n`).
+pub(super) fn spread(p: &Point, runs: u64, band: Band) -> f64 {
+    match band {
+        Band::Sd => p.std,
+        Band::Se => p.std / (runs.max(1) as f64).sqrt(),
+        Band::Ci95 => ci95(runs, p.mean, p.std).map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+    }
+}
+
+/// Every policy's curve of metric `m` (a position in `METRICS`), labelled `prefix` + policy.
+pub(crate) fn metric_curves_labelled(
+    summary: &MultiUserSummary,
+    table: &CurveTable,
+    m: usize,
+    band: Band,
+    prefix: &str,
+) -> Vec<Curve> {
+    table
+        .policies
+        .iter()
+        .zip(&summary.policies)
+        .map(|((label, rows), p)| Curve {
+            label: format!("{prefix}{label}"),
+            points: rows
+                .iter()
+                .filter_map(|(t, points)| {
+                    points[m].map(|pt| (*t as f64, pt.mean, spread(&pt, p.runs, band)))
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn metric_curves(
+    summary: &MultiUserSummary,
+    table: &CurveTable,
+    m: usize,
+    band: Band,
+) -> Vec<Curve> {
+    metric_curves_labelled(summary, table, m, band, "")
+}
+
+/// The charts: system regret with the lower bounds, collisions between users over time, each
+/// user's reward.
+pub(super) fn charts(
+    summary: &MultiUserSummary,
+    table: &CurveTable,
+    opts: &ChartOptions,
+) -> Result<Vec<Rendered>, ReportError> {
+    let mut out = Vec::new();
+    if opts.formats.is_empty() {
+        return Ok(out);
+    }
+    // The pseudo-regret where it has a closed form (then every checkpoint has it).
+    let pseudo = table
+        .policies
+        .iter()
+        .any(|(_, rows)| rows.iter().any(|(_, p)| p[PSEUDO].is_some()));
+    let (metric, what) = if pseudo {
+        (PSEUDO, "system pseudo-regret")
+    } else {
+        (REALIZED, "system realised regret")
+    };
+    let mut references = Vec::new();
+    let mut notes = vec![format!(
+        "M = {} users, K = {} channels; benchmark: {}",
+        summary.users, summary.channels, summary.benchmark.name
+    )];
+    if let Some(lb) = &summary.lower_bound {
+        let dense: Vec<f64> = (1..=200)
+            .map(|i| summary.horizon as f64 * i as f64 / 200.0)
+            .collect();
+        for (label, c, color) in [
+            (
+                format!(
+                    "decentralised lower bound {}·ln t (asymptotic)",
+                    sig(lb.decentralized, 4)
+                ),
+                lb.decentralized,
+                RGBColor(0, 0, 0),
+            ),
+            (
+                format!(
+                    "centralised lower bound {}·ln t (asymptotic)",
+                    sig(lb.centralized, 4)
+                ),
+                lb.centralized,
+                RGBColor(120, 120, 120),
+            ),
+        ] {
+            references.push(Reference {
+                label,
+                points: dense.iter().map(|&t| (t, c * t.ln())).collect(),
+                color,
+                dash: (8, 5),
+            });
+        }
+        notes.push("lower bounds: asymptotic, for uniformly efficient policies only".into());
+    }
+    let line = |title: String, y: &str, curves: Vec<Curve>, references, notes| LineChart {
+        title,
+        x_label: "slot t".into(),
+        y_label: y.into(),
+        log_x: false,
+        log_y: false,
+        error_bars: false,
+        curves,
+        band: Some(opts.band.describe().into()),
+        references,
+        notes,
+        y_range_from: 0.0,
+        y_from_zero: true,
+        verticals: None,
+    };
+    let chart = line(
+        format!("{} — {what}", summary.scenario),
+        what,
+        metric_curves(summary, table, metric, opts.band),
+        references,
+        notes,
+    );
+    out.push(Rendered {
+        caption: format!(
+            "The {what} of every policy, with the asymptotic lower bounds where they apply"
+        ),
+        stem: "regret".into(),
+        files: render_chart(&chart, "regret", opts)?,
+    });
+    let chart = line(
+        format!("{} — collisions between users", summary.scenario),
+        "users in collisions (cumulative)",
+        metric_curves(summary, table, COLLISIONS, opts.band),
+        Vec::new(),
+        Vec::new(),
+    );
+    out.push(Rendered {
+        caption: "Users involved in collisions with other users, cumulative".into(),
+        stem: "collisions".into(),
+        files: render_chart(&chart, "collisions", opts)?,
+    });
+    let chart = GroupedBars {
+        title: format!("{} — reward per user over the run", summary.scenario),
+        x_label: "policy".into(),
+        y_label: "net reward per user".into(),
+        groups: summary.policies.iter().map(|p| p.name.clone()).collect(),
+        series: (0..summary.users.min(16))
+            .map(|u| BarSeries {
+                label: format!("user {}", u + 1),
+                values: summary
+                    .policies
+                    .iter()
+                    .map(|p| p.users[u].reward.as_ref().map(|r| (r.mean, r.std)))
+                    .collect(),
+            })
+            .collect(),
+        points: Vec::new(),
+        log_y: false,
+        notes: vec![
+            "whiskers: standard deviation over runs".into(),
+            "fairness (Jain's index) in report.md".into(),
+        ],
+    };
+    out.push(Rendered {
+        caption: "Each user's net reward over the run (fairness between users)".into(),
+        stem: "users".into(),
+        files: render_chart(&chart, "users", opts)?,
+    });
+    Ok(out)
+}

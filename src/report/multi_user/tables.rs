@@ -1,0 +1,264 @@
+//! The many-users tables: `curves.csv` (written from the statistics, read back for `plot`
+//! and `compare`), `runs.csv`, `users.csv` and `channels.csv`.
+
+use super::METRICS;
+use super::summary::{MultiUserSummary, Stat};
+use crate::engine::multi_loop::N_MULTI;
+use crate::engine::multi_runner::MultiStats;
+use crate::report::ReportError;
+use crate::scenario::MultiUserScenario;
+
+/// A metric's mean and standard deviation over the runs at one checkpoint, as `curves.csv`
+/// holds them (shortest round-trip decimals: reading them back gives the same `f64`s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Point {
+    /// Mean over runs.
+    pub mean: f64,
+    /// Sample standard deviation over runs.
+    pub std: f64,
+}
+
+/// One checkpoint of one policy: the slot, and each metric of [`METRICS`] (`None`: no value,
+/// e.g. a pseudo-regret without a closed form).
+pub(crate) type Row = (u64, [Option<Point>; METRICS.len()]);
+
+/// Every policy's curves, in scenario order: what `curves.csv` holds and the charts draw, the
+/// same whether built from the statistics or read back from the file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct CurveTable {
+    /// Per policy, its label and rows.
+    pub policies: Vec<(String, Vec<Row>)>,
+}
+
+impl CurveTable {
+    /// The table of a run's statistics.
+    pub(crate) fn of(s: &MultiUserScenario, stats: &MultiStats) -> CurveTable {
+        let policies = s
+            .policies
+            .iter()
+            .zip(&stats.stats)
+            .map(|(p, st)| {
+                let rows = stats
+                    .checkpoints
+                    .iter()
+                    .zip(&st.curves)
+                    .map(|(&t, c)| {
+                        let point = |i: usize| {
+                            (c[i].count() > 0).then(|| {
+                                let ms = c[i].mean_std();
+                                Point {
+                                    mean: ms.mean,
+                                    std: ms.std,
+                                }
+                            })
+                        };
+                        (t, METRICS.map(|(_, i)| point(i)))
+                    })
+                    .collect();
+                (p.label.clone(), rows)
+            })
+            .collect();
+        CurveTable { policies }
+    }
+
+    fn header() -> Vec<String> {
+        let mut header = vec!["policy".to_string(), "t".to_string()];
+        for (name, _) in METRICS {
+            header.push(format!("{name}_mean"));
+            header.push(format!("{name}_std"));
+        }
+        header
+    }
+
+    /// `curves.csv`: per policy and checkpoint, each metric's mean and standard deviation.
+    pub(crate) fn to_csv(&self) -> Result<Vec<u8>, ReportError> {
+        let rows = self.policies.iter().flat_map(|(label, rows)| {
+            rows.iter().map(move |(t, points)| {
+                let mut r = vec![label.clone(), t.to_string()];
+                for p in points {
+                    match p {
+                        None => r.extend([String::new(), String::new()]),
+                        Some(p) => r.extend([num(p.mean), num(p.std)]),
+                    }
+                }
+                r
+            })
+        });
+        csv_bytes(&Self::header(), rows)
+    }
+
+    /// Reads `curves.csv` back; the error names the line and the column.
+    pub(crate) fn from_csv(bytes: &[u8]) -> Result<CurveTable, String> {
+        let mut r = csv::Reader::from_reader(bytes);
+        let header: Vec<String> = r
+            .headers()
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(String::from)
+            .collect();
+        if header != Self::header() {
+            return Err(format!(
+                "the header is not a many-users curves.csv's (want {})",
+                Self::header().join(",")
+            ));
+        }
+        let mut table = CurveTable::default();
+        for (i, record) in r.records().enumerate() {
+            let line = i + 2;
+            let record = record.map_err(|e| format!("line {line}: {e}"))?;
+            let field = |j: usize| record.get(j).unwrap_or("");
+            let t: u64 = field(1)
+                .parse()
+                .map_err(|_| format!("line {line}, column t: {:?} is not a slot", field(1)))?;
+            let mut points = [None; METRICS.len()];
+            for (m, point) in points.iter_mut().enumerate() {
+                let (mean, std) = (field(2 + 2 * m), field(3 + 2 * m));
+                if mean.is_empty() && std.is_empty() {
+                    continue;
+                }
+                let parse = |x: &str, what: &str| {
+                    x.parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite())
+                        .ok_or_else(|| {
+                            format!(
+                                "line {line}, column {}_{what}: {x:?} is not a finite number",
+                                METRICS[m].0
+                            )
+                        })
+                };
+                *point = Some(Point {
+                    mean: parse(mean, "mean")?,
+                    std: parse(std, "std")?,
+                });
+            }
+            let label = field(0);
+            match table.policies.last_mut() {
+                Some((l, rows)) if l == label => {
+                    if rows.last().is_some_and(|(before, _)| *before >= t) {
+                        return Err(format!(
+                            "line {line}: slot {t} does not follow the previous one"
+                        ));
+                    }
+                    rows.push((t, points));
+                }
+                _ => table.policies.push((label.to_string(), vec![(t, points)])),
+            }
+        }
+        Ok(table)
+    }
+}
+
+pub(super) fn csv_bytes(
+    header: &[String],
+    rows: impl Iterator<Item = Vec<String>>,
+) -> Result<Vec<u8>, ReportError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(header)?;
+    for r in rows {
+        w.write_record(&r)?;
+    }
+    w.into_inner()
+        .map_err(|e| ReportError::Csv(csv::Error::from(e.into_error())))
+}
+
+pub(super) fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        String::new()
+    }
+}
+
+/// The header line of a many-users `runs.csv`.
+pub(crate) fn runs_header() -> Result<Vec<u8>, ReportError> {
+    let mut header = vec!["policy".to_string(), "run".to_string()];
+    header.extend(METRICS.iter().map(|(n, _)| n.to_string()));
+    csv_bytes(&header, std::iter::empty())
+}
+
+/// The rows of one policy, runs as given: `runs.csv` is the header followed by these rows for
+/// every policy in scenario order, so rows written as the runs finish make the same bytes.
+pub(crate) fn write_runs<W: std::io::Write>(
+    w: &mut csv::Writer<W>,
+    policy: &str,
+    rows: &[(u64, [f64; N_MULTI])],
+) -> Result<(), csv::Error> {
+    for (run, row) in rows {
+        w.write_field(policy)?;
+        w.write_field(run.to_string())?;
+        for &(_, i) in &METRICS {
+            w.write_field(num(row[i]))?;
+        }
+        w.write_record(None::<&[u8]>)?;
+    }
+    Ok(())
+}
+
+/// `runs.csv`: each run's values at the horizon (Selfish fails on a few runs only: the
+/// distribution matters).
+pub(super) fn runs(s: &MultiUserScenario, stats: &MultiStats) -> Result<Vec<u8>, ReportError> {
+    let mut w = csv::Writer::from_writer(runs_header()?);
+    for (p, st) in s.policies.iter().zip(&stats.stats) {
+        write_runs(&mut w, &p.label, &st.finals)?;
+    }
+    w.into_inner()
+        .map_err(|e| ReportError::Csv(csv::Error::from(e.into_error())))
+}
+
+fn stat_cells(x: &Option<Stat>) -> [String; 2] {
+    match x {
+        Some(s) => [num(s.mean), num(s.std)],
+        None => [String::new(), String::new()],
+    }
+}
+
+pub(super) fn users_csv(summary: &MultiUserSummary) -> Result<Vec<u8>, ReportError> {
+    let header: Vec<String> = [
+        "policy",
+        "user",
+        "reward_mean",
+        "reward_std",
+        "successes_mean",
+        "successes_std",
+        "switches_mean",
+        "switches_std",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = summary.policies.iter().flat_map(|p| {
+        p.users.iter().map(|u| {
+            let mut r = vec![p.name.clone(), u.user.to_string()];
+            for x in [&u.reward, &u.successes, &u.switches] {
+                r.extend(stat_cells(x));
+            }
+            r
+        })
+    });
+    csv_bytes(&header, rows)
+}
+
+pub(super) fn channels_csv(summary: &MultiUserSummary) -> Result<Vec<u8>, ReportError> {
+    let header: Vec<String> = [
+        "policy",
+        "channel",
+        "theta",
+        "selections_mean",
+        "selections_std",
+        "collisions_mean",
+        "collisions_std",
+        "probes_per_run",
+    ]
+    .map(String::from)
+    .to_vec();
+    let rows = summary.policies.iter().flat_map(|p| {
+        p.channels.iter().map(|c| {
+            let mut r = vec![p.name.clone(), c.channel.to_string(), num(c.theta)];
+            r.extend(stat_cells(&c.selections));
+            r.extend(stat_cells(&c.collisions));
+            r.push(num(c.probes_per_run));
+            r
+        })
+    });
+    csv_bytes(&header, rows)
+}

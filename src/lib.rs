@@ -58,6 +58,7 @@ pub use identify::confidence::{Params, Setting};
 pub use identify::{CustomIdentifier, Identifier, IdentifierFactory, Problem, builtin_identifier};
 pub use model::channel::Environment;
 pub use model::theory::Optimum;
+pub use multi::{CustomTeam, Seen, Team, TeamFactory};
 pub use policy::{CustomPolicy, ListFault, Policy, PolicyFactory, builtin_policy};
 /// The random-number crate of [`Policy`] and [`Identifier`]: `use specprobe::rand::RngExt` gives
 /// the sampling methods, with no separate dependency to keep in step.

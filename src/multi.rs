@@ -9,6 +9,7 @@
 //! multiple-play learner is one coordinator.
 
 mod centralized;
+mod custom;
 mod index;
 mod mctopm_cascade;
 mod mega;
@@ -19,6 +20,8 @@ mod selfish;
 mod sic_mmab;
 mod top_m;
 
+pub(crate) use custom::CheckedTeam;
+pub use custom::{CustomTeam, TeamFactory};
 pub(crate) use index::IndexSpec;
 
 use crate::model::channel::Environment;
@@ -81,9 +84,9 @@ impl Feedback {
     }
 }
 
-/// What one user saw in one slot, at the end of it.
+/// What one user saw in one slot, at the end of it (what its feedback level lets it see).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Seen {
+pub struct Seen {
     /// The channel the user transmitted on (sensed idle, or the first channel without sensing).
     pub transmitted: Option<usize>,
     /// The channel chosen last: the transmission's, else the last one probed.
@@ -97,10 +100,19 @@ pub(crate) struct Seen {
     pub ack: bool,
 }
 
-/// The M users' policies of one run.
-pub(crate) trait Team {
-    /// Writes every user's list for slot `t` (each empty on entry); `rngs[u]` is user `u`'s
-    /// stream.
+/// The M users' policies of one run of a `MultiUser` scenario: the built-in multi-player
+/// policies implement it, and so can a user's own ([`CustomTeam`]).
+///
+/// Each slot the engine asks for every user's list ([`Team::plan`]), probes the lists step by
+/// step (reporting each channel sensed busy, [`Team::busy`]), resolves collisions, and tells
+/// each user what it saw at the end of the slot ([`Team::seen`]).
+pub trait Team {
+    /// Writes every user's list for slot `t` (`t` counts from 1; each list empty on entry);
+    /// `rngs[u]` is user `u`'s stream: draw from it, never from a generator of your own, so
+    /// that runs stay reproducible. Each user's list (with what [`Team::extend`] appends) holds
+    /// distinct channel indices below K; a user's team that breaks this stops the run with a
+    /// [`crate::ListFault`] naming the policy, the user, the slot and the list. An empty list
+    /// stays silent for the slot.
     fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]);
 
     /// Appends the next entries of user `u`'s list when it wrote only a prefix (cascades);
@@ -195,6 +207,8 @@ pub(crate) enum AnyTeam {
     McTopMCascade(mctopm_cascade::McTopMCascade),
     /// SIC-MMAB.
     SicMmab(sic_mmab::SicMmab),
+    /// A user's team, its lists checked.
+    Custom(CheckedTeam),
 }
 
 impl AnyTeam {
@@ -210,6 +224,7 @@ impl AnyTeam {
             AnyTeam::RankOffset(t) => visitor.visit(t),
             AnyTeam::McTopMCascade(t) => visitor.visit(t),
             AnyTeam::SicMmab(t) => visitor.visit(t),
+            AnyTeam::Custom(t) => visitor.visit(t),
         }
     }
 }
@@ -288,14 +303,20 @@ impl TeamSpec {
         }
     }
 
-    /// The team of `users` users on `env`'s channels, for a run of `horizon` slots.
-    pub(crate) fn build(&self, env: &Environment, users: usize, horizon: u64) -> AnyTeam {
+    /// The team of `users` users on `env`'s channels, for a run of `horizon` slots; `rngs`
+    /// are the users' streams (Selfish draws its relabellings from them first).
+    pub(crate) fn build(
+        &self,
+        env: &Environment,
+        users: usize,
+        horizon: u64,
+        rngs: &mut [SimRng],
+    ) -> AnyTeam {
         let k = env.len();
         match self {
-            TeamSpec::Selfish(s) => AnyTeam::Selfish(selfish::Selfish::new(
-                (0..users).map(|_| s.policy.build(env)).collect(),
-                k,
-            )),
+            TeamSpec::Selfish(s) => {
+                AnyTeam::Selfish(selfish::Selfish::new(env, rngs, &|e, _| s.policy.build(e)))
+            }
             TeamSpec::CentralizedMultiplePlay(i) => {
                 AnyTeam::Centralized(centralized::Centralized::new(k, users, i.index))
             }
@@ -320,6 +341,15 @@ impl TeamSpec {
 }
 
 impl TeamSpec {
+    /// Selfish users, user `u`'s policy `build(channels as it sees them, u)`.
+    pub(crate) fn selfish_of(
+        env: &Environment,
+        rngs: &mut [SimRng],
+        build: &dyn Fn(&Environment, usize) -> crate::policy::AnyPolicy,
+    ) -> AnyTeam {
+        AnyTeam::Selfish(selfish::Selfish::new(env, rngs, build))
+    }
+
     /// Every built-in multi-player policy with its defaults and a one-line summary, for
     /// `specprobe policies` (each printed as [`TeamSpec::to_ron`] writes it, so that it reads
     /// back).

@@ -38,6 +38,8 @@ __all__ = [
     "PolicyClass",
     "Identifier",
     "IdentifierClass",
+    "Team",
+    "TeamClass",
     "Problem",
     "__version__",
 ]
@@ -64,6 +66,32 @@ class PolicyClass(Protocol):
     """What ``run`` calls once per run to build a Python policy."""
 
     def __call__(self, channels: int, *, mean_costs: List[float]) -> Policy: ...
+
+
+class Team(Protocol):
+    """The M users of a ``MultiUser`` scenario, written in Python (``run(teams={label: cls})``).
+    ``busy`` is optional."""
+
+    def plan(self, t: int) -> Sequence[Sequence[int]]:
+        """One list per user for slot ``t`` (from 1): distinct channels below K, possibly empty."""
+        ...
+
+    def busy(self, user: int, channel: int, cost: float) -> None:
+        """``user`` probed ``channel`` and sensed it busy."""
+        ...
+
+    def seen(self, user: int, transmitted: Optional[int], last: Optional[int], sample: bool,
+             collision: Optional[bool], ack: bool, cost: float) -> None:
+        """The end of the slot for ``user``: the channel it transmitted on, its last channel,
+        what an index learns of it, the collision indicator (None where its feedback level
+        does not show it), the acknowledgement and the cost of its last probe."""
+        ...
+
+
+class TeamClass(Protocol):
+    """What ``run`` calls once per run to build a Python team."""
+
+    def __call__(self, channels: int, users: int, *, mean_costs: List[float], horizon: int) -> Team: ...
 
 
 class Identifier(Protocol):
@@ -220,6 +248,7 @@ def run(
     max_memory: Optional[int] = None,
     policies: Optional[Mapping[str, PolicyClass]] = None,
     identifiers: Optional[Mapping[str, IdentifierClass]] = None,
+    teams: Optional[Mapping[str, TeamClass]] = None,
 ) -> Results:
     """Runs a scenario (a path to a RON or JSON file, or a dict with the same schema).
 
@@ -228,7 +257,11 @@ def run(
 
     ``policies`` adds Python policies by label: a class called as ``cls(channels,
     mean_costs=[...])`` for every run, with ``plan(t) -> list of channels`` (the probe order of
-    slot t) and ``observe(channel, idle, cost)``. ``identifiers`` adds best-K algorithms to an
+    slot t) and ``observe(channel, idle, cost)``; on a many-users scenario every user runs its
+    own instance on its own acknowledgements (as ``Selfish`` runs a built-in). ``teams`` adds
+    many-users policies to a ``MultiUser`` scenario: ``cls(channels, users, mean_costs=[...],
+    horizon=T)`` with ``plan(t) -> one list per user``, ``seen(user, transmitted, last, sample,
+    collision, ack, cost)`` and optionally ``busy(user, channel, cost)``. ``identifiers`` adds best-K algorithms to an
     identification scenario: ``cls(arms, k, sigma=..., confidence=...)`` with ``next() -> arm or
     None`` (None stops), ``observe(arm, reward)`` and ``answer() -> list of k arms``. Python
     code runs on one thread (it holds the interpreter); built-in policies alone run on
@@ -249,6 +282,7 @@ def run(
         max_memory=max_memory,
         policies=list((policies or {}).items()),
         identifiers=list((identifiers or {}).items()),
+        teams=list((teams or {}).items()),
     )
     return Results(kind, dict(files), None if out is None else os.fspath(out))
 

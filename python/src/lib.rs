@@ -9,16 +9,16 @@
 //! for every `plan`, `observe`, `next` and `answer`: they run on one worker thread.
 
 use pyo3::exceptions::PyValueError;
-use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
 use pyo3::intern;
+use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
+use pyo3::types::{PyDict, PyList};
 use specprobe::commands::{self, CommandError, CompareArgs, MergeArgs, RunArgs};
 use specprobe::{
-    Cancel, ChartOptions, CustomIdentifier, CustomPolicy, Environment, ExportError, Format,
-    Identifier, Overrides, Policy, Problem, Replace, Scenario, ScenarioError as CoreScenarioError,
-    SimRng, Simulation,
+    Cancel, ChartOptions, CustomIdentifier, CustomPolicy, CustomTeam, Environment, ExportError,
+    Format, Identifier, Overrides, Policy, Problem, Replace, Scenario,
+    ScenarioError as CoreScenarioError, Seen, SimRng, Simulation, Team,
 };
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -158,12 +158,15 @@ impl Failure {
 
 /// `PolicyError("policy 'eps' raised at slot 12: ...")` caused by `err`.
 fn policy_error(py: Python<'_>, what: &str, err: PyErr) -> PyErr {
-    let wrapped = PyErr::from_type(error_type(py, "PolicyError"), format!(
-        "{what}: {}",
-        err.value(py)
-            .repr()
-            .map_or_else(|_| err.to_string(), |r| r.to_string())
-    ));
+    let wrapped = PyErr::from_type(
+        error_type(py, "PolicyError"),
+        format!(
+            "{what}: {}",
+            err.value(py)
+                .repr()
+                .map_or_else(|_| err.to_string(), |r| r.to_string())
+        ),
+    );
     wrapped.set_cause(py, Some(err));
     wrapped
 }
@@ -402,6 +405,144 @@ fn policy_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cance
     CustomPolicy::from_factory(description, Arc::new(factory))
 }
 
+/// A Python team's bound methods (`busy` optional).
+struct TeamMethods {
+    plan: Py<PyAny>,
+    busy: Option<Py<PyAny>>,
+    seen: Py<PyAny>,
+}
+
+/// A Python object driven as a many-users [`Team`]. Lists are checked by the engine (as for
+/// a Rust team); a raise stops the run with a `PolicyError`.
+struct PyTeam {
+    obj: Option<TeamMethods>,
+    label: String,
+    slot: u64,
+    failure: Failure,
+    cancel: Cancel,
+    /// Last: dropped after the Python object.
+    _anchor: ThreadAnchor,
+}
+
+impl PyTeam {
+    fn fail(&mut self, py: Python<'_>, doing: &str, err: PyErr) {
+        let what = format!(
+            "team {:?} raised in {doing} at slot {}",
+            self.label, self.slot
+        );
+        self.failure
+            .record(policy_error(py, &what, err), &self.cancel);
+        self.obj = None;
+    }
+}
+
+impl Team for PyTeam {
+    fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], _rngs: &mut [SimRng]) {
+        self.slot = t;
+        let Some(obj) = self.obj.take() else { return };
+        Python::attach(|py| {
+            let planned = obj
+                .plan
+                .call1(py, (t,))
+                .and_then(|r| r.extract::<Vec<Vec<usize>>>(py));
+            match planned {
+                Ok(planned) if planned.len() == lists.len() => {
+                    for (list, p) in lists.iter_mut().zip(planned) {
+                        list.extend_from_slice(&p);
+                    }
+                    self.obj = Some(obj);
+                }
+                Ok(planned) => {
+                    let err = PyValueError::new_err(format!(
+                        "plan() returned {} lists: one per user ({}) is needed",
+                        planned.len(),
+                        lists.len()
+                    ));
+                    self.fail(py, "plan()", err);
+                }
+                Err(e) => self.fail(py, "plan()", e),
+            }
+        });
+    }
+
+    fn busy(&mut self, u: usize, channel: usize, cost: f64) {
+        if self.obj.as_ref().is_none_or(|o| o.busy.is_none()) {
+            return;
+        }
+        let Some(obj) = self.obj.take() else { return };
+        let called = Python::attach(|py| {
+            obj.busy
+                .as_ref()
+                .map_or(Ok(()), |b| b.call1(py, (u, channel, cost)).map(|_| ()))
+        });
+        match called {
+            Ok(()) => self.obj = Some(obj),
+            Err(e) => Python::attach(|py| self.fail(py, "busy()", e)),
+        }
+    }
+
+    fn seen(&mut self, u: usize, seen: &Seen, cost: f64, _rng: &mut SimRng) {
+        let Some(obj) = self.obj.take() else { return };
+        Python::attach(|py| {
+            let args = (
+                u,
+                seen.transmitted,
+                seen.last,
+                seen.sample,
+                seen.collision,
+                seen.ack,
+                cost,
+            );
+            match obj.seen.call1(py, args) {
+                Ok(_) => self.obj = Some(obj),
+                Err(e) => self.fail(py, "seen()", e),
+            }
+        });
+    }
+}
+
+fn team_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cancel) -> CustomTeam {
+    let description = Python::attach(|py| {
+        class
+            .bind(py)
+            .getattr("__qualname__")
+            .map_or_else(|_| "python".to_string(), |n| format!("python:{n}"))
+    });
+    let factory = move |env: &Environment, users: usize, horizon: u64| -> Box<dyn Team> {
+        let anchor = ThreadAnchor::new();
+        let obj = Python::attach(|py| {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("mean_costs", env.mean_cost().to_vec())?;
+            kwargs.set_item("horizon", horizon)?;
+            let o = class.call(py, (env.len(), users), Some(&kwargs))?;
+            let busy = o.bind(py).hasattr(intern!(py, "busy"))?;
+            Ok::<_, PyErr>(TeamMethods {
+                plan: o.getattr(py, intern!(py, "plan"))?,
+                busy: if busy {
+                    Some(o.getattr(py, intern!(py, "busy"))?)
+                } else {
+                    None
+                },
+                seen: o.getattr(py, intern!(py, "seen"))?,
+            })
+        });
+        let mut team = PyTeam {
+            obj: None,
+            label: label.clone(),
+            slot: 0,
+            failure: failure.clone(),
+            cancel: cancel.clone(),
+            _anchor: anchor,
+        };
+        match obj {
+            Ok(o) => team.obj = Some(o),
+            Err(e) => Python::attach(|py| team.fail(py, "its constructor", e)),
+        }
+        Box::new(team)
+    };
+    CustomTeam::from_factory(description, Arc::new(factory))
+}
+
 fn identifier_entry(
     class: Py<PyAny>,
     name: String,
@@ -489,7 +630,8 @@ const DATA_FILES: [&str; 6] = [
 /// `formats` charts when `out` is given, into a scratch folder otherwise.
 #[pyfunction]
 #[pyo3(signature = (scenario, *, json=false, runs=None, horizon=None, seed=None, threads=None,
-    out=None, force=false, formats=None, max_memory=None, policies=Vec::new(), identifiers=Vec::new()))]
+    out=None, force=false, formats=None, max_memory=None, policies=Vec::new(), identifiers=Vec::new(),
+    teams=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -505,12 +647,13 @@ fn run(
     max_memory: Option<u64>,
     policies: Vec<(String, Py<PyAny>)>,
     identifiers: Vec<(String, Py<PyAny>)>,
+    teams: Vec<(String, Py<PyAny>)>,
 ) -> PyResult<(String, DataFiles)> {
     let loaded = load(py, scenario, json)?;
     let charts = chart_options(formats)?;
     let cancel = Cancel::new();
     let failure = Failure::default();
-    let python_code = !policies.is_empty() || !identifiers.is_empty();
+    let python_code = !policies.is_empty() || !identifiers.is_empty() || !teams.is_empty();
     let mut sim = Simulation::new(loaded)
         .overrides(Overrides {
             runs,
@@ -533,6 +676,12 @@ fn run(
             policy_entry(class, label, failure.clone(), cancel.clone()),
         );
     }
+    for (label, class) in teams {
+        sim = sim.custom_team(
+            label.clone(),
+            team_entry(class, label, failure.clone(), cancel.clone()),
+        );
+    }
     for (name, class) in identifiers {
         sim = sim.custom_identifier(identifier_entry(
             class,
@@ -551,14 +700,15 @@ fn run(
         Replace::SameScenario
     };
     let dest = match &out {
-        Some(dir) => Some(
-            prepared
-                .open(dir, replace)
-                .map_err(|source| command_error(py, &CommandError::Out {
+        Some(dir) => Some(prepared.open(dir, replace).map_err(|source| {
+            command_error(
+                py,
+                &CommandError::Out {
                     path: dir.clone(),
                     source,
-                }))?,
-        ),
+                },
+            )
+        })?),
         None => None,
     };
     let outcome = interruptible(py, &cancel, || prepared.run());
@@ -583,11 +733,14 @@ fn run(
         Ok(files)
     });
     let files = written.map_err(|source| {
-        command_error(py, &CommandError::Write {
-            doing: "writing results for",
-            path: out.clone().unwrap_or_default(),
-            source,
-        })
+        command_error(
+            py,
+            &CommandError::Write {
+                doing: "writing results for",
+                path: out.clone().unwrap_or_default(),
+                source,
+            },
+        )
     })?;
     let files: DataFiles = files
         .into_iter()

@@ -57,6 +57,53 @@ def test_many_users_run_from_python_as_from_the_cli(tmp_path):
     assert len(users) == 6 * len(policies)
 
 
+class Hop:
+    """Each user keeps a channel and moves to the next one after a collision."""
+
+    def __init__(self, channels, users, mean_costs, horizon):
+        assert len(mean_costs) == channels and horizon == 800
+        self.k, self.on, self.busy_calls = channels, list(range(users)), 0
+
+    def plan(self, t):
+        return [[c % self.k] for c in self.on]
+
+    def busy(self, user, channel, cost):
+        self.busy_calls += 1
+
+    def seen(self, user, transmitted, last, sample, collision, ack, cost):
+        if collision:
+            self.on[user] += 1
+
+
+class BadTeam(Hop):
+    def plan(self, t):
+        return [[0]] * (len(self.on) - 1) + [[self.k if t == 9 else 0]]
+
+
+class First:
+    def __init__(self, channels, mean_costs):
+        pass
+
+    def plan(self, t):
+        return [0]
+
+    def observe(self, channel, idle, cost):
+        pass
+
+
+def test_many_users_take_python_teams_and_policies():
+    scenario = ROOT / "scenarios" / "multi-bk2018-k9.ron"
+    res = specprobe.run(scenario, runs=2, horizon=800, teams={"hop": Hop}, policies={"first": First})
+    names = [p["name"] for p in res.summary["policies"]]
+    assert names[-2:] == ["first", "hop"]
+    hop = res.summary["policies"][-1]
+    assert hop["policy"] == "python:Hop"
+    assert hop["at_horizon"]["realized_regret"]["mean"] > 0
+    assert res.summary["policies"][-2]["policy"] == "Selfish(policy: python:First)"
+    with pytest.raises(specprobe.PolicyError, match=r"bad \(user 6\).*slot 9"):
+        specprobe.run(scenario, runs=1, horizon=800, teams={"bad": BadTeam})
+
+
 def test_json_files_and_dicts_are_the_same_scenario():
     ron = specprobe.run(FIG1A, runs=2, horizon=1000)
     from_json = specprobe.run(ROOT / "scenarios" / "paper-fig1a.json", runs=2, horizon=1000)

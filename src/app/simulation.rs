@@ -33,7 +33,9 @@ use crate::engine::runner::{RunError, RunOptions};
 use crate::engine::shard::Shard;
 use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;
+use crate::multi::{CustomTeam, Team};
 use crate::policy::{CustomPolicy, Policy};
+use crate::scenario::multi_user::{TeamEntry, TeamKind};
 use crate::scenario::{
     OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario,
 };
@@ -86,6 +88,7 @@ pub struct Simulation {
     options: RunOptions,
     sharded: bool,
     policies: Vec<(String, CustomPolicy)>,
+    teams: Vec<(String, CustomTeam)>,
     algorithms: Vec<CustomIdentifier>,
     max_memory: Option<u64>,
 }
@@ -99,6 +102,7 @@ impl Simulation {
             options: RunOptions::default(),
             sharded: false,
             policies: Vec::new(),
+            teams: Vec::new(),
             algorithms: Vec::new(),
             max_memory: None,
         }
@@ -120,10 +124,29 @@ impl Simulation {
         self.custom_policy(label, CustomPolicy::new("custom", factory))
     }
 
-    /// Adds a policy of your own with its description.
+    /// Adds a policy of your own with its description. On a `MultiUser` scenario every user
+    /// runs its own copy on its own acknowledgements, as `Selfish` runs a built-in.
     pub fn custom_policy(mut self, label: impl Into<String>, policy: CustomPolicy) -> Simulation {
         self.policies.push((label.into(), policy));
         self
+    }
+
+    /// Adds a many-users policy of your own to a `MultiUser` scenario, run after the
+    /// scenario's and after the single-user policies added with [`Simulation::custom_policy`]:
+    /// its factory builds the whole team of M users for every run (see [`Team`]).
+    pub fn custom_team(mut self, label: impl Into<String>, team: CustomTeam) -> Simulation {
+        self.teams.push((label.into(), team));
+        self
+    }
+
+    /// Adds a many-users policy of your own: `factory(channels, users, horizon)` builds the
+    /// team for every run; its `policy` in the outputs reads `custom`.
+    pub fn team<T, F>(self, label: impl Into<String>, factory: F) -> Simulation
+    where
+        T: Team + 'static,
+        F: Fn(&Environment, usize, u64) -> T + Send + Sync + 'static,
+    {
+        self.custom_team(label, CustomTeam::new("custom", factory))
     }
 
     /// Adds an identification algorithm of your own, run after the scenario's in every
@@ -247,19 +270,32 @@ impl Simulation {
                     .collect::<Result<_, _>>()?;
                 Scenario::Sweep(s)
             }
-            Scenario::MultiUser(s) => {
-                if let Some((label, _)) = self.policies.first() {
-                    return Err(SimulationError::WrongKind {
-                        label: label.clone(),
-                        what: "single-user policy",
-                        kind: "many-users",
-                    });
-                }
+            Scenario::MultiUser(mut s) => {
                 if let Some(a) = self.algorithms.first() {
                     return Err(SimulationError::WrongKind {
                         label: a.name().to_string(),
                         what: "identification algorithm",
                         kind: "many-users",
+                    });
+                }
+                let mut seen: BTreeSet<String> =
+                    s.policies.iter().map(|p| p.label.clone()).collect();
+                let added = self
+                    .policies
+                    .iter()
+                    .map(|(l, p)| (l, TeamKind::Selfish(p.clone())))
+                    .chain(
+                        self.teams
+                            .iter()
+                            .map(|(l, t)| (l, TeamKind::Custom(t.clone()))),
+                    );
+                for (label, kind) in added {
+                    if label.trim().is_empty() || !seen.insert(label.clone()) {
+                        return Err(SimulationError::Label(label.clone()));
+                    }
+                    s.policies.push(TeamEntry {
+                        label: label.clone(),
+                        kind,
                     });
                 }
                 Scenario::MultiUser(s)
@@ -269,6 +305,13 @@ impl Simulation {
                     return Err(SimulationError::WrongKind {
                         label: label.clone(),
                         what: "policy",
+                        kind: "identification",
+                    });
+                }
+                if let Some((label, _)) = self.teams.first() {
+                    return Err(SimulationError::WrongKind {
+                        label: label.clone(),
+                        what: "many-users team",
                         kind: "identification",
                     });
                 }
@@ -287,6 +330,13 @@ impl Simulation {
 
     /// The regret scenario with the added policies appended.
     fn add_policies(&self, mut s: RegretScenario) -> Result<RegretScenario, SimulationError> {
+        if let Some((label, _)) = self.teams.first() {
+            return Err(SimulationError::WrongKind {
+                label: label.clone(),
+                what: "many-users team",
+                kind: "regret",
+            });
+        }
         if let Some(a) = self.algorithms.first() {
             return Err(SimulationError::WrongKind {
                 label: a.name().to_string(),

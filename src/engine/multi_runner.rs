@@ -18,8 +18,9 @@ use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::Paths;
 use crate::model::sharing::{Shared, disjoint_lists, m_best};
 use crate::multi::{Collision, Team, TeamVisitor};
+use crate::policy::ListFaults;
 use crate::scenario::MultiUserScenario;
-use crate::scenario::multi_user::TeamEntry;
+use crate::scenario::multi_user::{Guard, TeamEntry};
 use crate::util::cancel::Cancel;
 use crate::util::crn::RunKey;
 use crate::util::rng::{SimRng, label_hash, stream};
@@ -228,7 +229,7 @@ pub(crate) struct MultiStats {
 pub(crate) fn expected_kind(s: &MultiUserScenario) -> Expected {
     if s.users == 1 {
         Expected::Single
-    } else if s.policies.iter().all(|p| p.spec.is_classic())
+    } else if s.policies.iter().all(|p| p.is_classic())
         && !s.env.senses_imperfectly()
         && s.env.slot_duration().is_none()
     {
@@ -267,6 +268,13 @@ pub(crate) fn run_multi_user(
     s: &MultiUserScenario,
     opts: &RunOptions,
 ) -> Result<MultiStats, RunError> {
+    if let Some(p) = s.policies.iter().find(|p| !p.runnable()) {
+        return Err(RunError::NotRunnable(p.label.clone()));
+    }
+    let guard = Guard {
+        faults: ListFaults::default(),
+        cancel: opts.cancel.clone(),
+    };
     let checkpoints = s.checkpoints.slots(s.horizon);
     let expected = expected_kind(s);
     let benchmarks = benchmarks(s, expected);
@@ -298,7 +306,7 @@ pub(crate) fn run_multi_user(
                 .iter()
                 .enumerate()
                 .map(|(p, entry)| {
-                    let worker = || Worker::new(&setup, entry, s, simple.as_ref());
+                    let worker = || Worker::new(&setup, entry, s, simple.as_ref(), &guard);
                     let mut total = TeamStats::new(k, s.users, checkpoints.len());
                     let mut first = 0;
                     while first < shard_runs && !opts.cancel.is_cancelled() {
@@ -333,6 +341,9 @@ pub(crate) fn run_multi_user(
                 .collect::<Result<Vec<_>, RunError>>()
         })?
     };
+    if let Some(fault) = guard.faults.take() {
+        return Err(RunError::Policy(fault));
+    }
     opts.cancel.check()?;
     Ok(MultiStats {
         checkpoints,
@@ -349,6 +360,7 @@ struct Worker<'a> {
     entry: &'a TeamEntry,
     s: &'a MultiUserScenario,
     simple: Option<&'a Simple>,
+    guard: &'a Guard,
     stats: TeamStats,
     record: MultiRecord,
     buffers: MultiBuffers,
@@ -363,6 +375,7 @@ impl<'a> Worker<'a> {
         entry: &'a TeamEntry,
         s: &'a MultiUserScenario,
         simple: Option<&'a Simple>,
+        guard: &'a Guard,
     ) -> Worker<'a> {
         let k = s.env.len();
         let n = setup.checkpoints.len();
@@ -371,6 +384,7 @@ impl<'a> Worker<'a> {
             entry,
             s,
             simple,
+            guard,
             stats: TeamStats::new(k, s.users, n),
             record: MultiRecord::new(k, s.users, n),
             buffers: MultiBuffers::default(),
@@ -405,7 +419,9 @@ impl<'a> Worker<'a> {
         self.rngs
             .extend((0..m).map(|u| stream(s.seed, user_domain(u), run)));
         let mut collisions = stream(s.seed, label_hash(&["collisions"]), run);
-        let team = self.entry.spec.build(env, m, s.horizon);
+        let team = self
+            .entry
+            .build(env, m, s.horizon, &mut self.rngs, self.guard);
         team.visit(Play {
             setup: self.setup,
             simple: self.simple,

@@ -142,6 +142,14 @@ impl Environment {
         env
     }
 
+    /// The same channels under new labels: channel `i` of the result is channel `to[i]` here
+    /// (a permutation), so that a policy built on it knows each channel's parameters under
+    /// the labels it sees.
+    pub(crate) fn relabelled(&self, to: &[usize]) -> Environment {
+        let channels = to.iter().map(|&c| self.channels[c].clone()).collect();
+        Environment::with(channels, self.slot_duration, self.horizon)
+    }
+
     /// Recomputes what depends on the horizon (an override changed it).
     pub(crate) fn set_horizon(&mut self, horizon: u64) {
         self.horizon = horizon;

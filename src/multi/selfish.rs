@@ -7,9 +7,12 @@
 //! copies of one would choose alike forever and always collide. SMPyBandits breaks ties at
 //! random; here user `u ≥ 1` sees the channels under a uniform relabelling drawn from its own
 //! stream at the start of the run (user 0 sees them as labelled, so that one user is exactly
-//! the single-user policy): the same symmetry breaking, with every policy unchanged.
+//! the single-user policy): the same symmetry breaking, with every policy unchanged. Each
+//! user's policy is built on the channels as it sees them, so that what it is told of them
+//! (the known costs of `CcUcbKnownCost`, a user's policy's mean costs) matches its labels.
 
 use super::{Seen, Team};
+use crate::model::channel::Environment;
 use crate::policy::{AnyPolicy, Policy};
 use crate::util::rng::SimRng;
 use rand::seq::SliceRandom;
@@ -18,20 +21,37 @@ use rand::seq::SliceRandom;
 #[derive(Debug)]
 pub(crate) struct Selfish {
     users: Vec<AnyPolicy>,
-    k: usize,
-    /// Per user, its label of each channel and back (`None`: not drawn yet; user 0: identity).
+    /// Per user, its label of each channel and back (`None`: user 0, who sees them as labelled).
     labels: Vec<Option<(Vec<usize>, Vec<usize>)>>,
 }
 
 impl Selfish {
-    /// One policy per user, on `k` channels.
-    pub(crate) fn new(users: Vec<AnyPolicy>, k: usize) -> Selfish {
-        let n = users.len();
-        Selfish {
-            users,
-            k,
-            labels: vec![None; n],
+    /// One policy per user, `build(channels as user u sees them, u)`; user `u ≥ 1` draws its
+    /// relabelling first from its stream `rngs[u]`.
+    pub(crate) fn new(
+        env: &Environment,
+        rngs: &mut [SimRng],
+        build: &dyn Fn(&Environment, usize) -> AnyPolicy,
+    ) -> Selfish {
+        let k = env.len();
+        let mut users = Vec::with_capacity(rngs.len());
+        let mut labels = Vec::with_capacity(rngs.len());
+        for (u, rng) in rngs.iter_mut().enumerate() {
+            if u == 0 {
+                users.push(build(env, u));
+                labels.push(None);
+                continue;
+            }
+            let mut to: Vec<usize> = (0..k).collect();
+            to.shuffle(rng);
+            let mut back = vec![0; k];
+            for (mine, &c) in to.iter().enumerate() {
+                back[c] = mine;
+            }
+            users.push(build(&env.relabelled(&to), u));
+            labels.push(Some((to, back)));
         }
+        Selfish { users, labels }
     }
 
     /// Channel `c` as user `u`'s policy knows it.
@@ -52,16 +72,6 @@ impl Selfish {
 impl Team for Selfish {
     fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
         for (u, (list, rng)) in lists.iter_mut().zip(rngs).enumerate() {
-            if u > 0 && self.labels[u].is_none() {
-                let k = self.k;
-                let mut to: Vec<usize> = (0..k).collect();
-                to.shuffle(rng);
-                let mut back = vec![0; k];
-                for (mine, &c) in to.iter().enumerate() {
-                    back[c] = mine;
-                }
-                self.labels[u] = Some((to, back));
-            }
             self.users[u].plan(t, list, rng);
             self.ours(u, list, 0);
         }
@@ -83,6 +93,49 @@ impl Team for Selfish {
         if let Some(c) = seen.transmitted {
             let c = self.theirs(u, c);
             self.users[u].observe(c, seen.ack, cost);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::channel::Channel;
+    use crate::model::cost::CostModel;
+    use crate::model::law::{Law, LawSpec};
+    use crate::policy::PolicySpec;
+    use std::cell::RefCell;
+
+    /// Each user's policy is built on the channels as that user labels them: what it is told of
+    /// channel i (its cost) is that of the channel its label i stands for.
+    #[test]
+    fn each_user_is_told_of_the_channels_under_its_own_labels() {
+        let env = Environment::new(
+            [0.1, 0.2, 0.3, 0.4, 0.5]
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    Channel::new(
+                        0.5 + 0.1 * i as f64,
+                        CostModel::Plain(Law::new(&LawSpec::Constant(c)).unwrap()),
+                    )
+                })
+                .collect(),
+        );
+        let mut rngs: Vec<SimRng> = (0..3).map(|u| crate::util::rng::stream(4, u, 0)).collect();
+        let told = RefCell::new(Vec::new());
+        let team = Selfish::new(&env, &mut rngs, &|seen_as, _u| {
+            told.borrow_mut().push(seen_as.mean_cost().to_vec());
+            PolicySpec::CcUcbKnownCost(Default::default()).build(seen_as)
+        });
+        let told = told.into_inner();
+        assert_eq!(told[0], env.mean_cost());
+        for (u, told) in told.iter().enumerate().skip(1) {
+            let (to, _) = team.labels[u].as_ref().unwrap();
+            for (mine, &c) in to.iter().enumerate() {
+                assert_eq!(told[mine], env.mean_cost()[c], "user {u}, label {mine}");
+                assert_eq!(team.theirs(u, c), mine);
+            }
         }
     }
 }

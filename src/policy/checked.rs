@@ -34,7 +34,7 @@ pub struct ListFault {
 pub(crate) struct ListFaults(Arc<Mutex<Option<ListFault>>>);
 
 impl ListFaults {
-    fn record(&self, fault: ListFault, cancel: &Cancel) {
+    pub(crate) fn record(&self, fault: ListFault, cancel: &Cancel) {
         let mut first = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if first.is_none() {
             *first = Some(fault);

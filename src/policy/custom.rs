@@ -67,6 +67,11 @@ impl CustomPolicy {
         &self.description
     }
 
+    /// Whether it can be simulated (a stand-in cannot).
+    pub(crate) fn runnable(&self) -> bool {
+        self.factory.is_some()
+    }
+
     /// The policy for one run, or `None` for a stand-in.
     pub(crate) fn build(&self, env: &Environment) -> Option<Box<dyn Policy>> {
         self.factory.as_ref().map(|f| f(env))

@@ -266,7 +266,7 @@ pub(crate) fn describe(s: &MultiUserScenario) -> String {
         s.feedback
     );
     for p in &s.policies {
-        let _ = writeln!(out, "  {}: {}", p.label, p.spec.to_ron());
+        let _ = writeln!(out, "  {}: {}", p.label, p.to_ron());
     }
     out
 }

@@ -9,7 +9,10 @@ use super::raw::{RawMultiUser, RawRegret, RawUnits};
 use super::{Source, Units};
 use crate::model::channel::Environment;
 use crate::model::cost::CostWeights;
-use crate::multi::{Collision, Feedback, TeamSpec, Timing};
+use crate::multi::{AnyTeam, CheckedTeam, Collision, CustomTeam, Feedback, TeamSpec, Timing};
+use crate::policy::{AnyPolicy, Checked, CustomPolicy, ListFaults};
+use crate::util::cancel::Cancel;
+use crate::util::rng::SimRng;
 use crate::util::stats::CheckpointSpec;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -43,7 +46,94 @@ pub(crate) struct TeamEntry {
     /// Unique label.
     pub label: String,
     /// The policy.
-    pub spec: TeamSpec,
+    pub kind: TeamKind,
+}
+
+/// A built-in multi-player policy or a user's.
+#[derive(Clone, Debug)]
+pub(crate) enum TeamKind {
+    /// Named in the scenario.
+    Builtin(TeamSpec),
+    /// A user's team ([`crate::Simulation::custom_team`]).
+    Custom(CustomTeam),
+    /// A user's single-user policy run by every user on its own acknowledgements, as
+    /// `Selfish` runs a built-in ([`crate::Simulation::custom_policy`] on a many-users
+    /// scenario).
+    Selfish(CustomPolicy),
+}
+
+/// What a user's code gets to report a broken list and stop the run.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Guard {
+    /// Where the first fault goes.
+    pub faults: ListFaults,
+    /// Cancelled on a fault.
+    pub cancel: Cancel,
+}
+
+impl TeamEntry {
+    /// The policy in scenario syntax (a user's: its description).
+    pub(crate) fn to_ron(&self) -> String {
+        match &self.kind {
+            TeamKind::Builtin(spec) => spec.to_ron(),
+            TeamKind::Custom(c) => c.description().to_string(),
+            TeamKind::Selfish(p) => format!("Selfish(policy: {})", p.description()),
+        }
+    }
+
+    /// Whether the classic closed forms apply (see [`TeamSpec::is_classic`]); a user's lists
+    /// are not known to hold one channel.
+    pub(crate) fn is_classic(&self) -> bool {
+        matches!(&self.kind, TeamKind::Builtin(spec) if spec.is_classic())
+    }
+
+    /// Whether it can be simulated (a user's policy rebuilt from a partial cannot).
+    pub(crate) fn runnable(&self) -> bool {
+        match &self.kind {
+            TeamKind::Builtin(_) => true,
+            TeamKind::Custom(c) => c.runnable(),
+            TeamKind::Selfish(p) => p.runnable(),
+        }
+    }
+
+    /// The team of one run; a user's code is wrapped so that its lists are checked.
+    pub(crate) fn build(
+        &self,
+        env: &Environment,
+        users: usize,
+        horizon: u64,
+        rngs: &mut [SimRng],
+        guard: &Guard,
+    ) -> AnyTeam {
+        match &self.kind {
+            TeamKind::Builtin(spec) => spec.build(env, users, horizon, rngs),
+            TeamKind::Custom(c) => {
+                let inner = c
+                    .build(env, users, horizon)
+                    .expect("every team was checked runnable before the runs started");
+                AnyTeam::Custom(CheckedTeam::new(
+                    inner,
+                    &self.label,
+                    env.len(),
+                    users,
+                    guard.faults.clone(),
+                    guard.cancel.clone(),
+                ))
+            }
+            TeamKind::Selfish(p) => TeamSpec::selfish_of(env, rngs, &|seen_as, u| {
+                let inner = p
+                    .build(seen_as)
+                    .expect("every policy was checked runnable before the runs started");
+                AnyPolicy::Custom(Box::new(Checked::new(
+                    inner,
+                    &format!("{} (user {})", self.label, u + 1),
+                    env.len(),
+                    guard.faults.clone(),
+                    guard.cancel.clone(),
+                )))
+            }),
+        }
+    }
 }
 
 impl MultiUserScenario {
@@ -93,7 +183,7 @@ impl MultiUserScenario {
         );
         super::describe_channels(&mut s, &self.env);
         for p in &self.policies {
-            let _ = write!(s, "|policy {}:{}", p.label, p.spec.to_ron());
+            let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
         }
         format!("{:016x}", crate::util::rng::label_hash(&[&s]))
     }
@@ -196,7 +286,7 @@ pub(crate) fn check_multi_user(
         }
         policies.push(TeamEntry {
             label,
-            spec: p.policy.clone(),
+            kind: TeamKind::Builtin(p.policy.clone()),
         });
     }
     Some(MultiUserScenario {

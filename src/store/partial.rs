@@ -24,7 +24,9 @@ use crate::engine::runner::RegretStats;
 use crate::engine::shard::Shard;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::{Algorithm, CustomIdentifier, IdentifyOutcome, IdentifyStats};
+use crate::multi::CustomTeam;
 use crate::policy::CustomPolicy;
+use crate::scenario::multi_user::{TeamEntry, TeamKind};
 use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario};
 use crate::util::stats::Moments;
 
@@ -222,7 +224,12 @@ impl Partial {
             ),
             Results::MultiUser(r) => (
                 Scenario::MultiUser(r.scenario.clone()),
-                Vec::new(),
+                r.scenario
+                    .policies
+                    .iter()
+                    .filter(|p| !matches!(p.kind, TeamKind::Builtin(_)))
+                    .map(|p| (p.label.clone(), p.to_ron()))
+                    .collect(),
                 PartialBody::MultiUser {
                     checkpoints: r.stats.checkpoints.clone(),
                     stats: r.stats.stats.clone(),
@@ -300,7 +307,15 @@ impl Partial {
                 s.cells = s.cells.into_iter().map(add).collect();
                 Scenario::Sweep(s)
             }
-            Scenario::MultiUser(s) => Scenario::MultiUser(s),
+            Scenario::MultiUser(mut s) => {
+                // A user's team or Selfish policy, known by what the outputs call it.
+                s.policies
+                    .extend(self.custom.iter().map(|(label, description)| TeamEntry {
+                        label: label.clone(),
+                        kind: TeamKind::Custom(CustomTeam::placeholder(description.clone())),
+                    }));
+                Scenario::MultiUser(s)
+            }
             Scenario::Identification(mut s) => {
                 s.algorithms.extend(self.custom.iter().map(|(name, _)| {
                     Algorithm::Custom(CustomIdentifier::placeholder(name.clone()))

@@ -319,3 +319,170 @@ fn plot_redraws_and_compare_draws_many_users_results() {
     );
     assert!(!tmp.path().join("mixed").exists());
 }
+
+/// Every user on channel `u mod K`, except that user `bad` lists channel K at slot 50.
+struct Fixed {
+    k: usize,
+    bad: Option<usize>,
+}
+
+impl specprobe::Team for Fixed {
+    fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], _rngs: &mut [specprobe::SimRng]) {
+        for (u, list) in lists.iter_mut().enumerate() {
+            list.push(if self.bad == Some(u) && t == 50 {
+                self.k
+            } else {
+                u % self.k
+            });
+        }
+    }
+    fn seen(&mut self, _u: usize, _s: &specprobe::Seen, _c: f64, _r: &mut specprobe::SimRng) {}
+}
+
+/// Runs `sim`'s many-users results and returns (summary, runs.csv).
+fn outputs(sim: Simulation) -> (serde_json::Value, String) {
+    let files = sim
+        .run()
+        .unwrap()
+        .files(&ChartOptions {
+            formats: Vec::new(),
+            ..ChartOptions::default()
+        })
+        .unwrap();
+    let get = |n: &str| files.iter().find(|f| f.name == n).unwrap().bytes.clone();
+    (
+        serde_json::from_slice(&get("summary.json")).unwrap(),
+        String::from_utf8(get("runs.csv")).unwrap(),
+    )
+}
+
+/// A user's team and a user's single-user policy (run by every user, as Selfish runs a
+/// built-in) go through the same runner, benchmark and outputs as the built-ins; a list that
+/// breaks the rule stops the run with an error naming the policy, the user and the slot.
+#[test]
+fn a_users_team_and_policy_run_beside_the_built_ins() {
+    let scenario = || specprobe::parse(SCENARIO, Path::new("mu.ron")).unwrap();
+    let sim = Simulation::new(scenario())
+        .team("fixed", |env, _users, _horizon| Fixed {
+            k: env.len(),
+            bad: None,
+        })
+        .custom_policy(
+            "first",
+            specprobe::CustomPolicy::new("First", |_env| FirstChannel),
+        );
+    let (summary, runs) = outputs(sim);
+    let names: Vec<&str> = summary["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    // The scenario's, then the single-user policies added, then the teams.
+    assert_eq!(names[4..], ["first", "fixed"]);
+    let fixed = &summary["policies"][5];
+    assert_eq!(fixed["policy"], "custom");
+    assert_eq!(summary["policies"][4]["policy"], "Selfish(policy: First)");
+    // Users 1..3 on channels 0..2 never collide.
+    assert_eq!(fixed["at_horizon"]["su_collisions"]["mean"], 0.0);
+    // Every user runs its own copy of the policy, users 2 and 3 under their relabelling (as
+    // Selfish runs a built-in): each user-slot selects one channel.
+    let first = &summary["policies"][4];
+    let selected: f64 = first["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["selections"]["mean"].as_f64().unwrap())
+        .sum();
+    assert_eq!(selected, 3.0 * 1500.0);
+    // A user's lists are not known to be single channels: realised regret only (M > 1).
+    assert!(fixed["at_horizon"]["pseudo_regret"].is_null());
+    assert!(
+        fixed["at_horizon"]["realized_regret"]["mean"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    assert_eq!(runs.lines().filter(|l| l.starts_with("fixed,")).count(), 5);
+    // A broken list: an error naming the policy, the user and the slot, not a panic.
+    let err = Simulation::new(scenario())
+        .team("broken", |env, _users, _horizon| Fixed {
+            k: env.len(),
+            bad: Some(2),
+        })
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("\"broken (user 3)\"") && err.contains("slot 50") && err.contains("[4]"),
+        "{err}"
+    );
+    // Teams belong to many-users scenarios.
+    let regret = specprobe::parse(
+        "Regret(name: \"r\", horizon: 10, runs: 1, channels: [(theta: 0.5, cost: Constant(0.1))], policies: [(policy: CcUcb())])",
+        Path::new("r.ron"),
+    )
+    .unwrap();
+    let err = Simulation::new(regret)
+        .team("t", |env, _, _| Fixed {
+            k: env.len(),
+            bad: None,
+        })
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("many-users team"), "{err}");
+}
+
+/// Probes channel 0 alone.
+struct FirstChannel;
+
+impl specprobe::Policy for FirstChannel {
+    fn plan(&mut self, _t: u64, list: &mut Vec<usize>, _rng: &mut specprobe::SimRng) {
+        list.push(0);
+    }
+    fn observe(&mut self, _c: usize, _idle: bool, _cost: f64) {}
+}
+
+/// Shards of a scenario with a user's team merge into the unsharded run's files (the merge
+/// knows the team by its description only).
+#[test]
+fn shards_with_a_users_team_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = || specprobe::parse(SCENARIO, Path::new("mu.ron")).unwrap();
+    let with_team = |sim: Simulation| {
+        sim.custom_team(
+            "fixed",
+            specprobe::CustomTeam::new("Fixed(mod K)", |env, _, _| Fixed {
+                k: env.len(),
+                bad: None,
+            }),
+        )
+    };
+    let no_charts = ChartOptions {
+        formats: Vec::new(),
+        ..ChartOptions::default()
+    };
+    let whole = with_team(Simulation::new(scenario())).run().unwrap();
+    let whole = whole.files(&no_charts).unwrap();
+    let mut dirs = Vec::new();
+    for index in 0..2 {
+        let dir = tmp.path().join(format!("s{index}"));
+        with_team(Simulation::new(scenario()))
+            .shard(specprobe::Shard { index, count: 2 })
+            .run()
+            .unwrap()
+            .write(&dir, &no_charts)
+            .unwrap();
+        dirs.push(dir);
+    }
+    let merged = specprobe::merge_shards(&dirs)
+        .unwrap()
+        .files(&no_charts)
+        .unwrap();
+    for name in ["summary.json", "curves.csv", "runs.csv"] {
+        let a = whole.iter().find(|f| f.name == name).unwrap();
+        let b = merged.iter().find(|f| f.name == name).unwrap();
+        assert!(a.bytes == b.bytes, "{name}");
+    }
+}

@@ -188,7 +188,7 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
             .policies
             .iter()
             .zip(&stats.stats)
-            .map(|(p, st)| policy_summary(s, &p.label, &p.spec.to_ron(), st, stats.expected))
+            .map(|(p, st)| policy_summary(s, &p.label, &p.to_ron(), st, stats.expected))
             .collect(),
     }
 }

@@ -277,6 +277,15 @@ impl TeamSpec {
         }
     }
 
+    /// Whether each user learns only from its own observations, so that users may see
+    /// different means (`user_theta`).
+    pub(crate) fn allows_user_means(&self) -> bool {
+        matches!(
+            self,
+            TeamSpec::Selfish(_) | TeamSpec::RankOffset(_) | TeamSpec::McTopMCascade(_)
+        )
+    }
+
     /// The feedback level the policy needs, if it needs one.
     pub(crate) fn needs_feedback(&self) -> Option<Feedback> {
         matches!(self, TeamSpec::SicMmab(_)).then_some(Feedback::SensingAndCollision)

@@ -49,8 +49,10 @@ pub(crate) enum Expected {
 /// What the runs of one team share.
 #[derive(Clone, Debug)]
 pub(crate) struct Setup<'a> {
-    /// The channels.
+    /// The channels (as user 1 sees them).
     pub env: &'a Environment,
+    /// Each user's channels with per-user means, else `env` alone.
+    pub envs: &'a [Environment],
     /// Users, M.
     pub users: usize,
     /// Timing between users.
@@ -172,12 +174,14 @@ pub(crate) struct RunDraws<'a> {
 
 const NOT_STARTED: u32 = u32::MAX;
 
-/// Runs one episode of `team` on `spectrum`, recording into `record` (reset here).
+/// Runs one episode of `team` on `spectra` (one per user, or one shared by all: per-user
+/// means give each user its own idle probabilities on the shared primary-user draws),
+/// recording into `record` (reset here).
 // Users are indices into several parallel per-user arrays (lists, paths, streams, slots).
 #[allow(clippy::needless_range_loop)]
 pub(crate) fn episode<T: Team, S: Spectrum>(
     setup: &Setup<'_>,
-    spectrum: &S,
+    spectra: &[S],
     team: &mut T,
     draws: RunDraws<'_>,
     record: &mut MultiRecord,
@@ -225,7 +229,8 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
     b.epoch_slots.clear();
     b.epoch_slots.resize(epochs.len(), 0);
     b.expected.reset();
-    let duration = spectrum.duration();
+    let spectrum_of = |u: usize| &spectra[u.min(spectra.len() - 1)];
+    let duration = spectra[0].duration();
     let mean_cost = env.mean_cost();
     let senses = setup.feedback.senses();
     let copies = *setup.collision == Collision::NoCollision;
@@ -281,7 +286,7 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
                 let i = b.lists[u][b.at[u]];
                 b.at[u] += 1;
                 let path = &mut paths[u];
-                let p = spectrum.probe(&path.keys, &mut path.occupancy, i, t, offset);
+                let p = spectrum_of(u).probe(&path.keys, &mut path.occupancy, i, t, offset);
                 b.probed[u * k + i] = Probed {
                     slot: t,
                     offset,
@@ -416,7 +421,7 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
                     q.probe
                 } else {
                     let path = &mut bench_paths[j];
-                    spectrum.probe(&path.keys, &mut path.benchmark, i, t, offset)
+                    spectrum_of(owner).probe(&path.keys, &mut path.benchmark, i, t, offset)
                 };
                 if bench.add(&p) {
                     break;

@@ -16,7 +16,7 @@ use crate::engine::runner::MultiRunSink;
 use crate::engine::runner::{RunError, RunOptions, thread_pool};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::Paths;
-use crate::model::sharing::{Shared, disjoint_lists, m_best};
+use crate::model::sharing::{Shared, disjoint_lists, m_best, per_user};
 use crate::multi::{Collision, Team, TeamVisitor};
 use crate::policy::ListFaults;
 use crate::scenario::MultiUserScenario;
@@ -229,6 +229,9 @@ pub(crate) struct MultiStats {
 pub(crate) fn expected_kind(s: &MultiUserScenario) -> Expected {
     if s.users == 1 {
         Expected::Single
+    } else if s.user_theta.is_some() {
+        // Per-user means: no closed form here (the decomposition assumes shared means).
+        Expected::None
     } else if s.policies.iter().all(|p| p.is_classic())
         && !s.env.senses_imperfectly()
         && s.env.slot_duration().is_none()
@@ -243,6 +246,21 @@ pub(crate) fn expected_kind(s: &MultiUserScenario) -> Expected {
 pub(crate) fn benchmarks(s: &MultiUserScenario, expected: Expected) -> Vec<Shared> {
     let copies = s.collision == Collision::NoCollision;
     let cost = s.env.mean_cost();
+    if s.user_theta.is_some() && s.users > 1 {
+        // i.i.d. channels: one epoch.
+        let envs = s.user_envs();
+        let of = |f: fn(&crate::model::channel::Epoch) -> &Vec<f64>| -> Vec<Vec<f64>> {
+            envs.iter().map(|e| f(&e.epochs()[0]).clone()).collect()
+        };
+        let single = s.policies.iter().all(|p| p.is_classic());
+        return vec![per_user(
+            &of(|e| &e.success),
+            &of(|e| &e.stop),
+            cost,
+            single,
+            copies,
+        )];
+    }
     s.env
         .epochs()
         .iter()
@@ -286,9 +304,18 @@ pub(crate) fn run_multi_user(
         shard_runs * s.policies.len() as u64,
         "runs",
     );
-    let simple = Simple::of(&s.env);
+    // One spectrum per user with per-user means, else one shared; the fast form where every
+    // user's channels allow it.
+    let envs = s.user_envs();
+    let simple: Vec<Simple> = envs.iter().filter_map(Simple::of).collect();
+    let simple = if simple.len() == envs.len() {
+        simple
+    } else {
+        Vec::new()
+    };
     let setup = Setup {
         env: &s.env,
+        envs,
         users: s.users,
         timing: s.timing,
         collision: &s.collision,
@@ -306,7 +333,7 @@ pub(crate) fn run_multi_user(
                 .iter()
                 .enumerate()
                 .map(|(p, entry)| {
-                    let worker = || Worker::new(&setup, entry, s, simple.as_ref(), &guard);
+                    let worker = || Worker::new(&setup, entry, s, &simple, &guard);
                     let mut total = TeamStats::new(k, s.users, checkpoints.len());
                     let mut first = 0;
                     while first < shard_runs && !opts.cancel.is_cancelled() {
@@ -359,7 +386,7 @@ struct Worker<'a> {
     setup: &'a Setup<'a>,
     entry: &'a TeamEntry,
     s: &'a MultiUserScenario,
-    simple: Option<&'a Simple>,
+    simple: &'a [Simple],
     guard: &'a Guard,
     stats: TeamStats,
     record: MultiRecord,
@@ -374,7 +401,7 @@ impl<'a> Worker<'a> {
         setup: &'a Setup<'a>,
         entry: &'a TeamEntry,
         s: &'a MultiUserScenario,
-        simple: Option<&'a Simple>,
+        simple: &'a [Simple],
         guard: &'a Guard,
     ) -> Worker<'a> {
         let k = s.env.len();
@@ -442,7 +469,7 @@ impl<'a> Worker<'a> {
 /// Plays one episode with the concrete team type, on the fast path where it applies.
 struct Play<'a, 'b> {
     setup: &'a Setup<'a>,
-    simple: Option<&'a Simple>,
+    simple: &'a [Simple],
     draws: RunDraws<'b>,
     record: &'b mut MultiRecord,
     buffers: &'b mut MultiBuffers,
@@ -453,21 +480,21 @@ impl TeamVisitor for Play<'_, '_> {
     type Output = ();
 
     fn visit<T: Team>(self, mut team: T) {
-        match self.simple {
-            Some(simple) => self.play(&mut team, simple),
-            None => {
-                let general = General::of(self.setup.env);
-                self.play(&mut team, &general)
-            }
+        if self.simple.is_empty() {
+            let general: Vec<General> = self.setup.envs.iter().map(General::of).collect();
+            self.play(&mut team, &general)
+        } else {
+            let simple = self.simple;
+            self.play(&mut team, simple)
         }
     }
 }
 
 impl Play<'_, '_> {
-    fn play<T: Team, S: Spectrum>(self, team: &mut T, spectrum: &S) {
+    fn play<T: Team, S: Spectrum>(self, team: &mut T, spectra: &[S]) {
         episode(
             self.setup,
-            spectrum,
+            spectra,
             team,
             self.draws,
             self.record,

@@ -150,6 +150,24 @@ impl Environment {
         Environment::with(channels, self.slot_duration, self.horizon)
     }
 
+    /// The same i.i.d. channels idle with probabilities `theta` (one per channel), costs and
+    /// sensing unchanged: one user's channels under per-user means.
+    pub(crate) fn with_idle(&self, theta: &[f64]) -> Environment {
+        let channels = self
+            .channels
+            .iter()
+            .zip(theta)
+            .map(|(c, &t)| {
+                Channel::with(
+                    Occupancy::Iid(crate::model::occupancy::Iid::new(t)),
+                    c.cost.clone(),
+                    c.sensing,
+                )
+            })
+            .collect();
+        Environment::with(channels, self.slot_duration, self.horizon)
+    }
+
     /// Recomputes what depends on the horizon (an override changed it).
     pub(crate) fn set_horizon(&mut self, horizon: u64) {
         self.horizon = horizon;

@@ -14,7 +14,6 @@
 #[macro_use]
 mod registry_macro;
 
-#[cfg(test)]
 pub(crate) use iid::Iid;
 pub(crate) use trace::TraceFiles;
 

@@ -8,9 +8,10 @@
 //!   largest total expected reward. Disjoint lists never meet, so the total is the sum of the
 //!   single-user expected rewards, and the best list on a set of channels is the UCR-T1
 //!   optimum restricted to it. Exact by enumerating every assignment of each channel to one
-//!   user or to none where `(M + 1)^K ≤ ENUMERATION_LIMIT`; beyond, the documented greedy
-//!   heuristic (user 1 takes the optimum on every channel, user 2 on what is left, …), labelled
-//!   as such in the outputs.
+//!   user or to none where `(M + 1)^K ≤ ENUMERATION_LIMIT`; beyond, the better of two
+//!   documented heuristics (greedy: user 1 takes the optimum on every channel, user 2 on what
+//!   is left, …; dealing: the channels ranked by `s − c` dealt round-robin, each user the
+//!   optimum on its hand), labelled as such in the outputs.
 
 use super::theory::{expected_reward_sensed, optimal_list};
 
@@ -67,15 +68,38 @@ pub(crate) fn disjoint_lists(success: &[f64], stop: &[f64], cost: &[f64], users:
     if users == 1 || assignments.is_some_and(|a| a <= ENUMERATION_LIMIT) {
         return enumerate(success, stop, cost, users);
     }
+    // Two heuristics, the better kept: greedy (user 1 the optimum on every channel, user 2 on
+    // what is left, …), good when costs make lists short; and dealing (the channels ranked by
+    // `s − c`, ties to the lower index, dealt round-robin, each user the optimum on its hand),
+    // good when lists are long (greedy then gives user 1 everything).
     let mut left: Vec<usize> = (0..k).collect();
-    let mut lists = Vec::with_capacity(users);
-    let mut total = 0.0;
+    let mut greedy = Vec::with_capacity(users);
+    let mut greedy_total = 0.0;
     for _ in 0..users {
         let (list, value) = optimum_on(&left, success, stop, cost);
         left.retain(|i| !list.contains(i));
-        total += value;
-        lists.push(list);
+        greedy_total += value;
+        greedy.push(list);
     }
+    let mut ranked: Vec<usize> = (0..k).collect();
+    ranked.sort_by(|&a, &b| {
+        (success[b] - cost[b])
+            .total_cmp(&(success[a] - cost[a]))
+            .then(a.cmp(&b))
+    });
+    let mut dealt = Vec::with_capacity(users);
+    let mut dealt_total = 0.0;
+    for u in 0..users {
+        let hand: Vec<usize> = ranked.iter().skip(u).step_by(users).copied().collect();
+        let (list, value) = optimum_on(&hand, success, stop, cost);
+        dealt_total += value;
+        dealt.push(list);
+    }
+    let (lists, total) = if dealt_total > greedy_total {
+        (dealt, dealt_total)
+    } else {
+        (greedy, greedy_total)
+    };
     Shared {
         lists,
         expected_reward: total,
@@ -152,6 +176,173 @@ fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize) -> Share
     }
 }
 
+/// A user's list and its expected reward.
+type Valued = (Vec<usize>, f64);
+
+/// Most `M · 2^K · K` steps [`per_user`]'s exact one-channel assignment takes.
+const ASSIGNMENT_LIMIT: u64 = 1 << 26;
+
+/// Per-user means (`success[u]`, `stop[u]`: user u's channels): the assignment of disjoint
+/// channel sets to the users of largest total expected reward, each user's value on its set
+/// being its best single channel (`single`: the classic model; a user whose best `s − c` is not
+/// positive stays silent) or its UCR-T1 optimum there (cascades). With `copies` (no
+/// collisions) every user takes its own optimum on every channel. Exact by dynamic
+/// programming over the sets of channels taken (`single`, M·2^K·K ≤ 2²⁶) or by enumerating
+/// every assignment of each channel to a user or none ((M + 1)^K ≤ 2²⁰); beyond, the better of
+/// greedy in user order (user 1 its optimum on every channel, user 2 on the rest, …) and
+/// dealing (the channels ranked by the users' mean `s − c`, dealt round-robin), labelled.
+pub(crate) fn per_user(
+    success: &[Vec<f64>],
+    stop: &[Vec<f64>],
+    cost: &[f64],
+    single: bool,
+    copies: bool,
+) -> Shared {
+    let (users, k) = (success.len(), cost.len());
+    let all: Vec<usize> = (0..k).collect();
+    let value_on = |u: usize, set: &[usize]| -> (Vec<usize>, f64) {
+        if single {
+            let mut best: Option<(usize, f64)> = None;
+            for &c in set {
+                let v = success[u][c] - cost[c];
+                if v > 0.0 && best.is_none_or(|(_, b)| v > b) {
+                    best = Some((c, v));
+                }
+            }
+            best.map_or((Vec::new(), 0.0), |(c, v)| (vec![c], v))
+        } else {
+            optimum_on(set, &success[u], &stop[u], cost)
+        }
+    };
+    let total = |lists: Vec<(Vec<usize>, f64)>, exact: bool| {
+        let mut sum = 0.0;
+        for (_, v) in &lists {
+            sum += v;
+        }
+        Shared {
+            lists: lists.into_iter().map(|(l, _)| l).collect(),
+            expected_reward: sum,
+            exact,
+        }
+    };
+    if copies {
+        return total((0..users).map(|u| value_on(u, &all)).collect(), true);
+    }
+    let steps = (users as u64)
+        .saturating_mul(1u64.checked_shl(k as u32).unwrap_or(u64::MAX))
+        .saturating_mul(k as u64);
+    if single && k < 32 && steps <= ASSIGNMENT_LIMIT {
+        return total(assign_one_each(success, cost), true);
+    }
+    let assignments = (users as u64 + 1).checked_pow(k as u32);
+    if assignments.is_some_and(|a| a <= ENUMERATION_LIMIT) {
+        let mut owner = vec![0usize; k];
+        let mut best: Option<(f64, Vec<Valued>)> = None;
+        let mut sets: Vec<Vec<usize>> = vec![Vec::new(); users];
+        loop {
+            sets.iter_mut().for_each(Vec::clear);
+            for (i, &o) in owner.iter().enumerate() {
+                if o > 0 {
+                    sets[o - 1].push(i);
+                }
+            }
+            let lists: Vec<(Vec<usize>, f64)> = sets
+                .iter()
+                .enumerate()
+                .map(|(u, set)| value_on(u, set))
+                .collect();
+            let mut sum = 0.0;
+            for (_, v) in &lists {
+                sum += v;
+            }
+            if best.as_ref().is_none_or(|(b, _)| sum > *b) {
+                best = Some((sum, lists));
+            }
+            let mut i = 0;
+            loop {
+                if i == k {
+                    return total(best.expect("one assignment").1, true);
+                }
+                owner[i] += 1;
+                if owner[i] <= users {
+                    break;
+                }
+                owner[i] = 0;
+                i += 1;
+            }
+        }
+    }
+    // The better of greedy and dealing, as for shared means ([`disjoint_lists`]); dealing
+    // ranks the channels by the users' mean `s − c`.
+    let mut left = all;
+    let mut greedy = Vec::with_capacity(users);
+    for u in 0..users {
+        let (list, v) = value_on(u, &left);
+        left.retain(|i| !list.contains(i));
+        greedy.push((list, v));
+    }
+    let mean = |c: usize| success.iter().map(|s| s[c]).sum::<f64>() / users as f64 - cost[c];
+    let mut ranked: Vec<usize> = (0..k).collect();
+    ranked.sort_by(|&a, &b| mean(b).total_cmp(&mean(a)).then(a.cmp(&b)));
+    let dealt: Vec<Valued> = (0..users)
+        .map(|u| {
+            let hand: Vec<usize> = ranked.iter().skip(u).step_by(users).copied().collect();
+            value_on(u, &hand)
+        })
+        .collect();
+    let sum = |l: &[Valued]| l.iter().map(|(_, v)| v).sum::<f64>();
+    if sum(&dealt) > sum(&greedy) {
+        total(dealt, false)
+    } else {
+        total(greedy, false)
+    }
+}
+
+/// The best assignment of at most one channel to each user (distinct channels, a user with
+/// no positive `s − c` left silent): dynamic programming over the sets of channels taken.
+fn assign_one_each(success: &[Vec<f64>], cost: &[f64]) -> Vec<(Vec<usize>, f64)> {
+    let (users, k) = (success.len(), cost.len());
+    let states = 1usize << k;
+    // best[u][mask]: the largest total of users 0..u on exactly the channels of `mask`.
+    let mut best = vec![vec![f64::NEG_INFINITY; states]; users + 1];
+    let mut choice = vec![vec![None::<usize>; states]; users + 1];
+    best[0][0] = 0.0;
+    for u in 0..users {
+        for mask in 0..states {
+            let here = best[u][mask];
+            if here == f64::NEG_INFINITY {
+                continue;
+            }
+            if here > best[u + 1][mask] {
+                best[u + 1][mask] = here;
+                choice[u + 1][mask] = None;
+            }
+            for c in (0..k).filter(|&c| mask & (1 << c) == 0) {
+                let v = success[u][c] - cost[c];
+                if v <= 0.0 {
+                    continue;
+                }
+                let next = mask | (1 << c);
+                if here + v > best[u + 1][next] {
+                    best[u + 1][next] = here + v;
+                    choice[u + 1][next] = Some(c);
+                }
+            }
+        }
+    }
+    let mut mask = (0..states)
+        .max_by(|&a, &b| best[users][a].total_cmp(&best[users][b]).then(b.cmp(&a)))
+        .unwrap_or(0);
+    let mut lists = vec![(Vec::new(), 0.0); users];
+    for u in (0..users).rev() {
+        if let Some(c) = choice[u + 1][mask] {
+            lists[u] = (vec![c], success[u][c] - cost[c]);
+            mask &= !(1 << c);
+        }
+    }
+    lists
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +413,68 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(60))]
+        /// Per-user means: the exact assignment (dynamic programming for one channel each,
+        /// enumeration for cascades) equals brute force over every user's every list on the
+        /// channels left by the users before it, in every order of the users.
+        #[test]
+        fn per_user_assignment_equals_brute_force(
+            k in 1usize..5,
+            users in 1usize..4,
+            raw in proptest::collection::vec((0.0f64..1.0, 0.0f64..0.5), 15),
+            single in any::<bool>(),
+        ) {
+            let s: Vec<Vec<f64>> = (0..users).map(|u| raw[u * 5..u * 5 + k].iter().map(|r| r.0).collect()).collect();
+            let c: Vec<f64> = raw[..k].iter().map(|r| r.1).collect();
+            let got = per_user(&s, &s, &c, single, false);
+            prop_assert!(got.exact);
+            // Brute force: each user any list (one channel at most when single) of channels no
+            // earlier user took; users in index order (the assignment is to named users).
+            fn go(u: usize, used: &mut Vec<usize>, s: &[Vec<f64>], c: &[f64], single: bool) -> f64 {
+                if u == s.len() {
+                    return 0.0;
+                }
+                let pool: Vec<usize> = (0..c.len()).filter(|i| !used.contains(i)).collect();
+                let mut all = vec![Vec::new()];
+                let mut frontier = vec![Vec::new()];
+                while let Some(p) = frontier.pop() {
+                    if single && !p.is_empty() {
+                        continue;
+                    }
+                    for &x in &pool {
+                        if !p.contains(&x) {
+                            let mut q = p.clone();
+                            q.push(x);
+                            all.push(q.clone());
+                            frontier.push(q);
+                        }
+                    }
+                }
+                let mut best = f64::NEG_INFINITY;
+                for l in all {
+                    let v = if single {
+                        l.first().map_or(0.0, |&x| (s[u][x] - c[x]).max(0.0))
+                    } else {
+                        expected_reward_sensed(&l, &s[u], &s[u], c)
+                    };
+                    let n = used.len();
+                    used.extend(&l);
+                    best = best.max(v + go(u + 1, used, s, c, single));
+                    used.truncate(n);
+                }
+                best
+            }
+            let want = go(0, &mut Vec::new(), &s, &c, single);
+            prop_assert!((got.expected_reward - want).abs() < 1e-12, "{} vs {want}", got.expected_reward);
+            let mut all: Vec<usize> = got.lists.iter().flatten().copied().collect();
+            let n = all.len();
+            all.sort_unstable();
+            all.dedup();
+            prop_assert_eq!(all.len(), n);
+        }
+    }
+
     #[test]
     fn m_best_takes_distinct_channels_or_copies() {
         let s = [0.1, 0.9, 0.5, 0.7];
@@ -240,5 +493,17 @@ mod tests {
         let b = disjoint_lists(&s, &s, &c, 3);
         assert!(!b.exact);
         assert_eq!(b.lists.len(), 3);
+        // Free probes: greedy would give user 1 every channel; dealing beats one channel each.
+        let s: Vec<f64> = (1..=9).map(|i| f64::from(i) / 10.0).collect();
+        let b = disjoint_lists(&s, &s, &[0.0; 9], 6);
+        assert!(!b.exact);
+        assert!(b.lists.iter().all(|l| !l.is_empty()), "{:?}", b.lists);
+        let m = m_best(&s, &[0.0; 9], 6, false);
+        assert!(
+            b.expected_reward >= m.expected_reward,
+            "{} < {}",
+            b.expected_reward,
+            m.expected_reward
+        );
     }
 }

@@ -265,6 +265,9 @@ pub(crate) fn describe(s: &MultiUserScenario) -> String {
         crate::util::ron_text::to_ron_line(&s.collision),
         s.feedback
     );
+    if let Some(m) = &s.user_theta {
+        let _ = writeln!(out, "per-user means (row: channel, column: user): {m:?}");
+    }
     for p in &s.policies {
         let _ = writeln!(out, "  {}: {}", p.label, p.to_ron());
     }

@@ -37,6 +37,10 @@ pub struct MultiUserScenario {
     pub(crate) collision: Collision,
     pub(crate) feedback: Feedback,
     pub(crate) env: Environment,
+    /// Per-user means (`user_theta`), row k channel k, column u user u.
+    pub(crate) user_theta: Option<Vec<Vec<f64>>>,
+    /// With per-user means, each user's channels (user 1's is `env`); else empty.
+    pub(crate) user_envs: Vec<Environment>,
     pub(crate) policies: Vec<TeamEntry>,
 }
 
@@ -162,6 +166,15 @@ impl MultiUserScenario {
         self.policies.iter().map(|p| p.label.as_str()).collect()
     }
 
+    /// Each user's channels with per-user means, else the shared channels alone.
+    pub(crate) fn user_envs(&self) -> &[Environment] {
+        if self.user_envs.is_empty() {
+            std::slice::from_ref(&self.env)
+        } else {
+            &self.user_envs
+        }
+    }
+
     /// A hash (hex) of everything that determines the results.
     pub(crate) fn fingerprint(&self) -> String {
         use std::fmt::Write;
@@ -182,6 +195,9 @@ impl MultiUserScenario {
             self.env.slot_duration()
         );
         super::describe_channels(&mut s, &self.env);
+        if let Some(m) = &self.user_theta {
+            let _ = write!(s, "|user_theta {m:?}");
+        }
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
         }
@@ -289,6 +305,11 @@ pub(crate) fn check_multi_user(
             kind: TeamKind::Builtin(p.policy.clone()),
         });
     }
+    let env = env?;
+    let user_envs = match &raw.user_theta {
+        Some(m) => check_user_theta(m, &env, raw.users, &policies, &root, ck)?,
+        None => Vec::new(),
+    };
     Some(MultiUserScenario {
         name: raw.name,
         description: raw.description,
@@ -303,7 +324,85 @@ pub(crate) fn check_multi_user(
         timing: raw.timing,
         collision: raw.collision,
         feedback: raw.feedback,
-        env: env?,
+        env,
+        user_theta: raw.user_theta,
+        user_envs,
         policies,
     })
+}
+
+/// Checks `user_theta` against the channels and the policies; each user's channels.
+fn check_user_theta(
+    m: &[Vec<f64>],
+    env: &Environment,
+    users: u64,
+    policies: &[TeamEntry],
+    root: &FieldPath,
+    ck: &mut Checker,
+) -> Option<Vec<Environment>> {
+    let at = root.field("user_theta");
+    let k = env.len();
+    let before = ck.problems.len();
+    ck.require(
+        m.len() == k,
+        &at,
+        format!(
+            "needs one row per channel: K = {k} channels (after `count`), {} rows",
+            m.len()
+        ),
+    );
+    for (i, row) in m.iter().enumerate() {
+        let at = at.index(i);
+        ck.require(
+            row.len() as u64 == users,
+            &at,
+            format!(
+                "needs one value per user: M = {users} users, {} values",
+                row.len()
+            ),
+        );
+        for (u, &x) in row.iter().enumerate() {
+            ck.require(
+                x.is_finite() && (0.0..=1.0).contains(&x),
+                &at.index(u),
+                format!("must be a probability in [0, 1] (got {x})"),
+            );
+        }
+        if let Some(c) = env.channels().get(i) {
+            if !c.occupancy().is_iid() || !c.sensing().is_perfect() {
+                ck.fail(
+                    &at,
+                    format!("channel {i} is not an i.i.d. channel sensed perfectly: per-user means apply to `theta:` channels only"),
+                );
+            } else if let Some(&first) = row.first()
+                && first != env.theta()[i]
+            {
+                ck.fail(
+                    &at.index(0),
+                    format!(
+                        "user 1's value must repeat channel {i}'s own theta, {} (user 1 sees the channels as declared; got {first})",
+                        env.theta()[i]
+                    ),
+                );
+            }
+        }
+    }
+    for (p, entry) in policies.iter().enumerate() {
+        if let TeamKind::Builtin(spec) = &entry.kind
+            && !spec.allows_user_means()
+        {
+            ck.fail(
+                &root.field("policies").index(p).field("policy"),
+                "assumes every user sees the same means; with `user_theta` use Selfish, RankOffset, McTopMCascade or a policy of your own",
+            );
+        }
+    }
+    if ck.problems.len() > before {
+        return None;
+    }
+    Some(
+        (0..users as usize)
+            .map(|u| env.with_idle(&m.iter().map(|row| row[u]).collect::<Vec<f64>>()))
+            .collect(),
+    )
 }

@@ -281,6 +281,10 @@ pub(crate) struct RawMultiUser {
     /// What a user observes (default `SensingThenCollision`).
     #[serde(default)]
     pub feedback: Feedback,
+    /// Per-user means of i.i.d. channels: one row per channel, one value per user (user 1's
+    /// column repeats the channels' own `theta`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_theta: Option<Vec<Vec<f64>>>,
     /// The channels.
     pub channels: Vec<RawChannel>,
     /// The multi-player policies, each with a label unique in the scenario.

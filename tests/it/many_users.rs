@@ -486,3 +486,93 @@ fn shards_with_a_users_team_merge() {
         assert!(a.bytes == b.bytes, "{name}");
     }
 }
+
+/// Per-user means: the rules of `user_theta` are reported with the field; users then see their
+/// own means (a user whose own best channel differs from the others' settles there), the
+/// benchmark is the best assignment, and a matrix that repeats the shared means for every
+/// user changes nothing but the benchmark's name and the closed form.
+#[test]
+fn per_user_means_are_checked_and_simulated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = "MultiUser(name: \"pu\", seed: 5, horizon: 3000, runs: 4, users: 2,
+        channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0)),
+                   (theta: 0.1, cost: Constant(0.0))],
+        user_theta: MATRIX,
+        policies: [(policy: Selfish(policy: Ucb1(reward: Idle)))])";
+    let load = |matrix: &str, extra: &str| {
+        let text = base
+            .replace("MATRIX", matrix)
+            .replace("policies: [", &format!("policies: [{extra}"));
+        specprobe::load(&write(tmp.path(), "pu.ron", &text))
+    };
+    let err = load("[[0.9, 0.5], [0.3, 2.0]]", "(policy: McTopM()), ")
+        .unwrap_err()
+        .to_string();
+    for want in [
+        "user_theta: needs one row per channel",
+        "user_theta[1][0]: user 1's value must repeat channel 1's own theta",
+        "user_theta[1][1]: must be a probability",
+        "policies[0].policy: assumes every user sees the same means",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    let s = load("[[0.9, 0.1], [0.2, 0.95], [0.1, 0.3]]", "").unwrap();
+    let files = Simulation::new(s)
+        .run()
+        .unwrap()
+        .files(&ChartOptions {
+            formats: Vec::new(),
+            ..ChartOptions::default()
+        })
+        .unwrap();
+    let summary: serde_json::Value = serde_json::from_slice(
+        &files
+            .iter()
+            .find(|f| f.name == "summary.json")
+            .unwrap()
+            .bytes,
+    )
+    .unwrap();
+    assert_eq!(summary["benchmark"]["lists"], serde_json::json!([[0], [1]]));
+    assert_eq!(summary["benchmark"]["expected_reward_per_slot"], 0.9 + 0.95);
+    assert!(summary["policies"][0]["at_horizon"]["pseudo_regret"].is_null());
+    // User 2's best channel is 1: it transmits there most of the time, not on channel 0.
+    let ch = &summary["policies"][0]["channels"];
+    let sel = |k: usize| ch[k]["selections"]["mean"].as_f64().unwrap();
+    assert!(sel(1) > 2000.0 && sel(0) > 2000.0, "{ch}");
+    let realized = summary["policies"][0]["at_horizon"]["realized_regret"]["mean"]
+        .as_f64()
+        .unwrap();
+    assert!(realized < 400.0, "{realized}");
+    // The shared means repeated per user: the same runs as without the matrix.
+    let same = load("[[0.9, 0.9], [0.2, 0.2], [0.1, 0.1]]", "").unwrap();
+    let plain = specprobe::parse(
+        &base.replace("user_theta: MATRIX,", ""),
+        Path::new("plain.ron"),
+    )
+    .unwrap();
+    let runs = |s| {
+        let files = Simulation::new(s)
+            .run()
+            .unwrap()
+            .files(&ChartOptions {
+                formats: Vec::new(),
+                ..ChartOptions::default()
+            })
+            .unwrap();
+        let runs = files
+            .iter()
+            .find(|f| f.name == "runs.csv")
+            .unwrap()
+            .bytes
+            .clone();
+        // Realised regret and everything measured on the paths (the pseudo-regret column is
+        // empty with per-user means).
+        String::from_utf8(runs)
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').skip(3).collect::<Vec<_>>().join(","))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(runs(same), runs(plain));
+}

@@ -27,8 +27,8 @@ pub struct CompareArgs {
 enum Loaded {
     /// Regret results.
     Regret(RegretSummary, Vec<CurveRow>),
-    /// Many-users results.
-    MultiUser(MultiUserSummary, CurveTable),
+    /// Many-users results (boxed: the regret summary is the small one).
+    MultiUser(Box<MultiUserSummary>, CurveTable),
 }
 
 impl Loaded {
@@ -41,15 +41,15 @@ impl Loaded {
 enum Input {
     /// A folder of saved results.
     Saved(Loaded),
-    /// A regret or many-users scenario, run now.
-    Scenario(Scenario),
+    /// A regret or many-users scenario, run now (boxed: saved results are the small ones).
+    Scenario(Box<Scenario>),
 }
 
 impl Input {
     fn is_multi(&self) -> bool {
         match self {
             Input::Saved(l) => l.is_multi(),
-            Input::Scenario(s) => matches!(s, Scenario::MultiUser(_)),
+            Input::Scenario(s) => matches!(**s, Scenario::MultiUser(_)),
         }
     }
 }
@@ -77,7 +77,10 @@ fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), Command
         if kind == ResultKind::MultiUser {
             let (summary, table) = report::multi_user::load_multi_user(input)?;
             let name = summary.scenario.clone();
-            return Ok((name, Input::Saved(Loaded::MultiUser(summary, table))));
+            return Ok((
+                name,
+                Input::Saved(Loaded::MultiUser(Box::new(summary), table)),
+            ));
         }
         let (summary, rows) = report::load_saved(input)?;
         let name = summary.scenario.clone();
@@ -85,7 +88,7 @@ fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), Command
     }
     match scenario::load(input)? {
         s @ (Scenario::Regret(_) | Scenario::MultiUser(_)) => {
-            Ok((s.name().to_string(), Input::Scenario(s)))
+            Ok((s.name().to_string(), Input::Scenario(Box::new(s))))
         }
         Scenario::Identification(s) => Err(CommandError::Inputs(format!(
             "{}: compare draws regret curves; {:?} is an identification scenario (its report already compares algorithms)",
@@ -141,7 +144,7 @@ fn run_one(
     let own = results.files(&args.charts).map_err(wrap)?;
     let loaded = if matches!(results, crate::engine::results::Results::MultiUser(_)) {
         let (s, t) = report::multi_user::multi_from_files(&own).map_err(|e| wrap(e.into()))?;
-        Loaded::MultiUser(s, t)
+        Loaded::MultiUser(Box::new(s), t)
     } else {
         let (s, rows) = report::regret_from_files(&own).map_err(|e| wrap(e.into()))?;
         Loaded::Regret(s, rows)
@@ -205,7 +208,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome, CommandError> {
     for ((input, path), folder) in inputs.into_iter().zip(&args.inputs).zip(&folders) {
         loaded.push(match input {
             Input::Saved(l) => l,
-            Input::Scenario(s) => run_one(s, path, folder, &args.run, &mut files)?,
+            Input::Scenario(s) => run_one(*s, path, folder, &args.run, &mut files)?,
         });
     }
     let labels = unique(&names, '#');
@@ -213,7 +216,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome, CommandError> {
     for l in loaded {
         match l {
             Loaded::Regret(s, rows) => regret.push((s, rows)),
-            Loaded::MultiUser(s, t) => multi.push((s, t)),
+            Loaded::MultiUser(s, t) => multi.push((*s, t)),
         }
     }
     let charts = &args.run.charts;

@@ -26,7 +26,7 @@ enum Saved {
     Identification(report::identification::summary::IdentificationSummary),
     Sweep(report::sweep::summary::SweepSummary),
     MultiUser(
-        report::multi_user::MultiUserSummary,
+        Box<report::multi_user::MultiUserSummary>,
         report::multi_user::CurveTable,
     ),
 }
@@ -41,7 +41,7 @@ impl Saved {
             Some(ResultKind::Sweep) => Saved::Sweep(report::load_sweep(dir)?),
             Some(ResultKind::MultiUser) => {
                 let (summary, table) = report::multi_user::load_multi_user(dir)?;
-                Saved::MultiUser(summary, table)
+                Saved::MultiUser(Box::new(summary), table)
             }
             _ => {
                 let (summary, rows) = report::load_saved(dir)?;

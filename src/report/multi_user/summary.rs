@@ -131,6 +131,9 @@ pub(crate) struct MultiUserSummary {
     pub(crate) pseudo_regret: String,
     pub(crate) benchmark: Benchmark,
     pub(crate) lower_bound: Option<LowerBound>,
+    /// Per-user means (row: channel, column: user), when the scenario sets them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) user_theta: Option<Vec<Vec<f64>>>,
     pub(crate) fairness: String,
     pub(crate) policies: Vec<PolicySummary>,
 }
@@ -149,6 +152,30 @@ fn expected_note(e: Expected) -> &'static str {
 
 fn benchmark_name(s: &MultiUserScenario, stats: &MultiStats) -> String {
     let exact = stats.benchmarks.iter().all(|b| b.exact);
+    if s.user_theta.is_some() && s.users > 1 {
+        let single = s.policies.iter().all(|p| p.is_classic());
+        let what = match (single, s.collision == crate::multi::Collision::NoCollision) {
+            (_, true) => {
+                "every user its own optimum on every channel (per-user means, independent copies)"
+            }
+            (true, false) => {
+                "the best assignment of at most one channel to each user (per-user means)"
+            }
+            (false, false) => {
+                "the best assignment of disjoint UCR-T1 lists to the users (per-user means)"
+            }
+        };
+        if s.collision == crate::multi::Collision::NoCollision {
+            return what.to_string();
+        }
+        return match (exact, single) {
+            (true, true) => format!("{what}, exact by dynamic programming"),
+            (true, false) => format!("{what}, exact by enumeration"),
+            (false, _) => format!(
+                "{what}, greedy (heuristic: user 1 its optimum on every channel, user 2 on the rest, …)"
+            ),
+        };
+    }
     match stats.expected {
         Expected::Single => "the single-user optimum (UCR-T1 list)".into(),
         Expected::Classic if s.collision == crate::multi::Collision::NoCollision => {
@@ -156,7 +183,7 @@ fn benchmark_name(s: &MultiUserScenario, stats: &MultiStats) -> String {
         }
         Expected::Classic => format!("the min(M, K) = {} best channels, one per user", s.users.min(s.env.len())),
         Expected::None if exact => "the best assignment of disjoint UCR-T1 lists (exact, by enumeration)".into(),
-        Expected::None => "disjoint UCR-T1 lists, greedy (heuristic: user 1 the optimum on every channel, user 2 on the rest, …)".into(),
+        Expected::None => "disjoint UCR-T1 lists, heuristic (the better of greedy, user 1 the optimum on every channel, user 2 on the rest, …, and dealing, the channels ranked by s − c dealt round-robin, each user the optimum on its hand)".into(),
     }
 }
 
@@ -175,7 +202,11 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
         timing: format!("{:?}", s.timing),
         collision: crate::util::ron_text::to_ron_line(&s.collision),
         feedback: format!("{:?}", s.feedback),
-        pseudo_regret: expected_note(stats.expected).into(),
+        pseudo_regret: if s.user_theta.is_some() && s.users > 1 {
+            "not computed: with per-user means the counts per channel do not give the expected reward; see realized_regret".into()
+        } else {
+            expected_note(stats.expected).into()
+        },
         benchmark: Benchmark {
             name: benchmark_name(s, stats),
             exact: stats.benchmarks.iter().all(|b| b.exact),
@@ -183,6 +214,7 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
             lists: b.lists.clone(),
         },
         lower_bound: lower_bound(s, stats),
+        user_theta: s.user_theta.clone(),
         fairness: "Jain's index (Σx)²/(M·Σx²) of the users' acknowledged transmissions on idle channels, per run: 1 = equal shares, 1/M = one user took all (1 when nobody transmitted)".into(),
         policies: s
             .policies

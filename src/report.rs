@@ -127,7 +127,10 @@ pub(crate) fn render_results(
         Results::Regret(r) => render_regret(&r.scenario, &r.stats, charts),
         Results::Identification(r) => identification::render(&r.scenario, &r.cells, charts),
         Results::Sweep(r) => sweep::render(&r.scenario, &r.cells(), charts),
-        Results::MultiUser(r) => multi_user::render(&r.scenario, &r.stats, charts),
+        Results::MultiUser(r) => match &r.scenario.sweep {
+            None => multi_user::render(&r.scenario, &r.stats[0], charts),
+            Some(sw) => multi_user::render_sweep(&r.scenario, sw, &r.stats, charts),
+        },
     }
 }
 

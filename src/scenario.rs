@@ -122,7 +122,11 @@ impl Scenario {
             Scenario::Regret(s) => s.runs,
             Scenario::Identification(s) => s.runs,
             Scenario::Sweep(s) => s.cells.first().map_or(0, |c| c.runs),
-            Scenario::MultiUser(s) => s.runs,
+            Scenario::MultiUser(s) => s
+                .sweep
+                .as_ref()
+                .and_then(|sw| sw.cells.first())
+                .map_or(s.runs, |c| c.runs),
         }
     }
 

@@ -96,6 +96,9 @@ fn command_error(py: Python<'_>, e: &CommandError) -> PyErr {
         let file = (file != Path::new(DICT)).then_some(file.as_path());
         return scenario_error(py, s, file);
     }
+    if let Some(f) = e.list_fault() {
+        return PyErr::from_type(error_type(py, "PolicyError"), f.to_string());
+    }
     let mut message = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

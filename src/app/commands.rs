@@ -26,6 +26,7 @@ pub use validate::validate_scenario;
 use crate::app::export::ExportError;
 use crate::app::simulation::{Simulation, SimulationError};
 use crate::engine::budget::BudgetError;
+use crate::engine::runner::RunError;
 use crate::report::ReportError;
 use crate::scenario::error::ScenarioError;
 use crate::store::folder::{Destination, OutputError, Replace};
@@ -112,6 +113,15 @@ impl CommandError {
     pub fn scenario(&self) -> Option<&ScenarioError> {
         match self {
             CommandError::Scenario(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The broken list of a user's policy or team behind this one, if that is what stopped
+    /// the run (for bindings that raise their policy-error type for it).
+    pub fn list_fault(&self) -> Option<&crate::ListFault> {
+        match self {
+            CommandError::Simulation(SimulationError::Run(RunError::Policy(f))) => Some(f),
             _ => None,
         }
     }

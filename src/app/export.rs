@@ -72,6 +72,7 @@ impl Results {
             Results::Regret(_) => ResultKind::Regret,
             Results::Identification(_) => ResultKind::Identification,
             Results::Sweep(_) => ResultKind::Sweep,
+            Results::MultiUser(r) if r.scenario.sweep.is_some() => ResultKind::MultiUserSweep,
             Results::MultiUser(_) => ResultKind::MultiUser,
         }
     }
@@ -141,7 +142,8 @@ impl Prepared {
                 file.finish()?;
                 results
             }
-            (Scenario::MultiUser(s), None) => {
+            // A sweep's cells each write their own rows: kept in memory.
+            (Scenario::MultiUser(s), None) if s.sweep.is_none() => {
                 let file = Arc::new(crate::app::runs_file::MultiRunsFile::new(s, dest.staging()));
                 let options = RunOptions {
                     multi_sink: Some(file.clone()),

@@ -407,6 +407,7 @@ impl Prepared {
             (Scenario::Regret(_), None) => ResultKind::Regret,
             (Scenario::Identification(_), None) => ResultKind::Identification,
             (Scenario::Sweep(_), None) => ResultKind::Sweep,
+            (Scenario::MultiUser(s), None) if s.sweep.is_some() => ResultKind::MultiUserSweep,
             (Scenario::MultiUser(_), None) => ResultKind::MultiUser,
         }
     }
@@ -454,7 +455,14 @@ impl Prepared {
                 })
             }
             Scenario::MultiUser(s) => {
-                let stats = crate::engine::multi_runner::run_multi_user(s, options)?;
+                let stats = match &s.sweep {
+                    None => vec![crate::engine::multi_runner::run_multi_user(s, options)?],
+                    Some(sw) => sw
+                        .cells
+                        .iter()
+                        .map(|c| crate::engine::multi_runner::run_multi_user(c, options))
+                        .collect::<Result<_, _>>()?,
+                };
                 Results::MultiUser(MultiUserResults {
                     scenario: s.clone(),
                     stats,

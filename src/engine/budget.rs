@@ -184,7 +184,13 @@ impl Estimate {
                 (memory.saturating_add(workers), Some(steps))
             }
             Scenario::Identification(s) => (identification(s, runs(s.runs), threads as u64), None),
-            Scenario::MultiUser(s) => multi_user(s, runs(s.runs), threads as u64),
+            Scenario::MultiUser(s) => match &s.sweep {
+                None => multi_user(s, runs(s.runs), threads as u64),
+                Some(sw) => sw.cells.iter().fold((0u64, Some(0.0)), |(m, w), c| {
+                    let (cm, cw) = multi_user(c, runs(c.runs), threads as u64);
+                    (m.saturating_add(cm), w.zip(cw).map(|(a, b)| a + b))
+                }),
+            },
         };
         Estimate {
             memory: memory.saturating_add(BASE),

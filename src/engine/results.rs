@@ -28,8 +28,8 @@ pub enum Results {
 pub struct MultiUserResults {
     /// The scenario as simulated.
     pub(crate) scenario: MultiUserScenario,
-    /// Per policy (scenario order).
-    pub(crate) stats: MultiStats,
+    /// Per policy (scenario order): one entry, or one per cell of the scenario's sweep.
+    pub(crate) stats: Vec<MultiStats>,
     /// The overrides that were applied.
     pub(crate) overrides: Overrides,
     /// The shard simulated (`None`: every run, unsharded).

@@ -8,10 +8,12 @@
 mod charts;
 mod compare;
 mod summary;
+mod sweep;
 mod tables;
 
 pub(crate) use compare::render_compare;
 pub(crate) use summary::{MultiUserSummary, Stat, summary};
+pub(crate) use sweep::render_sweep;
 pub(crate) use tables::{CurveTable, runs_header, write_runs};
 
 use crate::engine::multi_loop::SU_COLLISIONS;
@@ -265,6 +267,15 @@ pub(crate) fn describe(s: &MultiUserScenario) -> String {
         crate::util::ron_text::to_ron_line(&s.collision),
         s.feedback
     );
+    if let Some(sw) = &s.sweep {
+        let _ = writeln!(
+            out,
+            "sweep of `{}` over {:?}: {} cells, each run as the scenario with that value",
+            sw.field,
+            sw.values,
+            sw.cells.len()
+        );
+    }
     if let Some(m) = &s.user_theta {
         let _ = writeln!(out, "per-user means (row: channel, column: user): {m:?}");
     }

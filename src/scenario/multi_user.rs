@@ -6,6 +6,7 @@ use super::check::{check_run_settings, units};
 use super::checker::Checker;
 use super::locate::FieldPath;
 use super::raw::{RawMultiUser, RawRegret, RawUnits};
+use super::sweep::{Cell, MAX_CELLS, check_cell_with};
 use super::{Source, Units};
 use crate::model::channel::Environment;
 use crate::model::cost::CostWeights;
@@ -42,6 +43,20 @@ pub struct MultiUserScenario {
     /// With per-user means, each user's channels (user 1's is `env`); else empty.
     pub(crate) user_envs: Vec<Environment>,
     pub(crate) policies: Vec<TeamEntry>,
+    /// A sweep: the scenario at each value of one field (its cells); the scenario itself is
+    /// then the sweep's base and is not run.
+    pub(crate) sweep: Option<Box<MultiSweep>>,
+}
+
+/// The cells of a many-users sweep.
+#[derive(Clone, Debug)]
+pub(crate) struct MultiSweep {
+    /// The swept field, named as errors name fields (e.g. `users`).
+    pub field: String,
+    /// Its values, one cell each.
+    pub values: Vec<f64>,
+    /// The scenario with the field at each value, checked as a separate file would be.
+    pub cells: Vec<MultiUserScenario>,
 }
 
 /// One policy with its label.
@@ -201,16 +216,66 @@ impl MultiUserScenario {
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
         }
+        if let Some(sw) = &self.sweep {
+            let _ = write!(s, "|sweep {}|{:?}", sw.field, sw.values);
+            for c in &sw.cells {
+                let _ = write!(s, "|cell {}", c.fingerprint());
+            }
+        }
         format!("{:016x}", crate::util::rng::label_hash(&[&s]))
     }
 }
 
-/// Checks a raw many-users scenario (every broken rule reported).
+/// Checks a raw many-users scenario (every broken rule reported), with its sweep's cells.
 pub(crate) fn check_multi_user(
-    raw: RawMultiUser,
+    mut raw: RawMultiUser,
     source: &Source,
     ck: &mut Checker,
 ) -> Option<MultiUserScenario> {
+    let Some(spec) = raw.sweep.take() else {
+        return check_one(raw, source, ck);
+    };
+    let base = check_one(raw.clone(), source, ck);
+    let base_problems: Vec<(String, String)> = ck
+        .problems
+        .iter()
+        .map(|p| (p.field.clone(), p.rule.clone()))
+        .collect();
+    let at_values = FieldPath::default().field("sweep").field("values");
+    if spec.values.is_empty() {
+        ck.fail(&at_values, "must list at least one value");
+    }
+    if spec.values.len() > MAX_CELLS {
+        ck.fail(
+            &at_values,
+            format!(
+                "lists {} values; at most {MAX_CELLS} cells are supported",
+                spec.values.len()
+            ),
+        );
+        return None;
+    }
+    let mut cells = Vec::new();
+    for i in 0..spec.values.len() {
+        match check_cell_with(&raw, &spec, i, source, &base_problems, ck, check_one) {
+            Cell::Skipped => {}
+            Cell::Abort => return None,
+            Cell::Checked(cell) => cells.push(*cell),
+        }
+    }
+    let mut base = base?;
+    if cells.len() == spec.values.len() {
+        base.sweep = Some(Box::new(MultiSweep {
+            field: spec.field,
+            values: spec.values,
+            cells,
+        }));
+    }
+    Some(base)
+}
+
+/// Checks one many-users scenario (a sweep's base or cell).
+fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<MultiUserScenario> {
     let root = FieldPath::default();
     let shared = RawRegret {
         name: raw.name.clone(),
@@ -328,6 +393,7 @@ pub(crate) fn check_multi_user(
         user_theta: raw.user_theta,
         user_envs,
         policies,
+        sweep: None,
     })
 }
 

@@ -1,7 +1,8 @@
 //! Overrides of a scenario's runs, horizon and seed (the command line's `--runs`, `--horizon`,
 //! `--seed`, the library's setters, a shard's record): the one place they are checked.
 
-use crate::scenario::{MAX_HORIZON, RegretScenario, Scenario};
+use crate::scenario::multi_user::MultiSweep;
+use crate::scenario::{MAX_HORIZON, MultiUserScenario, RegretScenario, Scenario};
 
 /// Overrides of a scenario's number of runs, horizon and seed: the command line's `--runs`,
 /// `--horizon`, `--seed`, the library's [`crate::Simulation`] setters, and what a shard's
@@ -85,16 +86,35 @@ impl Scenario {
                 s.seed = o.seed.unwrap_or(s.seed);
                 Scenario::Identification(s)
             }
-            Scenario::MultiUser(mut s) => {
-                s.runs = o.runs.unwrap_or(s.runs);
-                s.seed = o.seed.unwrap_or(s.seed);
-                if let Some(h) = o.horizon {
-                    rehorizon(&mut s.env, h)?;
-                    s.horizon = h;
-                }
-                Scenario::MultiUser(s)
-            }
+            Scenario::MultiUser(s) => Scenario::MultiUser(s.with_overrides(o)?),
         })
+    }
+}
+
+impl MultiUserScenario {
+    /// Applies overrides to the scenario and to each cell of its sweep.
+    fn with_overrides(mut self, o: &Overrides) -> Result<MultiUserScenario, OverrideError> {
+        if let Some(sw) = self.sweep.take() {
+            if o.horizon.is_some() && sw.field == "horizon" {
+                return Err(OverrideError::HorizonIsSwept);
+            }
+            let cells = sw
+                .cells
+                .into_iter()
+                .map(|c| c.with_overrides(o))
+                .collect::<Result<_, _>>()?;
+            self.sweep = Some(Box::new(MultiSweep { cells, ..*sw }));
+        }
+        self.runs = o.runs.unwrap_or(self.runs);
+        self.seed = o.seed.unwrap_or(self.seed);
+        if let Some(h) = o.horizon {
+            rehorizon(&mut self.env, h)?;
+            for env in &mut self.user_envs {
+                rehorizon(env, h)?;
+            }
+            self.horizon = h;
+        }
+        Ok(self)
     }
 }
 

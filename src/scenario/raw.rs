@@ -285,6 +285,9 @@ pub(crate) struct RawMultiUser {
     /// column repeats the channels' own `theta`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_theta: Option<Vec<Vec<f64>>>,
+    /// Runs the scenario at several values of one field (see [`super::sweep`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<RawSweep>,
     /// The channels.
     pub channels: Vec<RawChannel>,
     /// The multi-player policies, each with a label unique in the scenario.

@@ -302,18 +302,16 @@ fn bound_cells(
 }
 
 /// What checking one value's cell gave.
-enum Cell {
+pub(super) enum Cell<S> {
     /// The value itself is wrong, or its cell breaks a rule (reported at the value).
     Skipped,
     /// The field cannot be swept at all (reported at `sweep.field`): no cell can be built.
     Abort,
     /// The cell, checked.
-    Checked(Box<RegretScenario>),
+    Checked(Box<S>),
 }
 
-/// Checks value `i` of the sweep and its cell: the scenario with the field at that value,
-/// checked exactly as a separate file would be; the cell's problems that the scenario as
-/// written does not have already are reported at the value.
+/// Checks value `i` of a regret sweep and its cell (see [`check_cell_with`]).
 fn check_cell(
     raw: &RawRegret,
     spec: &RawSweep,
@@ -321,7 +319,25 @@ fn check_cell(
     source: &Source,
     base_problems: &[(String, String)],
     ck: &mut Checker,
-) -> Cell {
+) -> Cell<RegretScenario> {
+    check_cell_with(raw, spec, i, source, base_problems, ck, check_regret)
+}
+
+/// Checks value `i` of the sweep and its cell: the scenario with the field at that value,
+/// checked by `check` exactly as a separate file would be; the cell's problems that the
+/// scenario as written does not have already are reported at the value.
+pub(super) fn check_cell_with<R, S>(
+    raw: &R,
+    spec: &RawSweep,
+    i: usize,
+    source: &Source,
+    base_problems: &[(String, String)],
+    ck: &mut Checker,
+    check: impl FnOnce(R, &Source, &mut Checker) -> Option<S>,
+) -> Cell<S>
+where
+    R: Serialize + serde::de::DeserializeOwned,
+{
     let v = spec.values[i];
     let at = FieldPath::default().field("sweep").field("values").index(i);
     if !ck.require(
@@ -353,7 +369,7 @@ fn check_cell(
         problems: Vec::new(),
         traces: std::mem::take(&mut ck.traces),
     };
-    let cell = check_regret(cell_raw, source, &mut cell_ck);
+    let cell = check(cell_raw, source, &mut cell_ck);
     ck.traces = cell_ck.traces;
     let own: Vec<Problem> = cell_ck
         .problems

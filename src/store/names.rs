@@ -34,6 +34,8 @@ pub enum ResultKind {
     Comparison,
     /// A many-users scenario's results.
     MultiUser,
+    /// A many-users sweep's results (each cell's in a subfolder).
+    MultiUserSweep,
 }
 
 impl ResultKind {
@@ -46,6 +48,7 @@ impl ResultKind {
             ResultKind::Partial => "partial",
             ResultKind::Comparison => "comparison",
             ResultKind::MultiUser => "multi-user",
+            ResultKind::MultiUserSweep => "multi-user-sweep",
         }
     }
 
@@ -58,6 +61,7 @@ impl ResultKind {
             ResultKind::Partial,
             ResultKind::Comparison,
             ResultKind::MultiUser,
+            ResultKind::MultiUserSweep,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
@@ -82,6 +86,8 @@ mod tests {
             ResultKind::Sweep,
             ResultKind::Partial,
             ResultKind::Comparison,
+            ResultKind::MultiUser,
+            ResultKind::MultiUserSweep,
         ] {
             assert_eq!(ResultKind::parse(k.as_str()), Some(k));
             assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{k}\""));

@@ -230,9 +230,19 @@ impl Partial {
                     .filter(|p| !matches!(p.kind, TeamKind::Builtin(_)))
                     .map(|p| (p.label.clone(), p.to_ron()))
                     .collect(),
-                PartialBody::MultiUser {
-                    checkpoints: r.stats.checkpoints.clone(),
-                    stats: r.stats.stats.clone(),
+                {
+                    let body =
+                        |m: &crate::engine::multi_runner::MultiStats| PartialBody::MultiUser {
+                            checkpoints: m.checkpoints.clone(),
+                            stats: m.stats.clone(),
+                        };
+                    if r.scenario.sweep.is_some() {
+                        PartialBody::Sweep {
+                            cells: r.stats.iter().map(body).collect(),
+                        }
+                    } else {
+                        body(&r.stats[0])
+                    }
                 },
             ),
         };

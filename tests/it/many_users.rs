@@ -576,3 +576,94 @@ fn per_user_means_are_checked_and_simulated() {
     };
     assert_eq!(runs(same), runs(plain));
 }
+
+/// A sweep over `users`: each cell's folder holds exactly the files of the scenario run
+/// alone with that value, the top summary lists every policy at every value, the shards merge
+/// into the same files, and bad values are reported at the value.
+#[test]
+fn a_sweep_over_users_runs_each_cell_as_its_own_scenario() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = SCENARIO.replace(
+        "(policy: Mega())])",
+        "(policy: Mega())], sweep: (field: \"users\", values: [1, 2, 5]))",
+    );
+    let path = write(tmp.path(), "sw.ron", &sweep);
+    let p = path.to_str().unwrap();
+    let dir = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
+    specprobe(&["run", p, "--no-charts", "--out", &dir("all")]);
+    let alone = write(
+        tmp.path(),
+        "five.ron",
+        &SCENARIO.replace("users: 3", "users: 5"),
+    );
+    specprobe(&[
+        "run",
+        alone.to_str().unwrap(),
+        "--no-charts",
+        "--out",
+        &dir("five"),
+    ]);
+    for name in [
+        "summary.json",
+        "curves.csv",
+        "runs.csv",
+        "users.csv",
+        "channels.csv",
+    ] {
+        let a = std::fs::read(tmp.path().join("all/users=5").join(name)).unwrap();
+        let b = std::fs::read(tmp.path().join("five").join(name)).unwrap();
+        assert!(
+            a == b,
+            "{name}: the cell differs from the scenario run alone"
+        );
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("all/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["kind"], "multi-user-sweep");
+    assert_eq!(summary["values"], serde_json::json!([1.0, 2.0, 5.0]));
+    for pol in summary["policies"].as_array().unwrap() {
+        assert_eq!(pol["points"].as_array().unwrap().len(), 3);
+    }
+    let csv = std::fs::read_to_string(tmp.path().join("all/sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4 * 3, "{csv}");
+    for i in 0..2 {
+        specprobe(&[
+            "run",
+            p,
+            "--shard",
+            &format!("{i}/2"),
+            "--out",
+            &dir(&format!("s{i}")),
+        ]);
+    }
+    specprobe(&[
+        "merge",
+        &dir("s1"),
+        &dir("s0"),
+        "--no-charts",
+        "--out",
+        &dir("m"),
+    ]);
+    for name in [
+        "summary.json",
+        "sweep.csv",
+        "users=2/runs.csv",
+        "users=5/summary.json",
+    ] {
+        let a = std::fs::read(tmp.path().join("all").join(name)).unwrap();
+        let b = std::fs::read(tmp.path().join("m").join(name)).unwrap();
+        assert!(a == b, "{name} differs after merging");
+    }
+    let bad = SCENARIO.replace(
+        "(policy: Mega())])",
+        "(policy: Mega())], sweep: (field: \"users\", values: [2, 0]))",
+    );
+    let err = specprobe::load(&write(tmp.path(), "bad.ron", &bad))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("sweep.values[1]") && err.contains("users"),
+        "{err}"
+    );
+}

@@ -43,6 +43,12 @@ impl Saved {
                 let (summary, table) = report::multi_user::load_multi_user(dir)?;
                 Saved::MultiUser(Box::new(summary), table)
             }
+            Some(ResultKind::MultiUserSweep) => {
+                return Err(CommandError::Inputs(format!(
+                    "{}: redrawing a many-users sweep is not supported; run it again (same seed, same files), or copy one cell's folder out and plot that",
+                    dir.display()
+                )));
+            }
             _ => {
                 let (summary, rows) = report::load_saved(dir)?;
                 Saved::Regret(summary, rows)

@@ -565,7 +565,25 @@ pub(crate) fn check_bodies(
                 }
             }
             Scenario::Identification(s) => check_identification_body(&blame, s, &p.body, p.runs)?,
-            Scenario::MultiUser(s) => multi::check_multi_body(&blame, s, &p.body, p.runs)?,
+            Scenario::MultiUser(s) => match &s.sweep {
+                None => multi::check_multi_body(&blame, "body", s, &p.body, p.runs)?,
+                Some(sw) => {
+                    let PartialBody::Sweep { cells } = &p.body else {
+                        return Err(blame.at("body", "is not a sweep's statistics"));
+                    };
+                    blame.require(cells.len() == sw.cells.len(), "body.cells", || {
+                        format!(
+                            "holds {} sweep cells, the scenario {}",
+                            cells.len(),
+                            sw.cells.len()
+                        )
+                    })?;
+                    for (i, (cell, body)) in sw.cells.iter().zip(cells).enumerate() {
+                        let field = format!("body.cells[{i}]");
+                        multi::check_multi_body(&blame, &field, cell, body, p.runs)?;
+                    }
+                }
+            },
         }
     }
     Ok(())

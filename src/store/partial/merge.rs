@@ -7,7 +7,7 @@ use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
 use crate::engine::runner::RegretStats;
-use crate::scenario::{RegretScenario, Scenario};
+use crate::scenario::{MultiUserScenario, RegretScenario, Scenario};
 use crate::store::partial::*;
 use std::path::{Path, PathBuf};
 
@@ -73,6 +73,44 @@ fn fold_regret(
     Ok(stats)
 }
 
+/// Merges the many-users bodies of every shard of one scenario (or sweep cell).
+fn fold_multi(
+    s: &MultiUserScenario,
+    bodies: &[(&Path, &PartialBody)],
+) -> Result<MultiStats, MergeError> {
+    let mut merged: Option<Vec<TeamStats>> = None;
+    for &(path, body) in bodies {
+        let PartialBody::MultiUser { stats, .. } = body else {
+            return Err(MergeError::Unreadable {
+                path: path.to_path_buf(),
+                message: "not a many-users partial result".into(),
+            });
+        };
+        merged = Some(match merged {
+            None => stats.clone(),
+            Some(mut acc) => {
+                for (a, b) in acc.iter_mut().zip(stats) {
+                    a.merge(b);
+                }
+                acc
+            }
+        });
+    }
+    let mut stats = merged.unwrap_or_default();
+    // The shards interleave the runs (`r % N == I`): the unsharded run's order.
+    for st in &mut stats {
+        st.finals.sort_by_key(|(run, _)| *run);
+    }
+    let expected = multi_runner::expected_kind(s);
+    Ok(MultiStats {
+        checkpoints: s.checkpoints.slots(s.horizon),
+        stats,
+        benchmarks: multi_runner::benchmarks(s, expected),
+        expected,
+        streamed: false,
+    })
+}
+
 /// Reads every shard's `partial.json`, checks that they belong together and merges their
 /// statistics exactly into the results of the unsharded run.
 pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
@@ -132,33 +170,36 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
             }))
         }
         Scenario::MultiUser(s) => {
-            let mut merged: Option<Vec<TeamStats>> = None;
-            for (path, p) in &parts {
-                let PartialBody::MultiUser { stats, .. } = &p.body else {
-                    return Err(bad(path, "not a many-users partial result".into()));
-                };
-                merged = Some(match merged {
-                    None => stats.clone(),
-                    Some(mut acc) => {
-                        for (a, b) in acc.iter_mut().zip(stats) {
-                            a.merge(b);
+            let stats = match &s.sweep {
+                None => {
+                    let bodies: Vec<(&Path, &PartialBody)> =
+                        parts.iter().map(|(p, x)| (p.as_path(), &x.body)).collect();
+                    vec![fold_multi(&s, &bodies)?]
+                }
+                Some(sw) => {
+                    let mut stats = Vec::new();
+                    for (i, cell) in sw.cells.iter().enumerate() {
+                        let mut bodies = Vec::new();
+                        for (path, p) in &parts {
+                            let PartialBody::Sweep { cells } = &p.body else {
+                                return Err(bad(path, "not a sweep's partial result".into()));
+                            };
+                            let body = cells.get(i).ok_or_else(|| {
+                                bad(
+                                    path,
+                                    format!(
+                                        "holds {} sweep cells, the scenario {}",
+                                        cells.len(),
+                                        sw.cells.len()
+                                    ),
+                                )
+                            })?;
+                            bodies.push((path.as_path(), body));
                         }
-                        acc
+                        stats.push(fold_multi(cell, &bodies)?);
                     }
-                });
-            }
-            let mut stats = merged.unwrap_or_default();
-            // The shards interleave the runs (`r % N == I`): the unsharded run's order.
-            for st in &mut stats {
-                st.finals.sort_by_key(|(run, _)| *run);
-            }
-            let expected = multi_runner::expected_kind(&s);
-            let stats = MultiStats {
-                checkpoints: s.checkpoints.slots(s.horizon),
-                stats,
-                benchmarks: multi_runner::benchmarks(&s, expected),
-                expected,
-                streamed: false,
+                    stats
+                }
             };
             Ok(Results::MultiUser(MultiUserResults {
                 scenario: s,

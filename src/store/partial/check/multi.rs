@@ -14,24 +14,29 @@ use crate::util::stats::Moments;
 /// Checks a many-users body.
 pub(super) fn check_multi_body(
     blame: &Blame,
+    at: &str,
     s: &MultiUserScenario,
     body: &PartialBody,
     runs: u64,
 ) -> Result<(), MergeError> {
     let PartialBody::MultiUser { checkpoints, stats } = body else {
-        return Err(blame.at("body", "is not a many-users scenario's statistics"));
+        return Err(blame.at(at, "is not a many-users scenario's statistics"));
     };
     let want = s.checkpoints.slots(s.horizon);
-    blame.require(*checkpoints == want, "body.checkpoints", || {
+    blame.require(*checkpoints == want, format!("{at}.checkpoints"), || {
         "differ from the scenario's".into()
     })?;
-    blame.require(stats.len() == s.policies.len(), "body.stats", || {
-        format!(
-            "holds {} policies, the scenario {}",
-            stats.len(),
-            s.policies.len()
-        )
-    })?;
+    blame.require(
+        stats.len() == s.policies.len(),
+        format!("{at}.stats"),
+        || {
+            format!(
+                "holds {} policies, the scenario {}",
+                stats.len(),
+                s.policies.len()
+            )
+        },
+    )?;
     let expected = expected_kind(s);
     for (p, st) in stats.iter().enumerate() {
         check_team(

@@ -1,0 +1,293 @@
+//! A many-users sweep's outputs: each cell's full many-users results in a subfolder named
+//! after its value (`users=4/summary.json`, …), and at the top `summary.json` (`"kind":
+//! "multi-user-sweep"`: every policy's values at the horizon against the swept value),
+//! `sweep.csv`, the chart `sweep` (system regret at the horizon against the value) and
+//! `report.md`.
+
+use super::summary::{MultiUserSummary, Stat, summary};
+use super::tables::{csv_bytes, num};
+use super::{cell, render};
+use crate::engine::multi_runner::MultiStats;
+use crate::report::format::sig;
+use crate::report::plots::lines::{Curve, LineChart};
+use crate::report::plots::{Band, ChartOptions, render_chart};
+use crate::report::{Artifact, Rendered, ReportError, embedded};
+use crate::scenario::MultiUserScenario;
+use crate::scenario::multi_user::MultiSweep;
+use crate::store::names;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// The metrics at the horizon a sweep reports per policy and value, in column order.
+const AT_HORIZON: [&str; 4] = [
+    "pseudo_regret",
+    "realized_regret",
+    "su_collisions",
+    "reward",
+];
+
+/// One cell of the sweep.
+#[derive(Clone, Debug, Serialize)]
+struct SweepCell {
+    value: f64,
+    folder: String,
+    users: usize,
+    channels: usize,
+    benchmark: String,
+    benchmark_reward_per_slot: f64,
+}
+
+/// One policy at one value.
+#[derive(Clone, Debug, Serialize)]
+struct SweepPoint {
+    value: f64,
+    runs: u64,
+    at_horizon: std::collections::BTreeMap<String, Option<Stat>>,
+    jain_fairness: Option<Stat>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct SweepPolicy {
+    name: String,
+    policy: String,
+    points: Vec<SweepPoint>,
+}
+
+/// `summary.json` of a many-users sweep.
+#[derive(Clone, Debug, Serialize)]
+struct SweepSummary {
+    kind: &'static str,
+    scenario: String,
+    description: String,
+    field: String,
+    values: Vec<f64>,
+    cells: Vec<SweepCell>,
+    policies: Vec<SweepPolicy>,
+}
+
+/// The folder of the cell at `v`: `field=v`, with anything but letters, digits, `.`, `-` and
+/// `=` written `_` (a field such as `channels[*].theta` makes `channels___.theta=0.5`).
+pub(crate) fn cell_folder(field: &str, v: f64) -> String {
+    format!("{field}={v}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '=' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Every output of a many-users sweep.
+pub(crate) fn render_sweep(
+    s: &MultiUserScenario,
+    sw: &MultiSweep,
+    stats: &[MultiStats],
+    opts: &ChartOptions,
+) -> Result<Vec<Artifact>, ReportError> {
+    let mut files = Vec::new();
+    let mut summaries: Vec<MultiUserSummary> = Vec::new();
+    for ((cell, st), &v) in sw.cells.iter().zip(stats).zip(&sw.values) {
+        let folder = cell_folder(&sw.field, v);
+        for f in render(cell, st, opts)? {
+            files.push(Artifact::new(format!("{folder}/{}", f.name), f.bytes));
+        }
+        summaries.push(summary(cell, st));
+    }
+    let top = SweepSummary {
+        kind: "multi-user-sweep",
+        scenario: s.name.clone(),
+        description: s.description.clone(),
+        field: sw.field.clone(),
+        values: sw.values.clone(),
+        cells: summaries
+            .iter()
+            .zip(&sw.values)
+            .map(|(c, &v)| SweepCell {
+                value: v,
+                folder: cell_folder(&sw.field, v),
+                users: c.users,
+                channels: c.channels,
+                benchmark: c.benchmark.name.clone(),
+                benchmark_reward_per_slot: c.benchmark.expected_reward_per_slot,
+            })
+            .collect(),
+        policies: (0..s.policies.len())
+            .map(|p| SweepPolicy {
+                name: summaries[0].policies[p].name.clone(),
+                policy: summaries[0].policies[p].policy.clone(),
+                points: summaries
+                    .iter()
+                    .zip(&sw.values)
+                    .map(|(c, &v)| {
+                        let ps = &c.policies[p];
+                        SweepPoint {
+                            value: v,
+                            runs: ps.runs,
+                            at_horizon: AT_HORIZON
+                                .iter()
+                                .map(|&m| (m.to_string(), ps.at_horizon[m].clone()))
+                                .collect(),
+                            jain_fairness: ps.jain_fairness.clone(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect(),
+    };
+    let json = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
+        file: names::SUMMARY,
+        error,
+    })?;
+    files.push(Artifact::new(names::SUMMARY, json));
+    files.push(Artifact::new("sweep.csv", sweep_csv(&top)?));
+    let rendered = chart(&top, opts)?;
+    let md = markdown(&top, &embedded(&rendered, opts));
+    files.extend(rendered.into_iter().flat_map(|r| r.files));
+    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    Ok(files)
+}
+
+fn sweep_csv(top: &SweepSummary) -> Result<Vec<u8>, ReportError> {
+    let mut header = vec!["policy".to_string(), top.field.clone(), "runs".to_string()];
+    for m in AT_HORIZON {
+        header.push(format!("{m}_mean"));
+        header.push(format!("{m}_std"));
+    }
+    header.extend(["jain_mean".to_string(), "jain_std".to_string()]);
+    let rows = top.policies.iter().flat_map(|p| {
+        p.points.iter().map(move |pt| {
+            let mut r = vec![p.name.clone(), num(pt.value), pt.runs.to_string()];
+            for x in AT_HORIZON
+                .iter()
+                .map(|m| &pt.at_horizon[*m])
+                .chain([&pt.jain_fairness])
+            {
+                match x {
+                    Some(s) => r.extend([num(s.mean), num(s.std)]),
+                    None => r.extend([String::new(), String::new()]),
+                }
+            }
+            r
+        })
+    });
+    csv_bytes(&header, rows)
+}
+
+/// The regret metric drawn: the pseudo-regret where every cell has it, else the realised.
+fn regret_metric(top: &SweepSummary) -> (&'static str, &'static str) {
+    let pseudo = top.policies.iter().all(|p| {
+        p.points
+            .iter()
+            .all(|pt| pt.at_horizon["pseudo_regret"].is_some())
+    });
+    if pseudo {
+        ("pseudo_regret", "system pseudo-regret at the horizon")
+    } else {
+        ("realized_regret", "system realised regret at the horizon")
+    }
+}
+
+fn half_width(s: &Stat, runs: u64, band: Band) -> f64 {
+    match band {
+        Band::Sd => s.std,
+        Band::Se => s.std / (runs.max(1) as f64).sqrt(),
+        Band::Ci95 => s.ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+    }
+}
+
+fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, ReportError> {
+    if opts.formats.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (metric, what) = regret_metric(top);
+    let curves = top
+        .policies
+        .iter()
+        .map(|p| Curve {
+            label: p.name.clone(),
+            points: p
+                .points
+                .iter()
+                .filter_map(|pt| {
+                    pt.at_horizon[metric]
+                        .as_ref()
+                        .map(|s| (pt.value, s.mean, half_width(s, pt.runs, opts.band)))
+                })
+                .collect(),
+        })
+        .collect();
+    let chart = LineChart {
+        title: format!("{} — {what}", top.scenario),
+        x_label: top.field.clone(),
+        y_label: what.into(),
+        log_x: false,
+        log_y: false,
+        error_bars: true,
+        curves,
+        band: Some(opts.band.describe().into()),
+        references: Vec::new(),
+        notes: vec![format!(
+            "each value's benchmark in report.md; {} cells",
+            top.values.len()
+        )],
+        y_range_from: 0.0,
+        y_from_zero: true,
+        verticals: None,
+    };
+    Ok(vec![Rendered {
+        caption: format!("The {what} of every policy against `{}`", top.field),
+        stem: "sweep".into(),
+        files: render_chart(&chart, "sweep", opts)?,
+    }])
+}
+
+fn markdown(top: &SweepSummary, charts: &[(String, String)]) -> String {
+    let mut md = format!(
+        "# {} (many users, sweep of `{}`)\n\n",
+        top.scenario, top.field
+    );
+    if !top.description.is_empty() {
+        let _ = writeln!(md, "{}\n", top.description);
+    }
+    let _ = writeln!(
+        md,
+        "| `{}` | M | K | benchmark (per slot) | folder |\n|---:|---:|---:|---|---|",
+        top.field
+    );
+    for c in &top.cells {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} ({}) | [{}]({}/report.md) |",
+            c.value,
+            c.users,
+            c.channels,
+            c.benchmark,
+            sig(c.benchmark_reward_per_slot, 6),
+            c.folder,
+            c.folder
+        );
+    }
+    let (metric, what) = regret_metric(top);
+    let _ = write!(md, "\n{what} (mean ± sd over runs):\n\n| policy |");
+    for v in &top.values {
+        let _ = write!(md, " {} = {v} |", top.field);
+    }
+    let _ = write!(md, "\n|---|");
+    for _ in &top.values {
+        md.push_str("---:|");
+    }
+    md.push('\n');
+    for p in &top.policies {
+        let _ = write!(md, "| {} |", p.name);
+        for pt in &p.points {
+            let _ = write!(md, " {} |", cell(&pt.at_horizon[metric]));
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+    crate::report::format::charts_section(&mut md, charts);
+    md
+}

@@ -32,9 +32,12 @@ pub enum ResultKind {
     Partial,
     /// A comparison of several scenarios.
     Comparison,
-    /// A many-users scenario's results.
+    /// A many-users scenario's results (the marker spells the kind as `summary.json` does;
+    /// markers written before said `multi_user`).
+    #[serde(rename = "multi-user", alias = "multi_user")]
     MultiUser,
     /// A many-users sweep's results (each cell's in a subfolder).
+    #[serde(rename = "multi-user-sweep")]
     MultiUserSweep,
 }
 
@@ -93,5 +96,8 @@ mod tests {
             assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{k}\""));
         }
         assert_eq!(ResultKind::parse("nope"), None);
+        // A marker of an earlier version still reads.
+        let old: ResultKind = serde_json::from_str("\"multi_user\"").unwrap();
+        assert_eq!(old, ResultKind::MultiUser);
     }
 }

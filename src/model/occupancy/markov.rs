@@ -49,6 +49,15 @@ impl ProcessSpec for MarkovSpec {
                     &[Step::Field(name)],
                     format!("is a transition probability and must lie in [0, 1] (got {v})"),
                 ));
+            } else if v > 0.0 && v < f64::MIN_POSITIVE {
+                // A subnormal probability's mean period 1/p overflows to infinity.
+                problems.push(SpecProblem::at(
+                    &[Step::Field(name)],
+                    format!(
+                        "must be 0 or at least {:e}, so that the mean period 1/p is a finite number of slots (got {v:e})",
+                        f64::MIN_POSITIVE
+                    ),
+                ));
             }
         }
         if a == 0.0 && b == 0.0 {

@@ -296,7 +296,11 @@ fn moving_channels_name_the_field_and_rule() {
         (
             "theta: 0.4,",
             "occupancy: Markov(idle_to_busy: 0.7, busy_to_idle: 5e-324),",
-            vec!["channels[1].occupancy.busy_to_idle", "mean period", "finite"],
+            vec![
+                "channels[1].occupancy.busy_to_idle",
+                "mean period",
+                "finite",
+            ],
         ),
         (
             "theta: 0.4,",

@@ -534,6 +534,21 @@ fn check_identification_body(
     Ok(())
 }
 
+/// A sweep's cell bodies, as many as the scenario has cells.
+fn sweep_cells<'a>(
+    blame: &Blame,
+    body: &'a PartialBody,
+    n: usize,
+) -> Result<&'a [PartialBody], MergeError> {
+    let PartialBody::Sweep { cells } = body else {
+        return Err(blame.at("body", "is not a sweep's statistics"));
+    };
+    blame.require(cells.len() == n, "body.cells", || {
+        format!("holds {} sweep cells, the scenario {n}", cells.len())
+    })?;
+    Ok(cells)
+}
+
 /// Checks every partial's body against the scenario they were re-checked into.
 pub(crate) fn check_bodies(
     scenario: &Scenario,
@@ -550,16 +565,7 @@ pub(crate) fn check_bodies(
         match scenario {
             Scenario::Regret(s) => check_regret_body(&blame, "body", s, &p.body, p.runs)?,
             Scenario::Sweep(s) => {
-                let PartialBody::Sweep { cells } = &p.body else {
-                    return Err(blame.at("body", "is not a sweep's statistics"));
-                };
-                blame.require(cells.len() == s.cells.len(), "body.cells", || {
-                    format!(
-                        "holds {} sweep cells, the scenario {}",
-                        cells.len(),
-                        s.cells.len()
-                    )
-                })?;
+                let cells = sweep_cells(&blame, &p.body, s.cells.len())?;
                 for (i, (cell, body)) in s.cells.iter().zip(cells).enumerate() {
                     check_regret_body(&blame, &format!("body.cells[{i}]"), cell, body, p.runs)?;
                 }
@@ -568,16 +574,7 @@ pub(crate) fn check_bodies(
             Scenario::MultiUser(s) => match &s.sweep {
                 None => multi::check_multi_body(&blame, "body", s, &p.body, p.runs)?,
                 Some(sw) => {
-                    let PartialBody::Sweep { cells } = &p.body else {
-                        return Err(blame.at("body", "is not a sweep's statistics"));
-                    };
-                    blame.require(cells.len() == sw.cells.len(), "body.cells", || {
-                        format!(
-                            "holds {} sweep cells, the scenario {}",
-                            cells.len(),
-                            sw.cells.len()
-                        )
-                    })?;
+                    let cells = sweep_cells(&blame, &p.body, sw.cells.len())?;
                     for (i, (cell, body)) in sw.cells.iter().zip(cells).enumerate() {
                         let field = format!("body.cells[{i}]");
                         multi::check_multi_body(&blame, &field, cell, body, p.runs)?;

@@ -73,6 +73,33 @@ fn fold_regret(
     Ok(stats)
 }
 
+/// Every shard's body of sweep cell `i` (of `cells`).
+fn cell_bodies(
+    parts: &[(PathBuf, Partial)],
+    i: usize,
+    cells: usize,
+) -> Result<Vec<(&Path, &PartialBody)>, MergeError> {
+    parts
+        .iter()
+        .map(|(path, p)| {
+            let bad = |message: String| MergeError::Unreadable {
+                path: path.clone(),
+                message,
+            };
+            let PartialBody::Sweep { cells: bodies } = &p.body else {
+                return Err(bad("not a sweep's partial result".into()));
+            };
+            let body = bodies.get(i).ok_or_else(|| {
+                bad(format!(
+                    "holds {} sweep cells, the scenario {cells}",
+                    bodies.len()
+                ))
+            })?;
+            Ok((path.as_path(), body))
+        })
+        .collect()
+}
+
 /// Merges the many-users bodies of every shard of one scenario (or sweep cell).
 fn fold_multi(
     s: &MultiUserScenario,
@@ -143,24 +170,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
         Scenario::Sweep(s) => {
             let mut stats = Vec::new();
             for (i, cell) in s.cells.iter().enumerate() {
-                let mut bodies = Vec::new();
-                for (path, p) in &parts {
-                    let PartialBody::Sweep { cells } = &p.body else {
-                        return Err(bad(path, "not a sweep's partial result".into()));
-                    };
-                    let body = cells.get(i).ok_or_else(|| {
-                        bad(
-                            path,
-                            format!(
-                                "holds {} sweep cells, the scenario {}",
-                                cells.len(),
-                                s.cells.len()
-                            ),
-                        )
-                    })?;
-                    bodies.push((path.as_path(), body));
-                }
-                stats.push(fold_regret(cell, &bodies)?);
+                stats.push(fold_regret(cell, &cell_bodies(&parts, i, s.cells.len())?)?);
             }
             Ok(Results::Sweep(SweepResults {
                 scenario: s,
@@ -179,23 +189,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
                 Some(sw) => {
                     let mut stats = Vec::new();
                     for (i, cell) in sw.cells.iter().enumerate() {
-                        let mut bodies = Vec::new();
-                        for (path, p) in &parts {
-                            let PartialBody::Sweep { cells } = &p.body else {
-                                return Err(bad(path, "not a sweep's partial result".into()));
-                            };
-                            let body = cells.get(i).ok_or_else(|| {
-                                bad(
-                                    path,
-                                    format!(
-                                        "holds {} sweep cells, the scenario {}",
-                                        cells.len(),
-                                        sw.cells.len()
-                                    ),
-                                )
-                            })?;
-                            bodies.push((path.as_path(), body));
-                        }
+                        let bodies = cell_bodies(&parts, i, sw.cells.len())?;
                         stats.push(fold_multi(cell, &bodies)?);
                     }
                     stats

@@ -22,7 +22,7 @@ mod registry;
 pub(crate) use cc_ucb::DEFAULT_ALPHA;
 pub(crate) use cc_ucb::MAX_ALPHA;
 pub use checked::ListFault;
-pub(crate) use checked::{Checked, ListFaults};
+pub(crate) use checked::{Checked, ListFaults, first_offence};
 pub use custom::CustomPolicy;
 pub use custom::PolicyFactory;
 pub(crate) use estimates::Estimates;

@@ -171,6 +171,22 @@ pub(crate) struct Rendered {
     pub files: Vec<Artifact>,
 }
 
+/// The bytes of file `name` among rendered `files` (results read back from what was rendered,
+/// for `compare`).
+pub(crate) fn rendered<'a>(
+    files: &'a [Artifact],
+    name: &'static str,
+) -> Result<&'a [u8], ReportError> {
+    files
+        .iter()
+        .find(|f| f.name == name)
+        .map(|f| f.bytes.as_slice())
+        .ok_or_else(|| ReportError::Unreadable {
+            file: name,
+            message: "not rendered".into(),
+        })
+}
+
 /// (caption, file) pairs for the report: the PNG where one was drawn, else the SVG.
 pub(crate) fn embedded(rendered: &[Rendered], charts: &ChartOptions) -> Vec<(String, String)> {
     let ext = if charts.formats.contains(&Format::Png) {

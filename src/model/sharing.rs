@@ -68,43 +68,72 @@ pub(crate) fn disjoint_lists(success: &[f64], stop: &[f64], cost: &[f64], users:
     if users == 1 || assignments.is_some_and(|a| a <= ENUMERATION_LIMIT) {
         return enumerate(success, stop, cost, users);
     }
-    // Two heuristics, the better kept: greedy (user 1 the optimum on every channel, user 2 on
-    // what is left, …), good when costs make lists short; and dealing (the channels ranked by
-    // `s − c`, ties to the lower index, dealt round-robin, each user the optimum on its hand),
-    // good when lists are long (greedy then gives user 1 everything).
-    let mut left: Vec<usize> = (0..k).collect();
-    let mut greedy = Vec::with_capacity(users);
-    let mut greedy_total = 0.0;
-    for _ in 0..users {
-        let (list, value) = optimum_on(&left, success, stop, cost);
-        left.retain(|i| !list.contains(i));
-        greedy_total += value;
-        greedy.push(list);
-    }
     let mut ranked: Vec<usize> = (0..k).collect();
     ranked.sort_by(|&a, &b| {
         (success[b] - cost[b])
             .total_cmp(&(success[a] - cost[a]))
             .then(a.cmp(&b))
     });
-    let mut dealt = Vec::with_capacity(users);
-    let mut dealt_total = 0.0;
+    heuristic(users, k, &ranked, |_, set| {
+        optimum_on(set, success, stop, cost)
+    })
+}
+
+/// Two heuristics, the better kept (greedy on a tie): greedy (user 1 its optimum on every
+/// channel, user 2 on what is left, …), good when costs make lists short; and dealing (the
+/// channels in `ranked` order dealt round-robin, each user its optimum on its hand), good
+/// when lists are long (greedy then gives user 1 everything). `value_on(u, set)` is user u's
+/// list on `set` and its expected reward.
+fn heuristic(
+    users: usize,
+    k: usize,
+    ranked: &[usize],
+    value_on: impl Fn(usize, &[usize]) -> Valued,
+) -> Shared {
+    let mut left: Vec<usize> = (0..k).collect();
+    let mut greedy = Vec::with_capacity(users);
     for u in 0..users {
-        let hand: Vec<usize> = ranked.iter().skip(u).step_by(users).copied().collect();
-        let (list, value) = optimum_on(&hand, success, stop, cost);
-        dealt_total += value;
-        dealt.push(list);
+        let (list, v) = value_on(u, &left);
+        left.retain(|i| !list.contains(i));
+        greedy.push((list, v));
     }
-    let (lists, total) = if dealt_total > greedy_total {
+    let dealt: Vec<Valued> = (0..users)
+        .map(|u| {
+            let hand: Vec<usize> = ranked.iter().skip(u).step_by(users).copied().collect();
+            value_on(u, &hand)
+        })
+        .collect();
+    let sum = |l: &[Valued]| {
+        let mut total = 0.0;
+        for (_, v) in l {
+            total += v;
+        }
+        total
+    };
+    let (greedy_total, dealt_total) = (sum(&greedy), sum(&dealt));
+    let (lists, expected_reward) = if dealt_total > greedy_total {
         (dealt, dealt_total)
     } else {
         (greedy, greedy_total)
     };
     Shared {
-        lists,
-        expected_reward: total,
+        lists: lists.into_iter().map(|(l, _)| l).collect(),
+        expected_reward,
         exact: false,
     }
+}
+
+/// Moves `owner` (each channel's user, 0 for none) to the next assignment of a base-(M + 1)
+/// counter; `false` after the last.
+fn next_assignment(owner: &mut [usize], users: usize) -> bool {
+    for o in owner.iter_mut() {
+        *o += 1;
+        if *o <= users {
+            return true;
+        }
+        *o = 0;
+    }
+    false
 }
 
 /// Every assignment of each channel to one of the users or to none; per user the optimum on
@@ -155,23 +184,13 @@ fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize) -> Share
                 best = Some((total, lists));
             }
         }
-        // Next assignment (a base-(M+1) counter).
-        let mut i = 0;
-        loop {
-            if i == k {
-                let (expected_reward, lists) = best.expect("at least one assignment");
-                return Shared {
-                    lists,
-                    expected_reward,
-                    exact: true,
-                };
-            }
-            owner[i] += 1;
-            if owner[i] <= users {
-                break;
-            }
-            owner[i] = 0;
-            i += 1;
+        if !next_assignment(&mut owner, users) {
+            let (expected_reward, lists) = best.expect("at least one assignment");
+            return Shared {
+                lists,
+                expected_reward,
+                exact: true,
+            };
         }
     }
 }
@@ -258,44 +277,16 @@ pub(crate) fn per_user(
             if best.as_ref().is_none_or(|(b, _)| sum > *b) {
                 best = Some((sum, lists));
             }
-            let mut i = 0;
-            loop {
-                if i == k {
-                    return total(best.expect("one assignment").1, true);
-                }
-                owner[i] += 1;
-                if owner[i] <= users {
-                    break;
-                }
-                owner[i] = 0;
-                i += 1;
+            if !next_assignment(&mut owner, users) {
+                return total(best.expect("one assignment").1, true);
             }
         }
     }
-    // The better of greedy and dealing, as for shared means ([`disjoint_lists`]); dealing
-    // ranks the channels by the users' mean `s − c`.
-    let mut left = all;
-    let mut greedy = Vec::with_capacity(users);
-    for u in 0..users {
-        let (list, v) = value_on(u, &left);
-        left.retain(|i| !list.contains(i));
-        greedy.push((list, v));
-    }
+    // Dealing ranks the channels by the users' mean `s − c`.
     let mean = |c: usize| success.iter().map(|s| s[c]).sum::<f64>() / users as f64 - cost[c];
     let mut ranked: Vec<usize> = (0..k).collect();
     ranked.sort_by(|&a, &b| mean(b).total_cmp(&mean(a)).then(a.cmp(&b)));
-    let dealt: Vec<Valued> = (0..users)
-        .map(|u| {
-            let hand: Vec<usize> = ranked.iter().skip(u).step_by(users).copied().collect();
-            value_on(u, &hand)
-        })
-        .collect();
-    let sum = |l: &[Valued]| l.iter().map(|(_, v)| v).sum::<f64>();
-    if sum(&dealt) > sum(&greedy) {
-        total(dealt, false)
-    } else {
-        total(greedy, false)
-    }
+    heuristic(users, k, &ranked, value_on)
 }
 
 /// The best assignment of at most one channel to each user (distinct channels, a user with

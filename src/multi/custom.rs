@@ -3,7 +3,7 @@
 
 use super::{Seen, Team};
 use crate::model::channel::Environment;
-use crate::policy::{ListFault, ListFaults};
+use crate::policy::{ListFault, ListFaults, first_offence};
 use crate::util::cancel::Cancel;
 use crate::util::rng::SimRng;
 use std::sync::Arc;
@@ -172,23 +172,19 @@ impl CheckedTeam {
     /// the valid prefix and stops the team.
     fn check(&mut self, u: usize, list: &mut Vec<usize>, from: usize) {
         let k = self.k;
-        for j in from..list.len() {
-            let c = list[j];
-            if c >= k || self.listed_in[u * k + c] == self.slot {
-                self.faults.record(
-                    ListFault {
-                        label: format!("{} (user {})", self.label, u + 1),
-                        slot: self.slot,
-                        list: list[..=j].to_vec(),
-                        channels: k,
-                    },
-                    &self.cancel,
-                );
-                self.failed = true;
-                list.truncate(j);
-                return;
-            }
-            self.listed_in[u * k + c] = self.slot;
+        let listed_in = &mut self.listed_in[u * k..(u + 1) * k];
+        if let Some(j) = first_offence(listed_in, self.slot, list, from) {
+            self.faults.record(
+                ListFault {
+                    label: format!("{} (user {})", self.label, u + 1),
+                    slot: self.slot,
+                    list: list[..=j].to_vec(),
+                    channels: k,
+                },
+                &self.cancel,
+            );
+            self.failed = true;
+            list.truncate(j);
         }
     }
 }

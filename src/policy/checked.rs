@@ -48,6 +48,23 @@ impl ListFaults {
     }
 }
 
+/// The first entry of `list[from..]` that breaks the rule, marking the channels before it as
+/// listed in `slot` (`listed_in[c]`: the last slot channel c was listed in; its length is K).
+pub(crate) fn first_offence(
+    listed_in: &mut [u64],
+    slot: u64,
+    list: &[usize],
+    from: usize,
+) -> Option<usize> {
+    for (j, &c) in list.iter().enumerate().skip(from) {
+        if c >= listed_in.len() || listed_in[c] == slot {
+            return Some(j);
+        }
+        listed_in[c] = slot;
+    }
+    None
+}
+
 /// A user's policy whose lists are checked (see the module docs).
 pub(crate) struct Checked {
     inner: Box<dyn Policy>,
@@ -83,24 +100,18 @@ impl Checked {
     /// Checks `list[from..]`; on the first offending entry records the fault, keeps the valid
     /// prefix and stops the policy.
     fn check(&mut self, list: &mut Vec<usize>, from: usize) {
-        let k = self.listed_in.len();
-        for j in from..list.len() {
-            let c = list[j];
-            if c >= k || self.listed_in[c] == self.slot {
-                self.faults.record(
-                    ListFault {
-                        label: self.label.clone(),
-                        slot: self.slot,
-                        list: list[..=j].to_vec(),
-                        channels: k,
-                    },
-                    &self.cancel,
-                );
-                self.failed = true;
-                list.truncate(j);
-                return;
-            }
-            self.listed_in[c] = self.slot;
+        if let Some(j) = first_offence(&mut self.listed_in, self.slot, list, from) {
+            self.faults.record(
+                ListFault {
+                    label: self.label.clone(),
+                    slot: self.slot,
+                    list: list[..=j].to_vec(),
+                    channels: self.listed_in.len(),
+                },
+                &self.cancel,
+            );
+            self.failed = true;
+            list.truncate(j);
         }
     }
 }

@@ -233,16 +233,7 @@ pub(crate) fn load_multi_user(
 pub(crate) fn multi_from_files(
     files: &[Artifact],
 ) -> Result<(MultiUserSummary, CurveTable), ReportError> {
-    let file = |name: &'static str| {
-        files
-            .iter()
-            .find(|f| f.name == name)
-            .map(|f| f.bytes.as_slice())
-            .ok_or_else(|| ReportError::Unreadable {
-                file: name,
-                message: "not rendered".into(),
-            })
-    };
+    let file = |name| crate::report::rendered(files, name);
     parse_saved(file(names::SUMMARY)?, file(names::CURVES)?)
         .map_err(|(file, message)| ReportError::Unreadable { file, message })
 }

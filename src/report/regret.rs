@@ -119,16 +119,7 @@ fn bracket(path: &str) -> String {
 pub(crate) fn regret_from_files(
     files: &[Artifact],
 ) -> Result<(RegretSummary, Vec<curves::CurveRow>), ReportError> {
-    let file = |name: &'static str| {
-        files
-            .iter()
-            .find(|f| f.name == name)
-            .map(|f| f.bytes.as_slice())
-            .ok_or_else(|| ReportError::Unreadable {
-                file: name,
-                message: "not rendered".into(),
-            })
-    };
+    let file = |name| crate::report::rendered(files, name);
     let unreadable = |file, message| ReportError::Unreadable { file, message };
     let summary = parse_regret(file(names::SUMMARY)?).map_err(|m| unreadable(names::SUMMARY, m))?;
     let rows = curves::from_csv(file(names::CURVES)?).map_err(|m| unreadable(names::CURVES, m))?;

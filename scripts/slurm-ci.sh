@@ -24,15 +24,17 @@ cannot() {
     exit 0
 }
 
+# slurmd starts jobs as their users, so it runs as root (SlurmdUser=root below).
+[ "$(id -u)" = 0 ] || cannot "slurmd needs root and this script runs as $(id -un)"
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    if command -v apt-get >/dev/null; then
         echo "slurm-ci: installing slurm-wlm and munge"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm munge >/dev/null 2>&1 ||
             { apt-get update -q >/dev/null 2>&1 &&
                 DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm munge >/dev/null 2>&1; } ||
             cannot "apt-get could not install slurm-wlm and munge"
     else
-        cannot "slurmctld or munged is not installed and apt-get cannot run as root"
+        cannot "slurmctld or munged is not installed and there is no apt-get"
     fi
 fi
 [ -x "$specprobe" ] || { echo "slurm-ci: no binary at $specprobe (run cargo build first)" >&2; exit 1; }

@@ -13,7 +13,7 @@ mod tables;
 
 pub(crate) use compare::render_compare;
 pub(crate) use summary::{MultiUserSummary, Stat, summary};
-pub(crate) use sweep::render_sweep;
+pub(crate) use sweep::{SavedSweep, load_multi_user_sweep, render_sweep};
 pub(crate) use tables::{CurveTable, runs_header, write_runs};
 
 use crate::engine::multi_loop::SU_COLLISIONS;

@@ -246,10 +246,22 @@ impl OutputDir {
     /// A new subfolder (for `compare`, which keeps each scenario's results inside its own).
     pub(crate) fn subfolder(&self, name: &str) -> Result<OutputDir, OutputError> {
         let dir = self.dir.join(name);
-        std::fs::create_dir(&dir).map_err(|error| OutputError::Create {
-            path: self.shown.join(name),
-            error,
-        })?;
+        // The staging folder is private, so a folder already there is one this set made
+        // (the data files of a cell `plot` copied before its charts): it is reused, never a
+        // link or a file.
+        let reuse = |e: &std::io::Error| {
+            e.kind() == std::io::ErrorKind::AlreadyExists
+                && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir())
+        };
+        match std::fs::create_dir(&dir) {
+            Err(e) if !reuse(&e) => {
+                return Err(OutputError::Create {
+                    path: self.shown.join(name),
+                    error: e,
+                });
+            }
+            _ => {}
+        }
         Ok(OutputDir {
             dir,
             shown: self.shown.join(name),

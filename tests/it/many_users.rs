@@ -667,3 +667,96 @@ fn a_sweep_over_users_runs_each_cell_as_its_own_scenario() {
         "{err}"
     );
 }
+
+/// `plot` redraws a many-users sweep (every cell's charts and report and the top chart and
+/// report) byte for byte from its saved files, for each band; a cell whose summary no longer
+/// agrees with the top summary is refused naming the file, and the folder is left as it was.
+#[test]
+fn plot_redraws_a_many_users_sweep() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sweep = SCENARIO.replace(
+        "(policy: Mega())])",
+        "(policy: Mega())], sweep: (field: \"users\", values: [1, 3]))",
+    );
+    let path = write(tmp.path(), "sw.ron", &sweep);
+    let p = path.to_str().unwrap();
+    let dir = |name: &str| tmp.path().join(name);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let charts = |root: &Path| -> Vec<std::path::PathBuf> {
+        let mut found = Vec::new();
+        for sub in [
+            root.to_path_buf(),
+            root.join("users=1"),
+            root.join("users=3"),
+        ] {
+            for e in std::fs::read_dir(&sub).unwrap() {
+                let path = e.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if name.ends_with(".svg") || name == "report.md" {
+                    found.push(path.strip_prefix(root).unwrap().to_path_buf());
+                }
+            }
+        }
+        found.sort();
+        found
+    };
+    for band in ["se", "ci95"] {
+        let out = dir(&format!("run-{band}"));
+        specprobe(&[
+            "run",
+            p,
+            "--format",
+            "svg",
+            "--band",
+            band,
+            "--out",
+            &s(&out),
+        ]);
+        let drawn = charts(&out);
+        assert!(drawn.len() >= 3 * 2, "{drawn:?}");
+        // A copy without any chart or report, redrawn.
+        let copy = dir(&format!("plot-{band}"));
+        for sub in ["", "users=1", "users=3"] {
+            std::fs::create_dir_all(copy.join(sub)).unwrap();
+            for e in std::fs::read_dir(out.join(sub)).unwrap() {
+                let e = e.unwrap();
+                let name = e.file_name().to_string_lossy().into_owned();
+                if e.path().is_file() && !name.ends_with(".svg") && name != "report.md" {
+                    std::fs::copy(e.path(), copy.join(sub).join(&name)).unwrap();
+                }
+            }
+        }
+        specprobe(&["plot", &s(&copy), "--format", "svg", "--band", band]);
+        assert_eq!(charts(&copy), drawn);
+        for name in &drawn {
+            let a = std::fs::read(out.join(name)).unwrap();
+            let b = std::fs::read(copy.join(name)).unwrap();
+            assert!(a == b, "{} ({band}) differs when redrawn", name.display());
+        }
+        for data in ["summary.json", "sweep.csv", "users=3/runs.csv"] {
+            assert_eq!(
+                std::fs::read(out.join(data)).unwrap(),
+                std::fs::read(copy.join(data)).unwrap(),
+                "{data} kept"
+            );
+        }
+    }
+    // A cell's summary edited: the top summary no longer agrees with it.
+    let damaged = dir("plot-se");
+    let cell = damaged.join("users=3/summary.json");
+    let text = std::fs::read_to_string(&cell).unwrap();
+    let edited = text.replace("\"runs\": 5,", "\"runs\": 6,");
+    assert_ne!(edited, text, "the scenario runs 5 times");
+    std::fs::write(&cell, edited).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args(["plot", &s(&damaged)])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let msg = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        msg.contains("summary.json") && msg.contains("cells"),
+        "{msg}"
+    );
+    assert!(damaged.join("users=3/regret.svg").exists());
+}

@@ -29,6 +29,7 @@ enum Saved {
         Box<report::multi_user::MultiUserSummary>,
         report::multi_user::CurveTable,
     ),
+    MultiUserSweep(report::multi_user::SavedSweep),
 }
 
 impl Saved {
@@ -44,10 +45,7 @@ impl Saved {
                 Saved::MultiUser(Box::new(summary), table)
             }
             Some(ResultKind::MultiUserSweep) => {
-                return Err(CommandError::Inputs(format!(
-                    "{}: redrawing a many-users sweep is not supported; run it again (same seed, same files), or copy one cell's folder out and plot that",
-                    dir.display()
-                )));
+                Saved::MultiUserSweep(report::multi_user::load_multi_user_sweep(dir)?)
             }
             _ => {
                 let (summary, rows) = report::load_saved(dir)?;
@@ -62,6 +60,7 @@ impl Saved {
             Saved::Sweep(s) => &s.scenario,
             Saved::Regret(s, _) => &s.scenario,
             Saved::MultiUser(s, _) => &s.scenario,
+            Saved::MultiUserSweep(s) => s.scenario(),
         }
     }
 
@@ -72,6 +71,7 @@ impl Saved {
             Saved::Sweep(s) => report::sweep::render_report(s, charts),
             Saved::Regret(s, rows) => report::render_report(s, rows, charts),
             Saved::MultiUser(s, table) => report::multi_user::render_report(s, table, charts),
+            Saved::MultiUserSweep(s) => s.render(charts),
         }
     }
 }
@@ -92,6 +92,7 @@ pub fn plot(
         Saved::Sweep(_) => ResultKind::Sweep,
         Saved::Regret(..) => ResultKind::Regret,
         Saved::MultiUser(..) => ResultKind::MultiUser,
+        Saved::MultiUserSweep(_) => ResultKind::MultiUserSweep,
     };
     let dest = Destination::open(dir, saved.scenario(), kind, Replace::SameScenario).map_err(
         |source| CommandError::Rewrite {
@@ -100,6 +101,14 @@ pub fn plot(
         },
     )?;
     dest.staging().copy_data_from(dir, is_data)?;
+    // A many-users sweep's cells are folders of their own: their data files go along too.
+    if let Saved::MultiUserSweep(s) = &saved {
+        for (folder, _, _) in &s.cells {
+            dest.staging()
+                .subfolder(folder)?
+                .copy_data_from(&dir.join(folder), is_data)?;
+        }
+    }
     let files = saved
         .render(charts)
         .map_err(crate::app::export::ExportError::from)

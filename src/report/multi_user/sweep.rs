@@ -5,18 +5,20 @@
 //! `report.md`.
 
 use super::summary::{MultiUserSummary, Stat, summary};
-use super::tables::{csv_bytes, num};
+use super::tables::{CurveTable, csv_bytes, num};
 use super::{cell, render};
 use crate::engine::multi_runner::MultiStats;
 use crate::report::format::sig;
 use crate::report::plots::lines::{Curve, LineChart};
 use crate::report::plots::{Band, ChartOptions, render_chart};
-use crate::report::{Artifact, Rendered, ReportError, embedded};
+use crate::report::{Artifact, Rendered, ReportError, embedded, parse_json};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::MultiSweep;
+use crate::store::folder::OutputDir;
 use crate::store::names;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
+use std::path::Path;
 
 /// The metrics at the horizon a sweep reports per policy and value, in column order.
 const AT_HORIZON: [&str; 4] = [
@@ -96,31 +98,51 @@ pub(crate) fn render_sweep(
         }
         summaries.push(summary(cell, st));
     }
-    let top = SweepSummary {
+    let top = top_summary(&s.name, &s.description, &sw.field, &sw.values, &summaries);
+    let json = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
+        file: names::SUMMARY,
+        error,
+    })?;
+    files.push(Artifact::new(names::SUMMARY, json));
+    files.push(Artifact::new("sweep.csv", sweep_csv(&top)?));
+    files.extend(render_top(&top, opts)?);
+    Ok(files)
+}
+
+/// The top `summary.json` of a sweep, from its cells' summaries (in the order of `values`).
+fn top_summary(
+    scenario: &str,
+    description: &str,
+    field: &str,
+    values: &[f64],
+    summaries: &[MultiUserSummary],
+) -> SweepSummary {
+    let policies = summaries.first().map_or(0, |c| c.policies.len());
+    SweepSummary {
         kind: "multi-user-sweep",
-        scenario: s.name.clone(),
-        description: s.description.clone(),
-        field: sw.field.clone(),
-        values: sw.values.clone(),
+        scenario: scenario.to_string(),
+        description: description.to_string(),
+        field: field.to_string(),
+        values: values.to_vec(),
         cells: summaries
             .iter()
-            .zip(&sw.values)
+            .zip(values)
             .map(|(c, &v)| SweepCell {
                 value: v,
-                folder: cell_folder(&sw.field, v),
+                folder: cell_folder(field, v),
                 users: c.users,
                 channels: c.channels,
                 benchmark: c.benchmark.name.clone(),
                 benchmark_reward_per_slot: c.benchmark.expected_reward_per_slot,
             })
             .collect(),
-        policies: (0..s.policies.len())
+        policies: (0..policies)
             .map(|p| SweepPolicy {
                 name: summaries[0].policies[p].name.clone(),
                 policy: summaries[0].policies[p].policy.clone(),
                 points: summaries
                     .iter()
-                    .zip(&sw.values)
+                    .zip(values)
                     .map(|(c, &v)| {
                         let ps = &c.policies[p];
                         SweepPoint {
@@ -136,19 +158,128 @@ pub(crate) fn render_sweep(
                     .collect(),
             })
             .collect(),
-    };
-    let json = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
-        file: names::SUMMARY,
-        error,
-    })?;
-    files.push(Artifact::new(names::SUMMARY, json));
-    files.push(Artifact::new("sweep.csv", sweep_csv(&top)?));
-    let rendered = chart(&top, opts)?;
-    let md = markdown(&top, &embedded(&rendered, opts));
-    files.extend(rendered.into_iter().flat_map(|r| r.files));
+    }
+}
+
+/// The top chart and `report.md` of a sweep (what `plot` redraws; the cells' own charts and
+/// reports are drawn by [`super::render_report`]).
+fn render_top(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
+    let rendered = chart(top, opts)?;
+    let md = markdown(top, &embedded(&rendered, opts));
+    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
     files.push(Artifact::new(names::REPORT, md.into_bytes()));
     Ok(files)
 }
+
+/// The part of a saved sweep's top `summary.json` that names its cells; the rest is derived
+/// again from the cells and must agree byte for byte.
+#[derive(Debug, Deserialize)]
+struct SavedTop {
+    kind: String,
+    scenario: String,
+    description: String,
+    field: String,
+    values: Vec<f64>,
+}
+
+/// A saved many-users sweep read back and checked: every cell's summary and curve table (each
+/// checked as a many-users folder is), and a top `summary.json` that is exactly what those
+/// cells give. What `plot` redraws.
+#[derive(Debug)]
+pub(crate) struct SavedSweep {
+    top: SweepSummary,
+    /// Each cell's folder, summary and curve table, in the order of the swept values.
+    pub(crate) cells: Vec<(String, MultiUserSummary, CurveTable)>,
+}
+
+impl SavedSweep {
+    /// The scenario's name.
+    pub(crate) fn scenario(&self) -> &str {
+        &self.top.scenario
+    }
+
+    /// Every chart and `report.md`, the cells' under their folders.
+    pub(crate) fn render(&self, opts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
+        let mut files = Vec::new();
+        for (folder, summary, table) in &self.cells {
+            for f in super::render_report(summary, table, opts)? {
+                files.push(Artifact::new(format!("{folder}/{}", f.name), f.bytes));
+            }
+        }
+        files.extend(render_top(&self.top, opts)?);
+        Ok(files)
+    }
+}
+
+/// Reads a saved many-users sweep from `dir` (see [`SavedSweep`]). Errors name the file.
+pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportError> {
+    let json = OutputDir::existing(dir).read(names::SUMMARY)?;
+    let saved = |message: String| ReportError::Saved {
+        dir: dir.to_path_buf(),
+        file: names::SUMMARY,
+        message,
+    };
+    let head: SavedTop =
+        parse_json(&json).map_err(|e| saved(format!("not a many-users sweep summary: {e}")))?;
+    if head.kind != "multi-user-sweep" {
+        return Err(saved(format!(
+            "kind: {:?} is not \"multi-user-sweep\"",
+            head.kind
+        )));
+    }
+    if head.values.is_empty() || head.values.len() > MAX_CELLS {
+        return Err(saved(format!(
+            "values: {} cells; a sweep has 1 to {MAX_CELLS}",
+            head.values.len()
+        )));
+    }
+    let mut cells = Vec::with_capacity(head.values.len());
+    for &v in &head.values {
+        // The folder is derived from the field and the value, never read from the file: a
+        // damaged summary cannot point `plot` outside the results folder.
+        let folder = cell_folder(&head.field, v);
+        if folder.starts_with('.') || folder.contains('/') {
+            return Err(saved(format!("values: {v} makes no cell folder")));
+        }
+        let (summary, table) = super::load_multi_user(&dir.join(&folder))?;
+        cells.push((folder, summary, table));
+    }
+    let summaries: Vec<MultiUserSummary> = cells.iter().map(|(_, s, _)| s.clone()).collect();
+    let names_of = |s: &MultiUserSummary| -> Vec<String> {
+        s.policies.iter().map(|p| p.name.clone()).collect()
+    };
+    if let Some(bad) = cells
+        .iter()
+        .find(|(_, s, _)| names_of(s) != names_of(&summaries[0]))
+    {
+        return Err(saved(format!(
+            "the cell {} holds the policies {:?}, the first cell {:?}",
+            bad.0,
+            names_of(&bad.1),
+            names_of(&summaries[0])
+        )));
+    }
+    let top = top_summary(
+        &head.scenario,
+        &head.description,
+        &head.field,
+        &head.values,
+        &summaries,
+    );
+    let again = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
+        file: names::SUMMARY,
+        error,
+    })?;
+    if again != json {
+        return Err(saved(
+            "does not agree with the summaries of its cells (a value at the horizon, a count or a benchmark differs)".into(),
+        ));
+    }
+    Ok(SavedSweep { top, cells })
+}
+
+/// Cells a saved sweep may name (the scenario check allows no more).
+const MAX_CELLS: usize = crate::scenario::sweep::MAX_CELLS;
 
 fn sweep_csv(top: &SweepSummary) -> Result<Vec<u8>, ReportError> {
     let mut header = vec!["policy".to_string(), top.field.clone(), "runs".to_string()];

@@ -157,7 +157,15 @@ pub(super) fn charts(
         title: format!("{} — reward per user over the run", summary.scenario),
         x_label: "policy".into(),
         y_label: "net reward per user".into(),
-        groups: summary.policies.iter().map(|p| p.name.clone()).collect(),
+        // Fairness on the chart itself: each policy's mean Jain index under its name.
+        groups: summary
+            .policies
+            .iter()
+            .map(|p| match &p.jain_fairness {
+                Some(j) => format!("{} (Jain {})", p.name, sig(j.mean, 3)),
+                None => p.name.clone(),
+            })
+            .collect(),
         series: (0..summary.users.min(16))
             .map(|u| BarSeries {
                 label: format!("user {}", u + 1),
@@ -172,7 +180,7 @@ pub(super) fn charts(
         log_y: false,
         notes: vec![
             "whiskers: standard deviation over runs".into(),
-            "fairness (Jain's index) in report.md".into(),
+            "Jain's index: (Σ x)² / (M Σ x²) of the users' acknowledged transmissions, mean over runs".into(),
         ],
     };
     out.push(Rendered {

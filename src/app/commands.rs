@@ -143,15 +143,20 @@ fn replace(force: bool) -> Replace {
 
 /// Opens the output folder (locked, checked replaceable, a staging folder beside it), naming
 /// `--out` when it cannot be used.
+/// `inputs` are what the command reads: a destination containing one (or the working
+/// directory) is refused, one that is an input needs `--force`.
 fn open_out(
     path: &Path,
     scenario: &str,
     kind: ResultKind,
     force: bool,
+    inputs: &[&Path],
 ) -> Result<Destination, CommandError> {
-    Destination::open(path, scenario, kind, replace(force)).map_err(|source| CommandError::Out {
-        path: path.to_path_buf(),
-        source,
+    Destination::open_reading(path, scenario, kind, replace(force), inputs).map_err(|source| {
+        CommandError::Out {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }
 

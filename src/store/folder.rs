@@ -17,15 +17,16 @@
 //! destination and the old set under that name; the next run into the destination puts it back
 //! before anything else.
 
+mod claim;
+
+pub use claim::Previous;
+
 use crate::store::names::{self, ResultKind};
 use crate::util::cancel::{Cancel, Cancelled};
-use serde::{Deserialize, Serialize};
+use claim::Marker;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// Format tag of the marker.
-const MARKER_FORMAT: &str = "specprobe-results/1";
 
 /// Why a result folder could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -94,6 +95,22 @@ pub enum OutputError {
         /// Why.
         error: crate::util::input::ReadError,
     },
+    /// The destination contains the working directory or an input of the command.
+    #[error("{} cannot be the output folder: it contains {what}, which replacing it would remove; choose another --out", path.display())]
+    Encloses {
+        /// The destination.
+        path: PathBuf,
+        /// What it contains.
+        what: String,
+    },
+    /// The lock file was deleted or replaced during the run.
+    #[error("the lock {} was deleted or replaced while this run was writing {}, so another writer may have been let in; these results were not swapped in (run again)", lock.display(), path.display())]
+    LockLost {
+        /// The destination.
+        path: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+    },
     /// The swap itself failed (the old set is still in place).
     #[error("cannot move the new results into {}: {error}", path.display())]
     Swap {
@@ -115,26 +132,6 @@ pub enum Replace {
     SameScenario,
     /// Anything (the command line's `--force`): what the folder held is deleted.
     Any,
-}
-
-/// What the destination held before.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Previous {
-    /// Nothing: the folder did not exist or was empty.
-    Nothing,
-    /// Earlier results of the same scenario.
-    SameScenario,
-    /// Something else, replaced because [`Replace::Any`] allowed it (described).
-    Forced(String),
-}
-
-/// `.specprobe.json`: which scenario wrote a result folder.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Marker {
-    format: String,
-    scenario: String,
-    kind: String,
-    version: String,
 }
 
 /// A folder being written: files go to `dir` (the private staging folder) and are reported at
@@ -313,8 +310,14 @@ pub struct Destination {
     previous: Previous,
     marker: Marker,
     mode: Option<u32>,
-    /// Held until the destination is dropped: the advisory lock.
-    _lock: File,
+    /// Held until the destination is dropped: the advisory lock, and where it lives (checked
+    /// to be the same file before the swap: a lock file deleted during the run no longer
+    /// excludes a second writer).
+    lock: File,
+    lock_path: PathBuf,
+    /// A lock on the staging folder itself, held while this run lives: another writer's
+    /// clean-up never removes a live run's staging folder, whatever became of the lock file.
+    _live: File,
 }
 
 /// The name of `path`'s lock file, staging folders and fallback old-set folders.
@@ -332,7 +335,21 @@ impl Destination {
         kind: ResultKind,
         replace: Replace,
     ) -> Result<Destination, OutputError> {
+        Destination::open_reading(path, scenario, kind, replace, &[])
+    }
+
+    /// [`Destination::open`] for a command that reads `inputs` (scenario files, shard or
+    /// result folders): a destination that contains one of them, or the working directory, is
+    /// refused, and one that is an input is replaced only with [`Replace::Any`].
+    pub(crate) fn open_reading(
+        path: &Path,
+        scenario: &str,
+        kind: ResultKind,
+        replace: Replace,
+        inputs: &[&Path],
+    ) -> Result<Destination, OutputError> {
         let path = resolve(path)?;
+        encloses(&path, inputs, replace)?;
         let name = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -378,28 +395,34 @@ impl Destination {
             }
         }
         recover(&parent, &name, &path);
-        let previous = previous(&path, scenario, replace)?;
+        let previous = claim::previous(&path, scenario, kind, replace)?;
         let mode = existing_mode(&path);
+        let not_writable = |error| OutputError::NotWritable {
+            path: path.clone(),
+            parent: parent.clone(),
+            error,
+        };
         let staging = tempfile::Builder::new()
             .prefix(&format!(".{name}.staging-"))
             .tempdir_in(&parent)
-            .map_err(|error| OutputError::NotWritable {
-                path: path.clone(),
-                parent: parent.clone(),
-                error,
-            })?;
+            .map_err(not_writable)?;
+        // Ours, recognisably (a folder of the user's that happens to have such a name is never
+        // removed), and alive while this run is.
+        std::fs::write(staging.path().join(STAGING_TAG), b"").map_err(not_writable)?;
+        let live = File::open(staging.path()).map_err(not_writable)?;
+        live.try_lock().map_err(|e| OutputError::Lock {
+            lock: staging.path().to_path_buf(),
+            error: std::io::Error::other(e.to_string()),
+        })?;
         Ok(Destination {
             path,
             staging,
             previous,
-            marker: Marker {
-                format: MARKER_FORMAT.into(),
-                scenario: scenario.into(),
-                kind: kind.as_str().into(),
-                version: env!("CARGO_PKG_VERSION").into(),
-            },
+            marker: Marker::new(scenario, kind),
             mode,
-            _lock: lock,
+            lock,
+            lock_path,
+            _live: live,
         })
     }
 
@@ -425,9 +448,16 @@ impl Destination {
     pub(crate) fn commit(self, cancel: &Cancel) -> Result<Previous, OutputError> {
         cancel.check()?;
         let staging = self.staging();
-        let marker = serde_json::to_vec_pretty(&self.marker).expect("the marker serialises");
-        staging.write(names::MARKER, &marker)?;
         let dir = self.staging.path();
+        let swap_error = |error| OutputError::Swap {
+            path: self.path.clone(),
+            error,
+        };
+        std::fs::remove_file(dir.join(STAGING_TAG)).map_err(swap_error)?;
+        let mut marker = self.marker.clone();
+        marker.files = claim::listing(dir).map_err(swap_error)?;
+        let marker = serde_json::to_vec_pretty(&marker).expect("the marker serialises");
+        staging.write(names::MARKER, &marker)?;
         set_mode(dir, self.mode.unwrap_or(0o755));
         File::open(dir)
             .and_then(|f| f.sync_all())
@@ -437,10 +467,10 @@ impl Destination {
             })?;
         fault::before_swap(&self.path);
         cancel.check()?;
-        let swap_error = |error| OutputError::Swap {
+        still_locked(&self.lock, &self.lock_path).map_err(|()| OutputError::LockLost {
             path: self.path.clone(),
-            error,
-        };
+            lock: self.lock_path.clone(),
+        })?;
         if std::fs::symlink_metadata(&self.path).is_ok() {
             if !exchange(dir, &self.path).map_err(swap_error)? {
                 swap_by_renames(dir, &self.path).map_err(swap_error)?;
@@ -522,9 +552,16 @@ fn open_lock(path: &Path) -> std::io::Result<File> {
     options.open(path)
 }
 
+/// A file in every staging folder from its creation until the commit: what tells a staging
+/// folder of specprobe's from a folder of the user's with a similar name.
+const STAGING_TAG: &str = ".specprobe-staging";
+
 /// Cleans up after a run that was killed: puts back an old set the two-rename fallback had
 /// moved aside (when the destination is missing), then removes staging folders and old sets.
-/// Called with the lock held, so no live run owns them.
+/// Only folders specprobe made are touched: real folders (never a link, never followed)
+/// holding a staging tag or a marker of ours, and of those only the ones no live run holds
+/// (each run locks its own staging folder, so a lock file deleted under a running writer does
+/// not let this clean-up remove that writer's files).
 fn recover(parent: &Path, name: &str, path: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
@@ -537,9 +574,19 @@ fn recover(parent: &Path, name: &str, path: &Path) {
         let Some(n) = file_name.to_str() else {
             continue;
         };
+        if !(n.starts_with(&staging) || n.starts_with(&old)) {
+            continue;
+        }
+        let dir = entry.path();
+        let ours = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir())
+            && (std::fs::symlink_metadata(dir.join(STAGING_TAG)).is_ok_and(|m| m.is_file())
+                || claim::Marker::read(&dir).is_some());
+        if !ours || held_by_a_live_run(&dir) {
+            continue;
+        }
         if n.starts_with(&old)
             && std::fs::symlink_metadata(path).is_err()
-            && std::fs::rename(entry.path(), path).is_ok()
+            && std::fs::rename(&dir, path).is_ok()
         {
             tracing::warn!(
                 "{}: restored the earlier results an interrupted run had moved aside",
@@ -547,80 +594,84 @@ fn recover(parent: &Path, name: &str, path: &Path) {
             );
             continue;
         }
-        if n.starts_with(&staging) || n.starts_with(&old) {
-            leftovers.push(entry.path());
-        }
+        leftovers.push(dir);
     }
     for p in leftovers {
-        // Never through a symlink: remove_dir_all removes a link itself, not what it names.
-        let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+        // remove_dir_all removes a link itself, never what it names.
+        let _ = std::fs::remove_dir_all(&p);
     }
 }
 
-/// What `path` holds, and whether `replace` allows replacing it.
-fn previous(path: &Path, scenario: &str, replace: Replace) -> Result<Previous, OutputError> {
-    let entries = match std::fs::read_dir(path) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Previous::Nothing),
-        Err(error) => {
-            return Err(OutputError::Create {
+/// Whether a live run holds `dir` (its staging folder) locked.
+fn held_by_a_live_run(dir: &Path) -> bool {
+    match File::open(dir) {
+        Ok(f) => matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
+        Err(_) => true,
+    }
+}
+
+/// Whether `path` is still the file `lock` locked: `Err` when it was deleted or replaced
+/// (then another writer may be in). A deleted lock file nobody replaced is created again
+/// exclusively and locked, which restores the exclusion.
+fn still_locked(lock: &File, path: &Path) -> Result<(), ()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let ours = lock.metadata().map_err(|_| ())?;
+        match std::fs::symlink_metadata(path) {
+            Ok(now) if now.dev() == ours.dev() && now.ino() == ours.ino() => Ok(()),
+            Ok(_) => Err(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let mut options = std::fs::OpenOptions::new();
+                options.read(true).write(true).create_new(true);
+                let again = options.open(path).map_err(|_| ())?;
+                again.try_lock().map_err(|_| ())?;
+                // Held until the process ends: the destination's own lock is on the unlinked
+                // file.
+                std::mem::forget(again);
+                Ok(())
+            }
+            Err(_) => Err(()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (lock, path);
+        Ok(())
+    }
+}
+
+/// Refuses a destination that contains the working directory or an input (the swap would
+/// pull the floor from under them), and one that is an input unless `replace` allows it.
+fn encloses(path: &Path, inputs: &[&Path], replace: Replace) -> Result<(), OutputError> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+    if let Some(cwd) = std::env::current_dir().ok().and_then(|d| canonical(&d))
+        && cwd.starts_with(path)
+    {
+        return Err(OutputError::Encloses {
+            path: path.to_path_buf(),
+            what: format!("the working directory {}", cwd.display()),
+        });
+    }
+    for input in inputs {
+        let Some(real) = canonical(input) else {
+            continue;
+        };
+        if real == path {
+            if replace == Replace::SameScenario {
+                return Err(OutputError::Occupied {
+                    path: path.to_path_buf(),
+                    what: format!("an input of this command ({})", input.display()),
+                });
+            }
+        } else if real.starts_with(path) {
+            return Err(OutputError::Encloses {
                 path: path.to_path_buf(),
-                error,
+                what: format!("the input {}", input.display()),
             });
         }
-    };
-    let names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    if names.is_empty() {
-        return Ok(Previous::Nothing);
     }
-    let what = match owner(path) {
-        Some(owner) if owner == scenario => return Ok(Previous::SameScenario),
-        Some(owner) => format!("the results of another scenario, {owner:?}"),
-        None => {
-            let mut shown: Vec<&str> = names.iter().map(String::as_str).take(3).collect();
-            if names.len() > 3 {
-                shown.push("…");
-            }
-            format!(
-                "{} entr{} that specprobe did not write ({})",
-                names.len(),
-                if names.len() == 1 { "y" } else { "ies" },
-                shown.join(", ")
-            )
-        }
-    };
-    match replace {
-        Replace::Any => Ok(Previous::Forced(what)),
-        Replace::SameScenario => Err(OutputError::Occupied {
-            path: path.to_path_buf(),
-            what,
-        }),
-    }
-}
-
-/// The scenario whose results `path` holds: from its marker, else (folders written before the
-/// marker existed) from its `summary.json` or `partial.json`.
-fn owner(path: &Path) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Named {
-        scenario: String,
-    }
-    let read = |name: &str| -> Option<String> {
-        let bytes = crate::util::input::read_bounded(
-            &path.join(name),
-            crate::util::input::MAX_RESULT_BYTES,
-        )
-        .ok()?;
-        serde_json::from_slice::<Named>(&bytes)
-            .ok()
-            .map(|n| n.scenario)
-    };
-    read(names::MARKER)
-        .or_else(|| read(names::SUMMARY))
-        .or_else(|| read(names::PARTIAL))
+    Ok(())
 }
 
 /// The permission bits of an existing destination, kept for the new set.
@@ -844,15 +895,85 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("out");
         write_set(&out, "s", "one").unwrap();
-        // A staging folder left by a kill, and the fallback's old set moved aside with the
-        // destination missing.
-        std::fs::create_dir(tmp.path().join(".out.staging-abc123")).unwrap();
+        // A staging folder left by a kill (tagged as every staging folder is until its
+        // commit), and the fallback's old set moved aside with the destination missing.
+        let killed = tmp.path().join(".out.staging-abc123");
+        std::fs::create_dir(&killed).unwrap();
+        std::fs::write(killed.join(STAGING_TAG), "").unwrap();
         std::fs::rename(&out, tmp.path().join(".out.old-xyz789")).unwrap();
         let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
         assert_eq!(d.previous(), &Previous::SameScenario);
         assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "one");
         drop(d);
         assert_eq!(files(tmp.path()), [".out.lock", "out"]);
+    }
+
+    /// Names beside the destination are not trusted by name: a user's folders called like a
+    /// staging folder or an old set, and a planted link to an old set, are left alone (not
+    /// removed, not restored, their targets untouched).
+    #[cfg(unix)]
+    #[test]
+    fn decoys_beside_the_destination_are_left_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let backup = tmp.path().join(".out.old-backup");
+        let mine = tmp.path().join(".out.staging-mine");
+        for d in [&backup, &mine] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::write(d.join("keep.txt"), "mine").unwrap();
+        }
+        // A link to a folder holding a marker of ours, planted where an old set would be.
+        let target = tmp.path().join("target");
+        write_set(&target, "s", "elsewhere").unwrap();
+        std::os::unix::fs::symlink(&target, tmp.path().join(".out.old-link")).unwrap();
+        write_set(&out, "s", "new").unwrap();
+        for d in [&backup, &mine] {
+            assert_eq!(std::fs::read_to_string(d.join("keep.txt")).unwrap(), "mine");
+        }
+        assert!(
+            std::fs::symlink_metadata(tmp.path().join(".out.old-link"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "new");
+        assert_eq!(
+            std::fs::read_to_string(target.join("a.txt")).unwrap(),
+            "elsewhere"
+        );
+    }
+
+    /// Deleting the lock file under a running writer lets a second writer lock a new one, but
+    /// not remove the first one's staging folder; the first then finds its lock gone and does
+    /// not swap its results in, so exactly one set lands, never a mix or a silent loss.
+    #[cfg(unix)]
+    #[test]
+    fn a_deleted_lock_file_lets_no_second_writer_through_unseen() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        let first =
+            Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
+        first.staging().write("a.txt", b"first").unwrap();
+        std::fs::remove_file(tmp.path().join(".out.lock")).unwrap();
+        let second =
+            Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
+        // The first run's staging folder survived the second's clean-up.
+        assert!(first.staging().staging_path().join("a.txt").exists());
+        second.staging().write("a.txt", b"second").unwrap();
+        second.commit(&Cancel::new()).unwrap();
+        let err = first.commit(&Cancel::new()).unwrap_err();
+        assert!(matches!(err, OutputError::LockLost { .. }), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(out.join("a.txt")).unwrap(),
+            "second"
+        );
+        // A lock file deleted with nobody else in: created again, and the run lands.
+        let third =
+            Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
+        std::fs::remove_file(tmp.path().join(".out.lock")).unwrap();
+        third.staging().write("a.txt", b"third").unwrap();
+        third.commit(&Cancel::new()).unwrap();
+        assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "third");
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod layers;
 mod many_users;
 mod mutation;
 mod outputs;
+mod ownership;
 mod scenario_errors;
 mod shards;
 mod spectrum;

@@ -201,6 +201,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome, CommandError> {
         &compare_name,
         ResultKind::Comparison,
         args.run.force,
+        &args.inputs.iter().map(PathBuf::as_path).collect::<Vec<_>>(),
     )?;
     let folders = unique(&names, '-');
     let mut files = Vec::new();

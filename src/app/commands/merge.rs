@@ -29,6 +29,7 @@ pub fn merge(args: &MergeArgs) -> Result<RunOutcome, CommandError> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(results.name()));
-    let dest = open_out(&out, results.name(), results.kind(), args.force)?;
+    let inputs: Vec<&std::path::Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+    let dest = open_out(&out, results.name(), results.kind(), args.force, &inputs)?;
     write_results(&results, dest, &args.charts, &args.cancel)
 }

@@ -83,14 +83,18 @@ pub fn plot(
     charts: &ChartOptions,
     cancel: &Cancel,
 ) -> Result<RunOutcome, CommandError> {
-    let kind = ResultKind::parse(&report::saved_kind(dir)?);
-    let saved = Saved::load(dir, kind)?;
+    let found = ResultKind::parse(&report::saved_kind(dir)?);
+    let saved = Saved::load(dir, found)?;
     // What loaded is what is rewritten: anything but an identification or sweep summary was
     // read (and checked) as regret results.
     let kind = match saved {
         Saved::Identification(_) => ResultKind::Identification,
         Saved::Sweep(_) => ResultKind::Sweep,
-        Saved::Regret(..) => ResultKind::Regret,
+        // A comparison is redrawn as the regret results it holds, and stays a comparison.
+        Saved::Regret(..) => match found {
+            Some(ResultKind::Comparison) => ResultKind::Comparison,
+            _ => ResultKind::Regret,
+        },
         Saved::MultiUser(..) => ResultKind::MultiUser,
         Saved::MultiUserSweep(_) => ResultKind::MultiUserSweep,
     };

@@ -45,6 +45,7 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome, CommandError> {
         &name,
         prepared.kind(),
         args.force,
+        &[args.scenario.as_path()],
     )?;
     let estimate = prepared.estimate();
     if let Some(seconds) = estimate.seconds()

@@ -1,0 +1,121 @@
+//! Never delete what specprobe did not write: a user's files in or beside a results folder,
+//! an input used as the output, the working directory. Each case is run through the binary
+//! and fails if anything of the user's is lost.
+
+use crate::common::{fig1a, scenario_file};
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_specprobe");
+
+fn specprobe(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(dir: &Path, args: &[&str]) {
+    let o = specprobe(dir, args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Runs `args`, expects exit 1 with every one of `needles` in the message.
+fn refused(dir: &Path, args: &[&str], needles: &[&str]) {
+    let o = specprobe(dir, args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{args:?}: {n:?} not in {err}");
+    }
+}
+
+fn setup() -> (tempfile::TempDir, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    scenario_file(
+        tmp.path(),
+        "s.ron",
+        &fig1a(300, 2, "(policy: CcUcb()), (policy: Oracle)"),
+    );
+    (tmp, "s.ron".into())
+}
+
+#[test]
+fn a_users_files_in_a_results_folder_are_never_deleted_without_force() {
+    let (tmp, s) = setup();
+    let d = tmp.path();
+    ok(d, &["run", &s, "--out", "r", "--no-charts"]);
+    // Results of this scenario only: replaced without a word.
+    ok(d, &["run", &s, "--out", "r", "--no-charts", "--seed", "5"]);
+    std::fs::write(d.join("r/notes.txt"), "mine").unwrap();
+    std::fs::create_dir(d.join("r/analysis")).unwrap();
+    std::fs::write(d.join("r/analysis/fit.py"), "mine").unwrap();
+    for cmd in [
+        vec!["run", &s, "--out", "r", "--no-charts"],
+        vec!["plot", "r"],
+    ] {
+        refused(d, &cmd, &["did not write", "analysis/", "--force"]);
+        assert_eq!(std::fs::read(d.join("r/notes.txt")).unwrap(), b"mine");
+        assert_eq!(std::fs::read(d.join("r/analysis/fit.py")).unwrap(), b"mine");
+    }
+    ok(d, &["run", &s, "--out", "r", "--no-charts", "--force"]);
+    assert!(!d.join("r/notes.txt").exists());
+    // What the marker lists is what was written: the next run replaces it silently again.
+    ok(d, &["run", &s, "--out", "r", "--no-charts"]);
+}
+
+#[test]
+fn a_change_of_kind_or_an_input_as_output_needs_force() {
+    let (tmp, s) = setup();
+    let d = tmp.path();
+    ok(d, &["run", &s, "--out", "r", "--no-charts"]);
+    // Complete results are not replaced by a lone shard.
+    refused(
+        d,
+        &["run", &s, "--shard", "0/2", "--out", "r"],
+        &["regret results", "partial", "--force"],
+    );
+    assert!(d.join("r/summary.json").exists());
+    ok(d, &["run", &s, "--shard", "0/2", "--out", "sh0"]);
+    ok(d, &["run", &s, "--shard", "1/2", "--out", "sh1"]);
+    // merge into one of its own inputs.
+    refused(
+        d,
+        &["merge", "sh0", "sh1", "--out", "sh0", "--no-charts"],
+        &["an input of this command (sh0)", "--force"],
+    );
+    assert!(d.join("sh0/partial.json").exists());
+    ok(d, &["merge", "sh0", "sh1", "--out", "m", "--no-charts"]);
+}
+
+#[test]
+fn the_working_directory_and_folders_holding_an_input_are_refused() {
+    let (tmp, s) = setup();
+    let d = tmp.path();
+    std::fs::create_dir(d.join("work")).unwrap();
+    std::fs::write(d.join("work/keep.txt"), "mine").unwrap();
+    let work = d.join("work");
+    // `--out .` and a folder above the working directory: refused even with --force.
+    for out in [".", ".."] {
+        refused(
+            &work,
+            &["run", "../s.ron", "--out", out, "--force", "--no-charts"],
+            &["working directory"],
+        );
+    }
+    assert_eq!(std::fs::read(work.join("keep.txt")).unwrap(), b"mine");
+    // A folder holding the scenario file.
+    std::fs::create_dir(d.join("in")).unwrap();
+    std::fs::copy(d.join(&s), d.join("in/s.ron")).unwrap();
+    refused(
+        d,
+        &["run", "in/s.ron", "--out", "in", "--force", "--no-charts"],
+        &["the input in/s.ron"],
+    );
+    assert!(d.join("in/s.ron").exists());
+}

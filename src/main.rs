@@ -208,6 +208,42 @@ fn install_signal_handlers(cancel: &Cancel) {
     }
     #[cfg(not(unix))]
     let _ = cancel;
+    #[cfg(unix)]
+    {
+        // A file-size limit (`ulimit -f`) would kill the process silently with SIGXFSZ: with
+        // the signal handled, the write fails with EFBIG instead and is reported as the
+        // error it is (the earlier results stay, as for a full disk).
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let _ = signal_hook::flag::register(
+            signal_hook::consts::SIGXFSZ,
+            Arc::new(AtomicBool::new(false)),
+        );
+    }
+    watchdog(cancel.clone());
+}
+
+/// Grace the work gets to stop by itself after SIGINT or SIGTERM.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// "Ctrl-C stops within a second", whatever is running: the simulation checks the flag as it
+/// goes, but a step that does not (a long set-up, a slow user policy) must not hold the process.
+/// After [`GRACE`] the process exits with 128 + the signal. That is as safe as SIGKILL, which
+/// the result folders are built to survive: the destination holds the complete old or new
+/// set, and the next run into it removes the staging folder left behind.
+fn watchdog(cancel: Cancel) {
+    let _ = std::thread::Builder::new()
+        .name("signal-watchdog".into())
+        .spawn(move || {
+            // Only a signal: a stop the program asks for itself ends through its own error.
+            while cancel.signal().is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            std::thread::sleep(GRACE);
+            eprintln!("specprobe: stopped; earlier results were left as they were");
+            let code = cancel.signal().map_or(130, |s| 128 + s);
+            std::process::exit(code);
+        });
 }
 
 fn main() -> ExitCode {

@@ -96,6 +96,11 @@ pub(crate) trait Process {
     fn content_hash(&self) -> Option<u64> {
         None
     }
+
+    /// What `validate` should say about how the process was read (a trace's header row).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A step of the path from a channel's `occupancy` field to a broken parameter.

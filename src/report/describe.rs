@@ -267,6 +267,7 @@ fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
             if let Some(r) = st.autocorrelation {
                 facts.push(format!("lag-1 autocorrelation {}", sig(r, 4)));
             }
+            facts.extend(ch.occupancy().notes());
             let _ = writeln!(
                 out,
                 "  {:>5} {}: {}",

@@ -442,6 +442,8 @@ fn bombs(dir: &Path) -> Vec<(&'static str, String)> {
         ("Channels(a FIFO)", identification(r#"Channels(scenario: "fifo")"#, "1")),
         ("Channels(itself)", identification(r#"Channels(scenario: "bomb.ron")"#, "1")),
         ("trace from /dev/urandom", r#"Regret(name: "b", horizon: 10, runs: 1, channels: [(occupancy: Trace(file: "/dev/urandom", column: 1), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
+        ("OnOff with periods of 1e-9 slots", r#"Regret(name: "b", horizon: 1000, runs: 1, channels: [(occupancy: OnOff(idle: Exponential(mean: 1e-9), busy: Exponential(mean: 1e-9)), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
+        ("OnOff with LogNormal(mu: -700)", r#"Regret(name: "b", horizon: 1000, runs: 1, channels: [(occupancy: OnOff(idle: LogNormal(mu: -700, sigma: 1), busy: Exponential(mean: 2)), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
         ("identification 10^12 runs", r#"Identification(name: "b", runs: 1000000000000, instances: [(label: "x", family: OneSparse, k: Fixed(1), arms: [1000000])], algorithms: [Lucb1])"#.to_string()),
     ]
 }
@@ -487,4 +489,66 @@ fn resource_bombs_are_refused_within_a_second_of_cpu_and_100_mb() {
             assert!(!out.exists(), "{what}: wrote output");
         }
     }
+}
+
+/// A file-size limit (`ulimit -f`) makes a write fail with EFBIG, reported as an error (exit 1)
+/// with the earlier results left as they were, instead of a silent death by SIGXFSZ (153).
+#[test]
+fn a_file_size_limit_is_an_error_not_a_silent_death() {
+    let tmp = tempfile::tempdir().unwrap();
+    let policies = "(policy: CcUcb()), (policy: Oracle)";
+    let scenario = scenario_file(tmp.path(), "s.ron", &fig1a(200, 400, policies));
+    let out = tmp.path().join("out");
+    assert!(run_cmd(&scenario, &out, 1, &[]).status().unwrap().success());
+    let before = snapshot(&out);
+    let cmd = format!(
+        "ulimit -f 16 && exec {BIN} run {} --out {} --seed 2 --format svg",
+        scenario.display(),
+        out.display()
+    );
+    let o = Command::new("sh").args(["-c", &cmd]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert_eq!(snapshot(&out), before, "the earlier results are intact");
+}
+
+/// Ctrl-C stops within a second even in a step that does not look at the flag: here `validate`
+/// computing a trace's statistics over a horizon of 2^40 slots for 100 000 channels (minutes).
+#[test]
+fn sigint_during_a_long_set_up_stops_within_a_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("traces")).unwrap();
+    std::fs::copy(
+        "scenarios/traces/example.csv",
+        tmp.path().join("traces/example.csv"),
+    )
+    .unwrap();
+    let scenario = scenario_file(
+        tmp.path(),
+        "t.ron",
+        r#"Regret(name: "t", horizon: 1099511627776, runs: 1,
+            channels: [(occupancy: Trace(file: "traces/example.csv", column: 1, wrap: true), cost: Bernoulli(0.4), count: 100000)],
+            policies: [(policy: CcUcb)])"#,
+    );
+    let mut child = Command::new(BIN)
+        .args(["validate", scenario.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(child.try_wait().unwrap().is_none(), "validate ended early");
+    let sent = Instant::now();
+    signal(&child, libc::SIGINT);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    let ended = reap(child);
+    assert_eq!(ended.code, Some(130), "{stderr}");
+    assert!(
+        sent.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert!(stderr.contains("stopped"), "{stderr}");
 }

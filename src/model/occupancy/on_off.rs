@@ -37,12 +37,34 @@ impl ProcessSpec for OnOffSpec {
                 SpecProblem::at(&[Step::Field(name), Step::Field(e.param)], e.to_string())
             })
         };
+        // A path draws about one period per mean period crossed (the renewal theorem), so a
+        // tiny mean is a CPU bomb that a work estimate in slots cannot see: bounded here.
+        let law = |spec: &HoldingSpec, name: &'static str| {
+            law(spec, name).and_then(|h| {
+                if h.mean() >= MIN_MEAN_PERIOD {
+                    Ok(h)
+                } else {
+                    Err(SpecProblem::at(
+                        &[Step::Field(name)],
+                        format!(
+                            "mean period {:e} slots is below {MIN_MEAN_PERIOD} slot, the shortest allowed (a path would draw more than {} periods per slot)",
+                            h.mean(),
+                            (1.0 / MIN_MEAN_PERIOD) as u64
+                        ),
+                    ))
+                }
+            })
+        };
         match (law(&self.idle, "idle"), law(&self.busy, "busy")) {
             (Ok(i), Ok(b)) => Ok(OnOff::new(i, b)),
             (i, b) => Err([i.err(), b.err()].into_iter().flatten().collect()),
         }
     }
 }
+
+/// Shortest mean idle or busy period, in slots: a thousandth of a slot, so that a path draws
+/// at most about a thousand periods per slot on average.
+pub(crate) const MIN_MEAN_PERIOD: f64 = 1e-3;
 
 /// On/off occupancy.
 #[derive(Clone, Debug)]

@@ -129,6 +129,13 @@ macro_rules! occupancy_processes {
                     $(Occupancy::$name(p) => p.content_hash(),)*
                 }
             }
+
+            /// See [`Process::notes`].
+            pub(crate) fn notes(&self) -> Vec<String> {
+                match self {
+                    $(Occupancy::$name(p) => p.notes(),)*
+                }
+            }
         }
     };
 }

@@ -1,6 +1,8 @@
 //! A measured occupancy trace replayed: `Trace(file: "traces/example.csv", column: 2)`, one row
 //! per slot, 1 = idle, 0 = busy, one column per channel (comma-, semicolon-, tab- or
-//! space-separated; `#` starts a comment line; a first row that is not all numbers is a header).
+//! space-separated; `#` starts a comment line; a leading UTF-8 byte-order mark is skipped; a first
+//! row without a single number is a header, which `validate` reports; any other row is data, so
+//! a typo in row 1 is an error at that row, never a silently dropped slot).
 //! The state holds for the whole slot. A horizon longer than the trace is an error unless
 //! `wrap: true`, which replays it from the start. The trace is read and checked when the
 //! scenario is loaded (the simulator never reads files); errors name the file, line and column.
@@ -80,9 +82,11 @@ pub(crate) struct Trace {
     file: String,
     column: usize,
     wrap: bool,
-    /// One bit per slot, slot 1 first.
+    /// One bit per slot, slot 1 first (shared by every channel replaying this column).
     bits: Arc<Vec<u64>>,
     len: u64,
+    /// The header row skipped, if any: its line and a short prefix.
+    header: Option<(usize, String)>,
 }
 
 /// A trace file that cannot be used, with where.
@@ -116,14 +120,37 @@ pub(crate) enum TraceError {
     },
 }
 
-/// Longest trace accepted, in bytes (a referenced file must not exhaust memory).
-pub(crate) const MAX_TRACE_BYTES: u64 = 1 << 30;
+/// Longest trace accepted, in bytes (a referenced file must not exhaust memory): the 16 MiB
+/// of every file a scenario refers to. A column holds one bit per row, so the parsed trace is
+/// at most an eighth of the text.
+pub(crate) const MAX_TRACE_BYTES: u64 = crate::util::input::MAX_SCENARIO_BYTES;
 
-/// The columns of one trace file, parsed once however many channels use it.
+/// Most columns a trace may have (each costs a small allocation: a one-row file of millions
+/// of columns must not cost hundreds of times its size).
+pub(crate) const MAX_TRACE_COLUMNS: usize = 1 << 16;
+
+/// Characters of a file's text an error quotes: enough to spot a typo, too few to print a
+/// line of a file that is not a trace.
+const QUOTED: usize = 12;
+
+/// `text`'s first [`QUOTED`] characters, quoted, with `…` when cut.
+fn quote(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(QUOTED).collect();
+    if chars.next().is_some() {
+        format!("{head:?}…")
+    } else {
+        format!("{head:?}")
+    }
+}
+
+/// The columns of one trace file, parsed once however many channels use it; each column is
+/// shared by every channel that replays it.
 #[derive(Clone, Debug)]
 pub(crate) struct TraceFile {
-    columns: Vec<Vec<u64>>,
+    columns: Vec<Arc<Vec<u64>>>,
     rows: u64,
+    header: Option<(usize, String)>,
 }
 
 fn fields(line: &str) -> impl Iterator<Item = &str> {
@@ -150,9 +177,11 @@ impl TraceFile {
             column,
             message,
         };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut columns: Vec<Vec<u64>> = Vec::new();
         let mut width = None;
         let mut rows = 0u64;
+        let mut header = None;
         for (i, line) in text.lines().enumerate() {
             let line_no = i + 1;
             let trimmed = line.trim();
@@ -160,9 +189,20 @@ impl TraceFile {
                 continue;
             }
             let values: Vec<&str> = fields(trimmed).collect();
-            if width.is_none() && values.iter().any(|v| v.parse::<f64>().is_err()) {
-                // A header row names the columns.
+            if values.len() > MAX_TRACE_COLUMNS {
+                return Err(bad(
+                    line_no,
+                    MAX_TRACE_COLUMNS + 1,
+                    format!(
+                        "row has {} values; a trace has at most {MAX_TRACE_COLUMNS} columns",
+                        values.len()
+                    ),
+                ));
+            }
+            if width.is_none() && values.iter().all(|v| v.parse::<f64>().is_err()) {
+                // A header row names the columns: no field is a number.
                 width = Some(values.len());
+                header = Some((line_no, quote(trimmed)));
                 continue;
             }
             let w = *width.get_or_insert(values.len());
@@ -184,7 +224,7 @@ impl TraceFile {
                         return Err(bad(
                             line_no,
                             c + 1,
-                            format!("{other:?} is not 0 (busy) or 1 (idle)"),
+                            format!("{} is not 0 (busy) or 1 (idle)", quote(other)),
                         ));
                     }
                 };
@@ -203,7 +243,11 @@ impl TraceFile {
                 path: path.to_path_buf(),
             });
         }
-        Ok(TraceFile { columns, rows })
+        Ok(TraceFile {
+            columns: columns.into_iter().map(Arc::new).collect(),
+            rows,
+            header,
+        })
     }
 
     /// Number of columns.
@@ -223,8 +267,9 @@ impl TraceFile {
             file: file.to_string(),
             column,
             wrap,
-            bits: Arc::new(bits.clone()),
+            bits: Arc::clone(bits),
             len: self.rows,
+            header: self.header.clone(),
         })
     }
 }
@@ -325,6 +370,13 @@ impl Process for Trace {
     fn content_hash(&self) -> Option<u64> {
         Some(self.hash_bits())
     }
+
+    fn notes(&self) -> Vec<String> {
+        self.header
+            .iter()
+            .map(|(line, text)| format!("line {line} read as a header (no number in it): {text}"))
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -363,5 +415,40 @@ mod tests {
         assert!(matches!(err, TraceError::Empty { .. }));
         let err = TraceFile::read(Path::new("/nonexistent/trace.csv")).unwrap_err();
         assert!(err.to_string().contains("cannot read trace"), "{err}");
+    }
+
+    /// Excel's byte-order mark is skipped; a header is a row without a number (reported); a
+    /// typo in row 1 is an error there, not a header that drops the first slot.
+    #[test]
+    fn a_bom_is_skipped_and_only_a_row_without_numbers_is_a_header() {
+        let f = TraceFile::parse("\u{feff}1,0\n0,1\n", Path::new("b.csv")).unwrap();
+        assert_eq!(f.rows(), 2);
+        assert!(f.header.is_none());
+        let f = TraceFile::parse("\u{feff}ch1,ch2\n0,1\n", Path::new("h.csv")).unwrap();
+        assert_eq!(f.rows(), 1);
+        let t = f.column("h.csv", 1, true).unwrap();
+        assert_eq!(t.notes(), ["line 1 read as a header (no number in it): \"ch1,ch2\""]);
+        let err = TraceFile::parse("1,O\n0,1\n", Path::new("typo.csv")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "typo.csv:1:2: \"O\" is not 0 (busy) or 1 (idle)"
+        );
+    }
+
+    /// A file that is not a trace is quoted a few characters at most; columns are bounded and
+    /// shared between the channels that replay them.
+    #[test]
+    fn errors_quote_little_and_columns_are_bounded_and_shared() {
+        let secret = "root:$6$saltsaltsalt$hashhashhashhash:19000:0:99999:7:::";
+        let err = TraceFile::parse(&format!("name\n{secret}\n"), Path::new("/etc/x"))
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("hashhash") && err.contains("…"), "{err}");
+        let wide = vec!["1"; MAX_TRACE_COLUMNS + 1].join(",");
+        let err = TraceFile::parse(&wide, Path::new("w.csv")).unwrap_err();
+        assert!(err.to_string().contains("at most 65536 columns"), "{err}");
+        let f = TraceFile::parse("1,0\n0,1\n", Path::new("s.csv")).unwrap();
+        let (a, b) = (f.column("s.csv", 1, true).unwrap(), f.column("s.csv", 1, false).unwrap());
+        assert!(Arc::ptr_eq(&a.bits, &b.bits));
     }
 }

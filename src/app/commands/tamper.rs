@@ -226,6 +226,26 @@ fn every_tampered_regret_shard_is_refused_with_the_shard_and_field_named() {
         &["appears twice"],
         "relabelled shard",
     );
+    // A key added beside the checksummed content: the checksum of what was parsed still
+    // matches, the file is not what was checksummed.
+    let added = |d: &mut Value| d["unknown"] = Value::from(1);
+    let dir = tampered(&b, &tmp.path().join("added-key"), &added, false);
+    let file = dir.join("partial.json");
+    refused(
+        &[a.clone(), dir],
+        &file,
+        &["(file)", "as specprobe writes it"],
+        "added key",
+    );
+    // Every shard claiming another version (resealed): compared with merge's own version, not
+    // only between shards.
+    let version = |d: &mut Value| d["version"] = Value::from("9.9.9");
+    let (va, vb) = (
+        tampered(&a, &tmp.path().join("va"), &version, true),
+        tampered(&b, &tmp.path().join("vb"), &version, true),
+    );
+    let file = va.join("partial.json");
+    refused(&[va, vb], &file, &["version", "9.9.9"], "another version");
     // A shard alone is not the whole run.
     let err = partial::merge(std::slice::from_ref(&a))
         .unwrap_err()

@@ -125,6 +125,19 @@ pub(crate) fn read(dir: &Path) -> Result<(PathBuf, Partial), MergeError> {
         "does not match the content: the file was changed or damaged after the shard wrote it"
             .into()
     })?;
+    // The checksum covers what was parsed; the file must be exactly that, as specprobe writes
+    // it, so that nothing read (an added key, say) lies outside the checksum.
+    let canonical = serde_json::to_vec(&p).map_err(|e| unreadable(e.to_string()))?;
+    blame.require(canonical == bytes, "(file)", || {
+        "is not the partial as specprobe writes it (a key added or reordered, or the file reformatted): the file was changed after the shard wrote it".into()
+    })?;
+    blame.require(p.version == env!("CARGO_PKG_VERSION"), "version", || {
+        format!(
+            "written by specprobe {}, and this is specprobe {}: rerun the shards with this version (results may differ between versions)",
+            p.version,
+            env!("CARGO_PKG_VERSION")
+        )
+    })?;
     blame.require(
         p.shard.count >= 1 && p.shard.index < p.shard.count,
         "shard",

@@ -31,6 +31,7 @@ use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, RegretScenario, 
 use crate::util::stats::Moments;
 
 mod check;
+mod mac;
 mod merge;
 
 pub use check::MergeError;
@@ -72,6 +73,10 @@ pub(crate) struct Partial {
     pub body: PartialBody,
     /// SHA-256 (hex) of this file as written with this field empty.
     pub checksum: String,
+    /// HMAC-SHA256 (hex) of the checksum under `SPECPROBE_SHARD_KEY`, when a key was set
+    /// (see [`mac`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
 }
 
 /// Statistics of a regret or identification shard.
@@ -262,8 +267,10 @@ impl Partial {
             version: env!("CARGO_PKG_VERSION").into(),
             body,
             checksum: String::new(),
+            mac: None,
         };
         partial.checksum = partial.digest();
+        partial.mac = mac::key().map(|key| mac::sign(&key, &partial.checksum));
         partial
     }
 

@@ -147,3 +147,66 @@ fn mismatched_or_missing_shards_are_clear_errors() {
     let err = merge(vec![tmp.path().join("nothing")], &tmp.path().join("m")).unwrap_err();
     assert!(format!("{err:#}").contains("nothing"), "{err:#}");
 }
+
+/// With `SPECPROBE_SHARD_KEY` set, shards carry an HMAC of their checksum and `merge` requires
+/// it: shards signed with the key merge; unsigned ones, another key, or a forged edit with a
+/// recomputed checksum are refused naming the `mac` field.
+#[test]
+fn a_shard_key_turns_damage_detection_into_forgery_detection() {
+    use std::process::Command;
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let scenario = crate::common::scenario_file(
+        d,
+        "s.ron",
+        &crate::common::fig1a(200, 4, "(policy: CcUcb())"),
+    );
+    let bin = env!("CARGO_BIN_EXE_specprobe");
+    let shard = |i: u32, key: Option<&str>, out: &str| {
+        let mut c = Command::new(bin);
+        c.args([
+            "run",
+            scenario.to_str().unwrap(),
+            "--shard",
+            &format!("{i}/2"),
+        ])
+        .args(["--out", d.join(out).to_str().unwrap()])
+        .env_remove("SPECPROBE_SHARD_KEY");
+        if let Some(k) = key {
+            c.env("SPECPROBE_SHARD_KEY", k);
+        }
+        assert!(c.output().unwrap().status.success());
+    };
+    let merge = |a: &str, b: &str, key: &str| {
+        Command::new(bin)
+            .args([
+                "merge",
+                d.join(a).to_str().unwrap(),
+                d.join(b).to_str().unwrap(),
+            ])
+            .args([
+                "--no-charts",
+                "--force",
+                "--out",
+                d.join("m").to_str().unwrap(),
+            ])
+            .env("SPECPROBE_SHARD_KEY", key)
+            .output()
+            .unwrap()
+    };
+    shard(0, Some("k1"), "a0");
+    shard(1, Some("k1"), "a1");
+    shard(1, None, "u1");
+    let text = std::fs::read_to_string(d.join("a1/partial.json")).unwrap();
+    assert!(text.contains("\"mac\":\""), "signed");
+    let o = merge("a0", "a1", "k1");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (b, key, says) in [("a1", "k2", "does not verify"), ("u1", "k1", "missing")] {
+        let o = merge("a0", b, key);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains("mac") && err.contains(says), "{err}");
+    }
+    // A forger without the key who edits the file and recomputes the SHA-256 changes the
+    // checksum the MAC covers: `mac::tests` checks that such a MAC does not verify.
+}

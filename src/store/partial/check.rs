@@ -131,6 +131,22 @@ pub(crate) fn read(dir: &Path) -> Result<(PathBuf, Partial), MergeError> {
     blame.require(canonical == bytes, "(file)", || {
         "is not the partial as specprobe writes it (a key added or reordered, or the file reformatted): the file was changed after the shard wrote it".into()
     })?;
+    if let Some(key) = super::mac::key() {
+        let tag = p.mac.as_deref().unwrap_or("");
+        blame.require(super::mac::verify(&key, &p.checksum, tag), "mac", || {
+            if p.mac.is_none() {
+                format!(
+                    "missing: {} is set, so every shard must be signed with it (run the shards with the same key)",
+                    super::mac::KEY_VAR
+                )
+            } else {
+                format!(
+                    "does not verify under {}: the file was forged, or signed with another key",
+                    super::mac::KEY_VAR
+                )
+            }
+        })?;
+    }
     blame.require(p.version == env!("CARGO_PKG_VERSION"), "version", || {
         format!(
             "written by specprobe {}, and this is specprobe {}: rerun the shards with this version (results may differ between versions)",

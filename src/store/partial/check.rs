@@ -636,6 +636,7 @@ mod tests {
                 version: "0".into(),
                 body: PartialBody::Identification { cells: Vec::new() },
                 checksum: String::new(),
+                mac: None,
             },
         )
     }

@@ -224,7 +224,9 @@ pub(crate) fn check_sweep(
         .iter()
         .map(|p| (p.field.clone(), p.rule.clone()))
         .collect();
-    if !bound_cells(&spec, base.as_ref(), &at_values, ck) {
+    if !bound_cells(&spec, base.as_ref(), &at_values, ck)
+        || !bound_declared(&raw, &spec, &at_values, ck)
+    {
         return None;
     }
     let mut cells = Vec::new();
@@ -297,6 +299,44 @@ fn bound_cells(
             ),
         );
         return false;
+    }
+    true
+}
+
+/// Channels a raw scenario declares (every entry's `count`, grid configurations included),
+/// counted without building any.
+fn declared_channels(raw: &RawRegret) -> u64 {
+    raw.channels
+        .iter()
+        .chain(raw.grid.iter().flat_map(|c| &c.channels))
+        .fold(0u64, |n, ch| n.saturating_add(ch.count))
+}
+
+/// A sweep over a `count`: the channels every cell declares, summed before any cell is built
+/// (1 000 values of a large count expanded hundreds of MB of cells before the total was
+/// refused). Other fields leave the channels as the base scenario has them, which
+/// [`bound_cells`] bounds.
+fn bound_declared(raw: &RawRegret, spec: &RawSweep, at: &FieldPath, ck: &mut Checker) -> bool {
+    if !spec.field.ends_with("count") {
+        return true;
+    }
+    let mut total = 0u64;
+    for &v in &spec.values {
+        // A value that cannot be set is reported when its cell is checked.
+        let Ok(cell) = with_value(raw, &spec.field, v) else {
+            continue;
+        };
+        total = total.saturating_add(declared_channels(&cell));
+        if total > MAX_CHANNELS {
+            ck.fail(
+                at,
+                format!(
+                    "the {} cells declare {total} or more channels in all (counted before building any); at most {MAX_CHANNELS} are supported",
+                    spec.values.len()
+                ),
+            );
+            return false;
+        }
     }
     true
 }

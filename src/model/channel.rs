@@ -17,6 +17,15 @@ use crate::model::theory::{Bounds, Optimum, expected_reward_sensed};
 use crate::util::crn::{Purpose, RunKey};
 use serde::{Deserialize, Serialize};
 
+/// Most entries a scenario's piecewise boundaries may create, counting each benchmark epoch
+/// as its channels plus [`EPOCH_OVERHEAD`] (an epoch holds each channel's probabilities and
+/// its optimal list, about 24 bytes a channel, plus a few allocations): this bounds that part
+/// of the set-up to about 50 MB.
+pub(crate) const MAX_EPOCH_ENTRIES: u64 = 1 << 21;
+
+/// What one epoch costs beyond its channels, in channel entries (its allocations).
+pub(crate) const EPOCH_OVERHEAD: u64 = 32;
+
 /// One checked channel.
 #[derive(Clone, Debug)]
 pub(crate) struct Channel {
@@ -166,6 +175,25 @@ impl Environment {
             })
             .collect();
         Environment::with(channels, self.slot_duration, self.horizon)
+    }
+
+    /// Entries (epochs × (channels + overhead)) of the benchmark's epochs for `occupancies` over
+    /// `horizon`: every distinct piecewise boundary before the horizon starts an epoch holding
+    /// each channel's probabilities, so this is what the set-up will hold, counted without
+    /// building it (see [`MAX_EPOCH_ENTRIES`]).
+    pub(crate) fn epoch_entries<'a>(
+        occupancies: impl Iterator<Item = &'a Occupancy> + Clone,
+        channels: u64,
+        horizon: u64,
+    ) -> u64 {
+        let h = horizon.min(1 << 62);
+        let mut boundaries: Vec<u64> = occupancies
+            .flat_map(|o| o.boundaries())
+            .filter(|&b| b < h)
+            .collect();
+        boundaries.sort_unstable();
+        boundaries.dedup();
+        (boundaries.len() as u64 + 1).saturating_mul(channels.saturating_add(EPOCH_OVERHEAD))
     }
 
     /// Recomputes what depends on the horizon (an override changed it).

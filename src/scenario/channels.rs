@@ -5,7 +5,7 @@ use super::MAX_CHANNELS;
 use super::checker::Checker;
 use super::locate::FieldPath;
 use super::raw::RawChannel;
-use crate::model::channel::{Channel, Environment};
+use crate::model::channel::{Channel, EPOCH_OVERHEAD, Environment, MAX_EPOCH_ENTRIES};
 use crate::model::cost::{CostModel, CostWeights};
 use crate::model::law::{Law, LawSpec};
 use crate::model::occupancy::{IidSpec, Occupancy, OccupancySpec, SpecContext, Step, probability};
@@ -60,6 +60,21 @@ pub(super) fn check_channels(
         }
     }
     if ck.problems.len() != before || entries.is_empty() {
+        return None;
+    }
+    let epochs = Environment::epoch_entries(
+        entries.iter().map(|(_, c)| c.occupancy()),
+        total,
+        cx.horizon,
+    );
+    if epochs > MAX_EPOCH_ENTRIES {
+        ck.fail(
+            at,
+            format!(
+                "its piecewise segments start {} benchmark epochs of {total} channels each (counted as {epochs} entries with each epoch's own cost); at most {MAX_EPOCH_ENTRIES} are supported: fewer segments, fewer channels or a shorter horizon",
+                epochs / (total + EPOCH_OVERHEAD)
+            ),
+        );
         return None;
     }
     let channels = entries

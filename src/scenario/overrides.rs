@@ -50,6 +50,16 @@ pub enum OverrideError {
         /// The horizon asked for.
         horizon: u64,
     },
+    /// `--horizon` reaching so many piecewise boundaries that the benchmark's epochs exceed
+    /// their bound.
+    #[error(
+        "--horizon: the piecewise segments before it start benchmark epochs of {entries} channel entries in all; at most {} are supported",
+        crate::model::channel::MAX_EPOCH_ENTRIES
+    )]
+    TooManyEpochs {
+        /// Channels × epochs.
+        entries: u64,
+    },
 }
 
 impl Scenario {
@@ -146,6 +156,15 @@ fn rehorizon(env: &mut crate::model::channel::Environment, h: u64) -> Result<(),
                 horizon: h,
             });
         }
+    }
+    let k = env.len() as u64;
+    let epochs = crate::model::channel::Environment::epoch_entries(
+        env.channels().iter().map(|c| c.occupancy()),
+        k,
+        h,
+    );
+    if epochs > crate::model::channel::MAX_EPOCH_ENTRIES {
+        return Err(OverrideError::TooManyEpochs { entries: epochs });
     }
     env.set_horizon(h);
     Ok(())

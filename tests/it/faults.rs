@@ -424,6 +424,13 @@ fn bombs(dir: &Path) -> Vec<(&'static str, String)> {
         .collect();
     let seeds: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
     let counts: Vec<String> = (0..1000).map(|i| (100_000 + i).to_string()).collect();
+    let segments = |n: u64| -> String {
+        (0..n)
+            .map(|i| format!("(until: {}, theta: 0.{})", 10 * i + 10, 3 + 4 * (i % 2)))
+            .chain(["(theta: 0.5)".to_string()])
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let fifo = dir.join("fifo");
     let status = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(status.success());
@@ -444,6 +451,8 @@ fn bombs(dir: &Path) -> Vec<(&'static str, String)> {
         ("Channels(itself)", identification(r#"Channels(scenario: "bomb.ron")"#, "1")),
         ("trace from /dev/urandom", r#"Regret(name: "b", horizon: 10, runs: 1, channels: [(occupancy: Trace(file: "/dev/urandom", column: 1), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
         ("sweep of 1000 counts of 10^5 channels", format!(r#"Regret(name: "b", horizon: 10, runs: 1, channels: [(count: 1, theta: 0.5, cost: Bernoulli(0.4))], policies: [(policy: CcUcb)], sweep: (field: "channels[0].count", values: [{}]))"#, counts.join(", "))),
+        ("60 000 piecewise segments × 3 000 channels", format!(r#"Regret(name: "b", horizon: 1000000, runs: 1, channels: [(count: 3000, occupancy: Piecewise([{}]), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#, segments(60_000))),
+        ("200 000 piecewise segments at horizon 2^40", format!(r#"Regret(name: "b", horizon: 1099511627776, runs: 1, channels: [(occupancy: Piecewise([{}]), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#, segments(200_000))),
         ("OnOff with periods of 1e-9 slots", r#"Regret(name: "b", horizon: 1000, runs: 1, channels: [(occupancy: OnOff(idle: Exponential(mean: 1e-9), busy: Exponential(mean: 1e-9)), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
         ("OnOff with LogNormal(mu: -700)", r#"Regret(name: "b", horizon: 1000, runs: 1, channels: [(occupancy: OnOff(idle: LogNormal(mu: -700, sigma: 1), busy: Exponential(mean: 2)), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
         ("identification 10^12 runs", r#"Identification(name: "b", runs: 1000000000000, instances: [(label: "x", family: OneSparse, k: Fixed(1), arms: [1000000])], algorithms: [Lucb1])"#.to_string()),

@@ -136,6 +136,36 @@ fn regret_classes() -> Vec<(&'static str, &'static str, Damage)> {
             }),
         ),
         (
+            "negative paired standard error",
+            "summary.json",
+            edit_json(|d| {
+                d["policies"][1]["paired"]["pseudo_regret"]["stderr"] = Value::from(-1.0)
+            }),
+        ),
+        (
+            "paired reference naming no policy",
+            "summary.json",
+            edit_json(|d| d["policies"][1]["paired"]["reference"] = Value::from("nobody")),
+        ),
+        (
+            "expected reward of -1e300",
+            "summary.json",
+            edit_json(|d| d["optimum"]["expected_reward"] = Value::from(-1e300)),
+        ),
+        (
+            "segments for a stationary benchmark",
+            "summary.json",
+            edit_json(|d| {
+                d["segments"] =
+                    serde_json::json!([{"first": 1, "last": 2000, "optimum": d["optimum"].clone()}])
+            }),
+        ),
+        (
+            "n disagreeing with runs",
+            "curves.csv",
+            curves_cell(5, 52, "1"),
+        ),
+        (
             "zero horizon",
             "summary.json",
             edit_json(|d| d["horizon"] = Value::from(0)),

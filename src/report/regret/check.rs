@@ -32,6 +32,27 @@ fn policy(p: &PolicySummary, k: usize, runs: u64, field: &str) -> Result<(), Fai
             || format!("{} probes in a slot, with {k} channels", d[0]),
         )?;
     }
+    if let Some(paired) = &p.paired {
+        for (name, d) in [
+            ("pseudo_regret", &paired.pseudo_regret),
+            ("realized_regret", &paired.realized_regret),
+        ] {
+            let at = format!("{field}.paired.{name}");
+            finite(d.mean, format!("{at}.mean"))?;
+            for (what, x) in [("stderr", d.stderr), ("unpaired_stderr", d.unpaired_stderr)] {
+                require(x.is_finite() && x >= 0.0, format!("{at}.{what}"), || {
+                    format!("{x} is not a standard error (finite, not negative)")
+                })?;
+            }
+            if let Some([lo, hi]) = d.ci95 {
+                require(
+                    lo.is_finite() && hi.is_finite() && lo <= d.mean && d.mean <= hi,
+                    format!("{at}.ci95"),
+                    || format!("[{lo}, {hi}] is not an interval around the mean {}", d.mean),
+                )?;
+            }
+        }
+    }
     for (name, x) in [
         ("reward_per_slot", p.reward_per_slot),
         ("energy_per_slot", p.energy_per_slot),
@@ -70,13 +91,61 @@ fn experiment(e: &ExperimentSummary, horizon: u64, runs: u64, field: &str) -> Re
         }
     }
     list(&e.optimum.list, k, &format!("{field}optimum.list"))?;
-    finite(
-        e.optimum.expected_reward,
+    // A list's expected net reward lies between paying for every probe and finding an idle
+    // channel for free.
+    let worst = -e.channels.iter().map(|c| c.mean_cost).sum::<f64>();
+    let reward_in_range = |x: f64| x.is_finite() && x >= worst - 1e-9 && x <= 1.0 + 1e-9;
+    require(
+        reward_in_range(e.optimum.expected_reward),
         format!("{field}optimum.expected_reward"),
+        || {
+            format!(
+                "{} is not an expected net reward of these channels (between {worst} and 1)",
+                e.optimum.expected_reward
+            )
+        },
     )?;
+    // A dynamic benchmark has segments covering the horizon; a stationary one has none.
+    let dynamic = e.benchmark == crate::model::channel::BenchmarkKind::DynamicOracle;
+    require(
+        dynamic != e.segments.is_empty(),
+        format!("{field}segments"),
+        || {
+            if dynamic {
+                "is empty, but the benchmark is the dynamic oracle (one segment per epoch)".into()
+            } else {
+                "lists segments, but the benchmark is the stationary oracle".into()
+            }
+        },
+    )?;
+    if let Some(last) = e.segments.last() {
+        require(last.last >= horizon, format!("{field}segments"), || {
+            format!("end at slot {}, before the horizon {horizon}", last.last)
+        })?;
+    }
+    let names: BTreeSet<&str> = e.policies.iter().map(|p| p.name.as_str()).collect();
+    for (j, p) in e.policies.iter().enumerate() {
+        if let Some(paired) = &p.paired {
+            require(
+                names.contains(paired.reference.as_str()),
+                format!("{field}policies[{j}].paired.reference"),
+                || format!("{:?} names no policy of this experiment", paired.reference),
+            )?;
+        }
+    }
     let mut next = 1;
     for (s, seg) in e.segments.iter().enumerate() {
         let at = format!("{field}segments[{s}]");
+        require(
+            reward_in_range(seg.optimum.expected_reward),
+            format!("{at}.optimum.expected_reward"),
+            || {
+                format!(
+                    "{} is not an expected net reward",
+                    seg.optimum.expected_reward
+                )
+            },
+        )?;
         require(
             seg.first == next && seg.first <= seg.last && seg.last <= horizon,
             &at,
@@ -156,8 +225,11 @@ pub(crate) fn regret(s: &RegretSummary, rows: Option<&[CurveRow]>) -> Result<(),
             format!("line {line}: t"),
             || format!("{} is outside 1..={}", row.t, s.horizon),
         )?;
-        require(row.n <= s.runs, format!("line {line}: n"), || {
-            format!("{} runs, more than the {} of the summary", row.n, s.runs)
+        require(row.n == s.runs, format!("line {line}: n"), || {
+            format!(
+                "{} runs, but every checkpoint holds all {} runs of the summary",
+                row.n, s.runs
+            )
         })?;
         for v in &row.values {
             require(

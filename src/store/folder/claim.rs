@@ -47,15 +47,7 @@ impl Marker {
 
     /// The marker of `dir`, when it holds one of ours (never through a link).
     pub(super) fn read(dir: &Path) -> Option<Marker> {
-        let path = dir.join(names::MARKER);
-        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
-            return None;
-        }
-        let bytes =
-            crate::util::input::read_bounded(&path, crate::util::input::MAX_RESULT_BYTES).ok()?;
-        serde_json::from_slice::<Marker>(&bytes)
-            .ok()
-            .filter(|m| m.format == MARKER_FORMAT)
+        read_json::<Marker>(&dir.join(names::MARKER)).filter(|m| m.format == MARKER_FORMAT)
     }
 
     /// The kind it names (earlier spellings included).
@@ -210,18 +202,18 @@ fn legacy_owner(path: &Path) -> Option<String> {
     struct Named {
         scenario: String,
     }
-    let read = |name: &str| -> Option<String> {
-        let file = path.join(name);
-        if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
-            return None;
-        }
-        let bytes =
-            crate::util::input::read_bounded(&file, crate::util::input::MAX_RESULT_BYTES).ok()?;
-        serde_json::from_slice::<Named>(&bytes)
-            .ok()
-            .map(|n| n.scenario)
-    };
+    let read = |name: &str| read_json::<Named>(&path.join(name)).map(|n| n.scenario);
     read(names::SUMMARY).or_else(|| read(names::PARTIAL))
+}
+
+/// `file` parsed as JSON, when it is a regular file (never through a link) that parses.
+fn read_json<T: serde::de::DeserializeOwned>(file: &Path) -> Option<T> {
+    if !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let bytes =
+        crate::util::input::read_bounded(file, crate::util::input::MAX_RESULT_BYTES).ok()?;
+    serde_json::from_slice(&bytes).ok()
 }
 
 #[cfg(test)]

@@ -13,6 +13,11 @@ use std::path::Path;
 /// Most arms one instance may have.
 pub(crate) const MAX_ARMS: u64 = 1 << 20;
 
+/// Most arms over every instance and every N of a scenario together: each (instance, N) point
+/// holds its arms' means, so the sum is what the set-up allocates (about 16 MB here), counted
+/// from what the scenario declares before anything is built.
+pub(crate) const MAX_TOTAL_ARMS: u64 = 1 << 21;
+
 /// A checked identification scenario.
 #[derive(Clone, Debug)]
 pub struct IdentificationScenario {
@@ -200,6 +205,20 @@ fn check_instances(
     let mut labels = BTreeSet::new();
     if raw.instances.is_empty() {
         ck.fail(&root.field("instances"), "must list at least one instance");
+    }
+    let total = raw
+        .instances
+        .iter()
+        .flat_map(declared_sizes)
+        .fold(0u64, |t, (n, _)| t.saturating_add(n));
+    if total > MAX_TOTAL_ARMS {
+        ck.fail(
+            &root.field("instances"),
+            format!(
+                "declare {total} arms over every instance and N together; at most {MAX_TOTAL_ARMS} are supported (counted before anything is built)"
+            ),
+        );
+        return instances;
     }
     // An algorithm for the single best arm (lil'UCB) needs K = 1 on every instance.
     let single = raw.algorithms.iter().position(|a| a.single_best());

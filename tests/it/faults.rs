@@ -455,6 +455,8 @@ fn bombs(dir: &Path) -> Vec<(&'static str, String)> {
         ("200 000 piecewise segments at horizon 2^40", format!(r#"Regret(name: "b", horizon: 1099511627776, runs: 1, channels: [(occupancy: Piecewise([{}]), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#, segments(200_000))),
         ("OnOff with periods of 1e-9 slots", r#"Regret(name: "b", horizon: 1000, runs: 1, channels: [(occupancy: OnOff(idle: Exponential(mean: 1e-9), busy: Exponential(mean: 1e-9)), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
         ("OnOff with LogNormal(mu: -700)", r#"Regret(name: "b", horizon: 1000, runs: 1, channels: [(occupancy: OnOff(idle: LogNormal(mu: -700, sigma: 1), busy: Exponential(mean: 2)), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])"#.to_string()),
+        ("200 instances of 2^20 arms", format!(r#"Identification(name: "b", runs: 1, instances: [{}], algorithms: [Lucb1])"#, (0..200).map(|i| format!(r#"(label: "x{i}", family: OneSparse, k: Fixed(1), arms: [1048576])"#)).collect::<Vec<_>>().join(", "))),
+        ("3000 values of N", format!(r#"Identification(name: "b", runs: 1, instances: [(label: "x", family: OneSparse, k: Fixed(1), arms: [{}])], algorithms: [Lucb1])"#, (0..3000).map(|i| (1000 + i).to_string()).collect::<Vec<_>>().join(", "))),
         ("identification 10^12 runs", r#"Identification(name: "b", runs: 1000000000000, instances: [(label: "x", family: OneSparse, k: Fixed(1), arms: [1000000])], algorithms: [Lucb1])"#.to_string()),
     ]
 }

@@ -86,5 +86,16 @@ pub(crate) fn load_sweep(dir: &std::path::Path) -> Result<SweepSummary, ReportEr
     let summary: SweepSummary =
         parse_json(&json).map_err(|e| saved(format!("not a sweep summary: {e}")))?;
     check::sweep(&summary).map_err(saved)?;
+    // plot keeps curves.csv as it is: it must belong to this summary.
+    let folder = OutputDir::existing(dir);
+    if dir.join(names::CURVES).exists() {
+        let curves = |message: String| ReportError::Saved {
+            dir: dir.to_path_buf(),
+            file: names::CURVES,
+            message,
+        };
+        let rows = curves::from_csv(&folder.read(names::CURVES)?).map_err(curves)?;
+        check::sweep_curves(&summary, &rows).map_err(curves)?;
+    }
     Ok(summary)
 }

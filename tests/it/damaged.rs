@@ -326,6 +326,16 @@ fn damaged_identification_and_sweep_folders_are_errors() {
             expect_refused(&dir, "summary.json", class);
         }
     }
+    // The sweep's curves.csv, which plot keeps: a row of a cell that is not a value.
+    let dir = copy(&bases[1], &tmp.path().join("sweep-curves"));
+    edit_text("curves.csv", |t| {
+        t.replacen(
+            "policies[*].policy.alpha = 0.5\n",
+            "policies[*].policy.alpha = 9\n",
+            1,
+        )
+    })(&dir);
+    expect_refused(&dir, "curves.csv", "sweep curves of no value");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 use crate::report::check::{Failure, fail, finite, require, stat};
 use crate::report::regret::check::regret;
+use crate::report::regret::curves::CurveRow;
 use crate::report::sweep::summary::SweepSummary;
 use crate::store::names::ResultKind;
 
@@ -56,6 +57,50 @@ pub(crate) fn sweep(s: &SweepSummary) -> Result<(), Failure> {
             runs,
             &format!("{field}.reward_per_slot"),
         )?;
+    }
+    Ok(())
+}
+
+/// A sweep's `curves.csv` against its summary: every row's cell (`field = value`, then `|` and
+/// the configuration in a grid) is one of the values, its policy one of that cell's, its slot
+/// within the cell's horizon and its run count the cell's.
+pub(crate) fn sweep_curves(s: &SweepSummary, rows: &[CurveRow]) -> Result<(), Failure> {
+    let labels: Vec<String> = s
+        .values
+        .iter()
+        .map(|v| format!("{} = {v}", s.field))
+        .collect();
+    for (r, row) in rows.iter().enumerate() {
+        let line = r + 2;
+        let (cell_label, configuration) = match row.experiment.split_once(" | ") {
+            Some((c, e)) => (c, Some(e)),
+            None => (row.experiment.as_str(), None),
+        };
+        let Some(i) = labels.iter().position(|l| l == cell_label) else {
+            return fail(
+                format!("line {line}: experiment"),
+                format!(
+                    "{cell_label:?} is not a cell of this sweep ({})",
+                    labels.join(", ")
+                ),
+            );
+        };
+        let cell = &s.cells[i];
+        let known = cell.experiments().iter().any(|e| {
+            (configuration.is_none() || e.label.as_deref() == configuration)
+                && e.policies.iter().any(|p| p.name == row.policy)
+        });
+        require(known, format!("line {line}: policy"), || {
+            format!("{:?} is not in the cell {cell_label:?}", row.policy)
+        })?;
+        require(
+            row.t >= 1 && row.t <= cell.horizon,
+            format!("line {line}: t"),
+            || format!("{} is outside 1..={}", row.t, cell.horizon),
+        )?;
+        require(row.n == cell.runs, format!("line {line}: n"), || {
+            format!("{} runs, but the cell holds {}", row.n, cell.runs)
+        })?;
     }
     Ok(())
 }

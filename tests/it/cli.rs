@@ -351,3 +351,21 @@ fn json_scenarios_run_like_their_ron_twins_and_errors_name_the_position() {
         "{err}"
     );
 }
+
+/// The exit statuses the README documents: 2 for a usage error, 1 for any other error.
+#[test]
+fn usage_errors_exit_2_and_other_errors_exit_1() {
+    let bin = env!("CARGO_BIN_EXE_specprobe");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(run(&["run", "--no-such-flag"]), Some(2));
+    assert_eq!(run(&["no-such-command"]), Some(2));
+    assert_eq!(run(&["run", "x.ron", "--runs", "many"]), Some(2));
+    assert_eq!(run(&["validate", "/nonexistent/scenario.ron"]), Some(1));
+}

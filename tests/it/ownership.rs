@@ -119,3 +119,18 @@ fn the_working_directory_and_folders_holding_an_input_are_refused() {
     );
     assert!(d.join("in/s.ron").exists());
 }
+
+/// `plot --format png` redraws the PNGs and keeps the SVGs it does not redraw (it deleted
+/// them).
+#[test]
+fn plot_keeps_the_charts_of_formats_it_does_not_draw() {
+    let (tmp, s) = setup();
+    let d = tmp.path();
+    ok(d, &["run", &s, "--out", "r"]);
+    let svg = std::fs::read(d.join("r/regret.svg")).unwrap();
+    ok(d, &["plot", "r", "--format", "png"]);
+    assert_eq!(std::fs::read(d.join("r/regret.svg")).unwrap(), svg);
+    assert!(d.join("r/regret.png").exists());
+    // And the folder is still this scenario's own: the next run replaces it without --force.
+    ok(d, &["run", &s, "--out", "r", "--no-charts"]);
+}

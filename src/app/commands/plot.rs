@@ -9,12 +9,14 @@ use crate::store::names::{self, ResultKind};
 use crate::util::cancel::Cancel;
 use std::path::Path;
 
-/// Whether a file of a results folder is data `plot` keeps (charts and the report it redraws).
-fn is_data(name: &str) -> bool {
-    !(name.ends_with(".png")
-        || name.ends_with(".svg")
-        || name == names::REPORT
-        || name == names::MARKER)
+/// Whether `plot` keeps a file of a results folder: everything but the report and the charts
+/// of the formats it draws (`--format png` keeps the SVGs it does not redraw).
+fn kept(name: &str, charts: &ChartOptions) -> bool {
+    let redrawn = charts
+        .formats
+        .iter()
+        .any(|f| name.ends_with(&format!(".{}", f.ext())));
+    !(redrawn || name == names::REPORT || name == names::MARKER)
 }
 
 /// Saved results of any kind, read back for `plot`.
@@ -104,6 +106,7 @@ pub fn plot(
             source,
         },
     )?;
+    let is_data = |name: &str| kept(name, charts);
     dest.staging().copy_data_from(dir, is_data)?;
     // A many-users sweep's cells are folders of their own: their data files go along too.
     if let Saved::MultiUserSweep(s) = &saved {

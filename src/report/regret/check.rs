@@ -170,6 +170,36 @@ fn experiment(e: &ExperimentSummary, horizon: u64, runs: u64, field: &str) -> Re
     Ok(())
 }
 
+/// One row of `curves.csv` (file line `line`) of results over `horizon` slots and `runs` runs:
+/// its slot within the horizon, every run counted, every value finite with a non-negative
+/// spread.
+pub(crate) fn curve_row(
+    row: &CurveRow,
+    horizon: u64,
+    runs: u64,
+    line: usize,
+) -> Result<(), Failure> {
+    require(
+        row.t >= 1 && row.t <= horizon,
+        format!("line {line}: t"),
+        || format!("{} is outside 1..={horizon}", row.t),
+    )?;
+    require(row.n == runs, format!("line {line}: n"), || {
+        format!(
+            "{} runs, but every checkpoint holds all {runs} runs of the summary",
+            row.n
+        )
+    })?;
+    for v in &row.values {
+        require(
+            v.mean.is_finite() && v.std.is_finite() && v.std >= 0.0,
+            format!("line {line}"),
+            || "holds a value that is not a finite number (or a negative spread)".into(),
+        )?;
+    }
+    Ok(())
+}
+
 /// A regret summary, and (when given) its curves: every row names a policy of its experiment,
 /// rows of one policy come in increasing slot order within the horizon, every policy has rows,
 /// and every value is finite.
@@ -220,24 +250,7 @@ pub(crate) fn regret(s: &RegretSummary, rows: Option<&[CurveRow]>) -> Result<(),
                 row.policy, row.experiment
             )
         })?;
-        require(
-            row.t >= 1 && row.t <= s.horizon,
-            format!("line {line}: t"),
-            || format!("{} is outside 1..={}", row.t, s.horizon),
-        )?;
-        require(row.n == s.runs, format!("line {line}: n"), || {
-            format!(
-                "{} runs, but every checkpoint holds all {} runs of the summary",
-                row.n, s.runs
-            )
-        })?;
-        for v in &row.values {
-            require(
-                v.mean.is_finite() && v.std.is_finite() && v.std >= 0.0,
-                format!("line {line}"),
-                || "holds a value that is not a finite number (or a negative spread)".into(),
-            )?;
-        }
+        curve_row(row, s.horizon, s.runs, line)?;
         let key = (row.experiment.as_str(), row.policy.as_str());
         if let Some(&before) = last.get(&key) {
             require(row.t > before, format!("line {line}: t"), || {

@@ -1,7 +1,7 @@
 //! Checks of a saved sweep summary: see [`crate::report::check`].
 
 use crate::report::check::{Failure, fail, finite, require, stat};
-use crate::report::regret::check::regret;
+use crate::report::regret::check::{curve_row, regret};
 use crate::report::regret::curves::CurveRow;
 use crate::report::sweep::summary::SweepSummary;
 use crate::store::names::ResultKind;
@@ -62,8 +62,8 @@ pub(crate) fn sweep(s: &SweepSummary) -> Result<(), Failure> {
 }
 
 /// A sweep's `curves.csv` against its summary: every row's cell (`field = value`, then `|` and
-/// the configuration in a grid) is one of the values, its policy one of that cell's, its slot
-/// within the cell's horizon and its run count the cell's.
+/// the configuration in a grid) is one of the values, its policy one of that cell's, and the
+/// row itself sound for that cell ([`curve_row`]).
 pub(crate) fn sweep_curves(s: &SweepSummary, rows: &[CurveRow]) -> Result<(), Failure> {
     let labels: Vec<String> = s
         .values
@@ -93,14 +93,7 @@ pub(crate) fn sweep_curves(s: &SweepSummary, rows: &[CurveRow]) -> Result<(), Fa
         require(known, format!("line {line}: policy"), || {
             format!("{:?} is not in the cell {cell_label:?}", row.policy)
         })?;
-        require(
-            row.t >= 1 && row.t <= cell.horizon,
-            format!("line {line}: t"),
-            || format!("{} is outside 1..={}", row.t, cell.horizon),
-        )?;
-        require(row.n == cell.runs, format!("line {line}: n"), || {
-            format!("{} runs, but the cell holds {}", row.n, cell.runs)
-        })?;
+        curve_row(row, cell.horizon, cell.runs, line)?;
     }
     Ok(())
 }

@@ -223,6 +223,9 @@ fn install_signal_handlers(cancel: &Cancel) {
     watchdog(cancel.clone());
 }
 
+/// What a stop by signal says, whether the work stopped by itself or the watchdog ended it.
+const STOPPED: &str = "specprobe: stopped; earlier results were left as they were";
+
 /// Grace the work gets to stop by itself after SIGINT or SIGTERM.
 const GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
@@ -240,7 +243,7 @@ fn watchdog(cancel: Cancel) {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             std::thread::sleep(GRACE);
-            eprintln!("specprobe: stopped; earlier results were left as they were");
+            eprintln!("{STOPPED}");
             let code = cancel.signal().map_or(130, |s| 128 + s);
             std::process::exit(code);
         });
@@ -263,7 +266,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if cancel.is_cancelled() => {
             eprintln!("specprobe: {err:#}");
-            eprintln!("specprobe: stopped; earlier results were left as they were");
+            eprintln!("{STOPPED}");
             let code = cancel.signal().map_or(130, |s| 128 + s);
             ExitCode::from(u8::try_from(code).unwrap_or(1))
         }

@@ -26,6 +26,19 @@ pub(crate) const MAX_EPOCH_ENTRIES: u64 = 1 << 21;
 /// What one epoch costs beyond its channels, in channel entries (its allocations).
 pub(crate) const EPOCH_OVERHEAD: u64 = 32;
 
+/// The distinct slots before the horizon after which some channel's process changes (each
+/// starts a benchmark epoch), in increasing order.
+fn boundaries<'a>(occupancies: impl Iterator<Item = &'a Occupancy>, horizon: u64) -> Vec<u64> {
+    let h = horizon.min(1 << 62);
+    let mut boundaries: Vec<u64> = occupancies
+        .flat_map(|o| o.boundaries())
+        .filter(|&b| b < h)
+        .collect();
+    boundaries.sort_unstable();
+    boundaries.dedup();
+    boundaries
+}
+
 /// One checked channel.
 #[derive(Clone, Debug)]
 pub(crate) struct Channel {
@@ -182,18 +195,12 @@ impl Environment {
     /// each channel's probabilities, so this is what the set-up will hold, counted without
     /// building it (see [`MAX_EPOCH_ENTRIES`]).
     pub(crate) fn epoch_entries<'a>(
-        occupancies: impl Iterator<Item = &'a Occupancy> + Clone,
+        occupancies: impl Iterator<Item = &'a Occupancy>,
         channels: u64,
         horizon: u64,
     ) -> u64 {
-        let h = horizon.min(1 << 62);
-        let mut boundaries: Vec<u64> = occupancies
-            .flat_map(|o| o.boundaries())
-            .filter(|&b| b < h)
-            .collect();
-        boundaries.sort_unstable();
-        boundaries.dedup();
-        (boundaries.len() as u64 + 1).saturating_mul(channels.saturating_add(EPOCH_OVERHEAD))
+        let epochs = boundaries(occupancies, horizon).len() as u64 + 1;
+        epochs.saturating_mul(channels.saturating_add(EPOCH_OVERHEAD))
     }
 
     /// Recomputes what depends on the horizon (an override changed it).
@@ -205,14 +212,7 @@ impl Environment {
             .iter()
             .map(|c| c.occupancy.stats(h).theta)
             .collect();
-        let mut boundaries: Vec<u64> = self
-            .channels
-            .iter()
-            .flat_map(|c| c.occupancy.boundaries())
-            .filter(|&b| b < h)
-            .collect();
-        boundaries.sort_unstable();
-        boundaries.dedup();
+        let boundaries = boundaries(self.channels.iter().map(|c| &c.occupancy), horizon);
         let dynamic = self.channels.iter().any(|c| c.occupancy.is_dynamic());
         self.kind = if dynamic {
             BenchmarkKind::DynamicOracle

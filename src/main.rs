@@ -159,6 +159,9 @@ enum Command {
     Validate {
         /// The scenario file (RON).
         scenario: PathBuf,
+        /// Worker threads the duration is estimated for [default: one per core].
+        #[arg(long, value_parser = value_parser!(u64).range(1..4096))]
+        threads: Option<u64>,
     },
     /// List the policies with their parameters and defaults.
     Policies,
@@ -339,8 +342,11 @@ fn execute(command: Command, cancel: &Cancel) -> anyhow::Result<()> {
             out,
             run: run_args(PathBuf::new(), None, overrides, force, &charts, cancel),
         })?,
-        Command::Validate { scenario } => {
-            print!("{}", commands::validate(&scenario)?);
+        Command::Validate { scenario, threads } => {
+            print!(
+                "{}",
+                commands::validate_on(&scenario, threads.map(|t| t as usize))?
+            );
             return Ok(());
         }
         Command::Policies => {

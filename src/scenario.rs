@@ -221,8 +221,8 @@ pub(crate) fn describe_channels(s: &mut String, env: &Environment) {
         }
         let _ = match ch.cost() {
             CostModel::Plain(l) => write!(s, ":{:?}", l.spec()),
-            CostModel::Split { energy, delay, .. } => {
-                write!(s, ":{:?}:{:?}", energy.spec(), delay.spec())
+            CostModel::Split(split) => {
+                write!(s, ":{:?}:{:?}", split.energy.spec(), split.delay.spec())
             }
         };
     }

@@ -20,8 +20,8 @@ pub use plot::plot;
 pub use run::RunArgs;
 pub use run::run;
 pub use validate::policies;
-pub use validate::validate;
 pub use validate::validate_scenario;
+pub use validate::{validate, validate_on};
 
 use crate::app::export::ExportError;
 use crate::app::simulation::{Simulation, SimulationError};

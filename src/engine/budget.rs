@@ -17,7 +17,8 @@
 
 use crate::engine::recorder::N_METRICS;
 use crate::engine::runner::RunOptions;
-use crate::model::channel::Channel;
+use crate::identify::confidence::Setting;
+use crate::model::channel::{Channel, Environment};
 use crate::scenario::{
     IdentificationScenario, MultiUserScenario, PolicyKind, RegretScenario, Scenario,
 };
@@ -38,6 +39,18 @@ const SPLITS_PER_THREAD: u64 = 4;
 /// Rough cost of one slot-step, for the duration shown (about 110 ns measured with six
 /// channels; more channels probed per slot cost more).
 const SECONDS_PER_SLOT_STEP: f64 = 150e-9;
+/// Rough cost of one identification sample (about 0.7 µs measured on `paper-topk.ron`,
+/// set-up and bookkeeping included).
+const SECONDS_PER_SAMPLE: f64 = 0.7e-6;
+/// Samples an identification run takes, in units of `H·(ln(1/ν) + ln N)` (`H = Σ Δ⁻²`, the
+/// instance's complexity): on the paper's instances the faithful settings took 2 to 11 of
+/// them, the heuristic one 0.6 to 2.7 (`paper-topk.ron`), so these are cautious middles.
+fn samples_per_hardness(setting: Setting) -> f64 {
+    match setting {
+        Setting::Faithful => 8.0,
+        Setting::Heuristic => 2.5,
+    }
+}
 
 /// A scenario's needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,8 +58,12 @@ pub struct Estimate {
     /// Peak memory in bytes.
     pub memory: u64,
     /// Slot-steps (one policy, one slot), over every run, policy and benchmark; `None` for
-    /// identification (it depends on when the algorithms stop).
+    /// identification.
     pub slot_steps: Option<f64>,
+    /// Identification samples over every run, algorithm and setting: a rough expectation
+    /// from each instance's complexity (when the algorithms stop is random), capped by the
+    /// sample cap; `None` for the other kinds.
+    pub samples: Option<f64>,
     /// Worker threads assumed.
     pub threads: usize,
 }
@@ -183,7 +200,15 @@ impl Estimate {
                 }
                 (memory.saturating_add(workers), Some(steps))
             }
-            Scenario::Identification(s) => (identification(s, runs(s.runs), threads as u64), None),
+            Scenario::Identification(s) => {
+                let (memory, samples) = identification(s, runs(s.runs), threads as u64);
+                return Estimate {
+                    memory: memory.saturating_add(BASE),
+                    slot_steps: None,
+                    samples: Some(samples),
+                    threads,
+                };
+            }
             Scenario::MultiUser(s) => match &s.sweep {
                 None => multi_user(s, runs(s.runs), threads as u64),
                 Some(sw) => sw.cells.iter().fold((0u64, Some(0.0)), |(m, w), c| {
@@ -195,6 +220,7 @@ impl Estimate {
         Estimate {
             memory: memory.saturating_add(BASE),
             slot_steps,
+            samples: None,
             threads,
         }
     }
@@ -221,22 +247,32 @@ impl Estimate {
 
     /// A rough duration, in seconds, on the assumed threads.
     pub fn seconds(&self) -> Option<f64> {
-        self.slot_steps
-            .map(|w| w * SECONDS_PER_SLOT_STEP / self.threads.max(1) as f64)
+        let work = match (self.slot_steps, self.samples) {
+            (None, None) => return None,
+            (steps, samples) => {
+                steps.unwrap_or(0.0) * SECONDS_PER_SLOT_STEP
+                    + samples.unwrap_or(0.0) * SECONDS_PER_SAMPLE
+            }
+        };
+        Some(work / self.threads.max(1) as f64)
     }
 
     /// One line for `validate` and logs.
     pub fn describe(&self) -> String {
-        match (self.slot_steps, self.seconds()) {
-            (Some(w), Some(s)) => format!(
-                "needs about {} of memory and {w:.3e} slot-steps (roughly {} on {} thread{})",
-                bytes(self.memory),
-                duration(s),
-                self.threads,
-                if self.threads == 1 { "" } else { "s" }
-            ),
-            _ => format!("needs about {} of memory", bytes(self.memory)),
-        }
+        let work = match (self.slot_steps, self.samples) {
+            (Some(w), _) => format!("{w:.3e} slot-steps"),
+            (None, Some(n)) => {
+                format!("about {n:.3e} samples, expected from each instance's complexity")
+            }
+            (None, None) => return format!("needs about {} of memory", bytes(self.memory)),
+        };
+        format!(
+            "needs about {} of memory and {work} (roughly {} on {} thread{})",
+            bytes(self.memory),
+            duration(self.seconds().unwrap_or(0.0)),
+            self.threads,
+            if self.threads == 1 { "" } else { "s" }
+        )
     }
 }
 
@@ -284,13 +320,26 @@ fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u
         let k = e.env.len() as u64;
         memory = memory
             .saturating_add(product(&[policies, stats_bytes(checkpoints, k, runs)]))
-            .saturating_add(product(&[k, std::mem::size_of::<Channel>() as u64]));
+            .saturating_add(channels(&e.env));
         steps += runs as f64 * (policies + 1) as f64 * s.horizon as f64;
     }
     if with_workers {
         memory = memory.saturating_add(regret_workers(s, threads));
     }
     (memory, Some(steps))
+}
+
+/// The channels of an environment: each channel, and once each what copies share (the
+/// columns of the traces they replay).
+fn channels(env: &Environment) -> u64 {
+    let mut shared = std::collections::BTreeMap::new();
+    for ch in env.channels() {
+        if let Some((id, bytes)) = ch.occupancy().shared_memory() {
+            shared.insert(id, bytes);
+        }
+    }
+    product(&[env.len() as u64, std::mem::size_of::<Channel>() as u64])
+        .saturating_add(shared.values().fold(0, |a, &b| a.saturating_add(b)))
 }
 
 /// A many-users scenario: per policy the curves and per-user and per-channel statistics, the
@@ -306,32 +355,41 @@ fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, Option<f6
         ]))
         .saturating_add(product(&[runs, 8 * 12]));
     let worker = product(&[m.saturating_add(m), k, 64]).saturating_add(product(&[k, k, 8]));
-    let memory = product(&[policies, per_policy]).saturating_add(product(&[threads, 4, worker]));
+    let memory = product(&[policies, per_policy])
+        .saturating_add(product(&[threads, 4, worker]))
+        .saturating_add(channels(&s.env));
     let steps = runs as f64 * policies as f64 * m as f64 * s.horizon as f64;
     (memory, Some(steps))
 }
 
-fn identification(s: &IdentificationScenario, runs: u64, threads: u64) -> u64 {
+/// An identification scenario's memory, and the samples its runs are expected to take.
+fn identification(s: &IdentificationScenario, runs: u64, threads: u64) -> (u64, f64) {
     let mut cells = 0u64;
     let mut n_max = 0u64;
     let mut means = 0u64;
+    let mut samples = 0.0f64;
+    let ln_confidence = (1.0 / s.confidence).ln();
     for inst in &s.instances {
         for arms in &inst.points {
             let n = arms.len() as u64;
             n_max = n_max.max(n);
             means = means.saturating_add(product(&[n, 8]));
+            let hardness = arms.complexity() * (ln_confidence + (n as f64).ln());
             for &setting in &s.settings {
-                cells = cells.saturating_add(
-                    s.algorithms.iter().filter(|a| a.runs_in(setting)).count() as u64,
-                );
+                let algorithms = s.algorithms.iter().filter(|a| a.runs_in(setting)).count();
+                cells = cells.saturating_add(algorithms as u64);
+                let per_run =
+                    (samples_per_hardness(setting) * hardness).clamp(n as f64, s.sample_cap as f64);
+                samples += per_run * (runs as f64) * algorithms as f64;
             }
         }
     }
     let per_cell = product(&[runs, OUTCOME]).saturating_add(MOMENTS);
     let workers = product(&[threads, SPLITS_PER_THREAD, n_max, 8 * 8]);
-    product(&[cells, per_cell])
+    let memory = product(&[cells, per_cell])
         .saturating_add(means)
-        .saturating_add(workers)
+        .saturating_add(workers);
+    (memory, samples)
 }
 
 #[cfg(test)]
@@ -360,6 +418,7 @@ mod tests {
         let e = Estimate {
             memory: 10 << 30,
             slot_steps: None,
+            samples: None,
             threads: 1,
         };
         let err = e.check(Some(1 << 30)).unwrap_err().to_string();

@@ -121,7 +121,7 @@ impl Simple {
                     LawSpec::Bernoulli(p) => PlainCost::Bernoulli(crn::threshold(p)),
                     _ => return None,
                 },
-                CostModel::Split { .. } => return None,
+                CostModel::Split(_) => return None,
             });
         }
         Some(Simple { idle, cost })

@@ -16,6 +16,7 @@ use crate::model::sensing::Sensing;
 use crate::model::theory::{Bounds, Optimum, expected_reward_sensed};
 use crate::util::crn::{Purpose, RunKey};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Most entries a scenario's piecewise boundaries may create, counting each benchmark epoch
 /// as its channels plus [`EPOCH_OVERHEAD`] (an epoch holds each channel's probabilities and
@@ -126,7 +127,9 @@ pub(crate) struct Epoch {
 /// The channels of one experiment, with the quantities every slot needs precomputed.
 #[derive(Clone, Debug)]
 pub struct Environment {
-    channels: Vec<Channel>,
+    /// Shared, not copied, when an environment is cloned (an override or an estimate works on
+    /// a copy of the scenario, and a scenario may declare a million channels).
+    channels: Arc<Vec<Channel>>,
     slot_duration: Option<f64>,
     horizon: u64,
     theta: Vec<f64>,
@@ -152,7 +155,7 @@ impl Environment {
     ) -> Environment {
         let mean_cost = channels.iter().map(|c| c.cost.mean()).collect();
         let mut env = Environment {
-            channels,
+            channels: Arc::new(channels),
             slot_duration,
             horizon,
             theta: Vec::new(),
@@ -411,5 +414,21 @@ impl Paths {
             self.occupancy.push(ch.occupancy.start(occupancy));
             self.benchmark.push(ch.occupancy.start(occupancy));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scenario may declare a million copies of one channel (`count`): a copy must stay
+    /// small (it was 600 bytes before the rare laws were shared) and allocate nothing.
+    #[test]
+    fn a_channel_copy_is_small() {
+        assert!(
+            std::mem::size_of::<Channel>() <= 256,
+            "{}",
+            std::mem::size_of::<Channel>()
+        );
     }
 }

@@ -49,15 +49,20 @@ pub(crate) struct ProbeCost {
 pub(crate) enum CostModel {
     /// The paper's single cost law.
     Plain(Law),
-    /// Separate energy and delay laws, weighted into the bandit cost.
-    Split {
-        /// Energy per probe.
-        energy: Law,
-        /// Delay per probe.
-        delay: Law,
-        /// The scenario's weights.
-        weights: CostWeights,
-    },
+    /// Separate energy and delay laws, weighted into the bandit cost (boxed: twice a plain
+    /// law's size, and a scenario may declare a million channels).
+    Split(Box<SplitCost>),
+}
+
+/// Separate energy and delay laws, weighted into the bandit cost.
+#[derive(Clone, Debug)]
+pub(crate) struct SplitCost {
+    /// Energy per probe.
+    pub(crate) energy: Law,
+    /// Delay per probe.
+    pub(crate) delay: Law,
+    /// The scenario's weights.
+    pub(crate) weights: CostWeights,
 }
 
 impl CostModel {
@@ -65,11 +70,14 @@ impl CostModel {
     pub(crate) fn mean(&self) -> f64 {
         match self {
             CostModel::Plain(law) => law.mean(),
-            CostModel::Split {
-                energy,
-                delay,
-                weights,
-            } => weights.energy * energy.mean() + weights.delay * delay.mean(),
+            CostModel::Split(split) => {
+                let SplitCost {
+                    energy,
+                    delay,
+                    weights,
+                } = &**split;
+                weights.energy * energy.mean() + weights.delay * delay.mean()
+            }
         }
     }
 
@@ -77,7 +85,7 @@ impl CostModel {
     pub(crate) fn mean_energy(&self) -> f64 {
         match self {
             CostModel::Plain(law) => law.mean(),
-            CostModel::Split { energy, .. } => energy.mean(),
+            CostModel::Split(split) => split.energy.mean(),
         }
     }
 
@@ -85,7 +93,7 @@ impl CostModel {
     pub(crate) fn mean_delay(&self) -> f64 {
         match self {
             CostModel::Plain(_) => 0.0,
-            CostModel::Split { delay, .. } => delay.mean(),
+            CostModel::Split(split) => split.delay.mean(),
         }
     }
 
@@ -93,11 +101,12 @@ impl CostModel {
     pub(crate) fn support(&self) -> (f64, f64) {
         match self {
             CostModel::Plain(law) => law.support(),
-            CostModel::Split {
-                energy,
-                delay,
-                weights,
-            } => {
+            CostModel::Split(split) => {
+                let SplitCost {
+                    energy,
+                    delay,
+                    weights,
+                } = &**split;
                 let (elo, ehi) = energy.support();
                 let (dlo, dhi) = delay.support();
                 (
@@ -121,11 +130,12 @@ impl CostModel {
                     cost: y,
                 }
             }
-            CostModel::Split {
-                energy,
-                delay,
-                weights,
-            } => {
+            CostModel::Split(split) => {
+                let SplitCost {
+                    energy,
+                    delay,
+                    weights,
+                } = &**split;
                 let e = energy.sample_at(key, t);
                 let d = delay.sample_at(delay_key, t);
                 ProbeCost {
@@ -145,14 +155,14 @@ mod tests {
 
     #[test]
     fn split_cost_mean_and_support_follow_the_weights() {
-        let model = CostModel::Split {
+        let model = CostModel::Split(Box::new(SplitCost {
             energy: Law::new(&LawSpec::Uniform { lo: 1.0, hi: 3.0 }).unwrap(),
             delay: Law::new(&LawSpec::Constant(2.0)).unwrap(),
             weights: CostWeights {
                 energy: 0.1,
                 delay: 0.2,
             },
-        };
+        }));
         assert!((model.mean() - (0.1 * 2.0 + 0.2 * 2.0)).abs() < 1e-15);
         let (lo, hi) = model.support();
         assert!((lo - 0.5).abs() < 1e-15 && (hi - 0.7).abs() < 1e-15);

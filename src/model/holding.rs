@@ -20,6 +20,7 @@ use rand::Rng;
 use rand::RngExt;
 use rand_distr::{Distribution, Gamma, LogNormal, Weibull};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// A holding-time law as written in scenario files (in slots).
 ///
@@ -90,7 +91,9 @@ pub(crate) struct HoldingError {
 pub(crate) struct Holding {
     spec: HoldingSpec,
     mean: f64,
-    kind: Kind,
+    // Shared: drawn once per period, not per probe, and an on/off channel holds two laws of
+    // a scenario's possibly million copies of one channel.
+    kind: Arc<Kind>,
 }
 
 #[derive(Clone, Debug)]
@@ -239,7 +242,7 @@ impl Holding {
         Ok(Holding {
             spec: spec.clone(),
             mean,
-            kind,
+            kind: Arc::new(kind),
         })
     }
 
@@ -255,7 +258,7 @@ impl Holding {
 
     /// One holding time.
     pub(crate) fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        match &self.kind {
+        match &*self.kind {
             Kind::Gamma { law, .. } => law.sample(rng),
             Kind::LogNormal { law, .. } => law.sample(rng),
             Kind::Weibull { law, .. } => law.sample(rng),
@@ -271,7 +274,7 @@ impl Holding {
     /// equilibrium residual life; see the module docs).
     pub(crate) fn sample_residual<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         let u: f64 = rng.random();
-        match &self.kind {
+        match &*self.kind {
             Kind::Gamma { biased, .. } => u * biased.sample(rng),
             Kind::LogNormal { biased, .. } => u * biased.sample(rng),
             Kind::Weibull {

@@ -11,6 +11,7 @@ use rand::distr::{Distribution, Uniform};
 use rand_distr::{Beta, Normal};
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Continuous, ContinuousCDF, Normal as StatNormal};
+use std::sync::Arc;
 
 /// A law as written in a scenario file.
 ///
@@ -85,7 +86,10 @@ pub(crate) struct LawError {
 /// A checked law: exact mean, exact support, sampler.
 #[derive(Clone, Debug)]
 pub(crate) struct Law {
-    spec: LawSpec,
+    // The spec and the rare laws' samplers are shared: a channel holds up to two laws, and a
+    // scenario may declare a million copies of one channel, so a copy stays small and
+    // allocates nothing.
+    spec: Arc<LawSpec>,
     kind: Kind,
     mean: f64,
     lo: f64,
@@ -101,11 +105,11 @@ enum Kind {
     Bernoulli,
     Uniform(Uniform<f64>),
     Beta {
-        dist: Beta<f64>,
+        dist: Arc<Beta<f64>>,
         lo: f64,
         width: f64,
     },
-    TruncatedNormal(TruncatedNormal),
+    TruncatedNormal(Arc<TruncatedNormal>),
 }
 
 impl LawSpec {
@@ -147,7 +151,7 @@ impl Law {
         };
         let threshold = crn::threshold(mean);
         Ok(Law {
-            spec: spec.clone(),
+            spec: Arc::new(spec.clone()),
             kind,
             mean,
             lo,
@@ -277,7 +281,16 @@ impl Checks {
             .map_err(|_| self.fail("alpha", "and `beta` must be positive", alpha))?;
         let width = hi - lo;
         let mean = lo + width * (alpha / (alpha + beta));
-        Ok((Kind::Beta { dist, lo, width }, mean, lo, hi))
+        Ok((
+            Kind::Beta {
+                dist: Arc::new(dist),
+                lo,
+                width,
+            },
+            mean,
+            lo,
+            hi,
+        ))
     }
 
     fn truncated_normal(
@@ -298,7 +311,7 @@ impl Checks {
             )
         })?;
         let m = tn.mean();
-        Ok((Kind::TruncatedNormal(tn), m, lo, hi))
+        Ok((Kind::TruncatedNormal(Arc::new(tn)), m, lo, hi))
     }
 }
 

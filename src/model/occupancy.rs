@@ -97,6 +97,12 @@ pub(crate) trait Process {
         None
     }
 
+    /// Memory the process shares with every copy of it (a trace's bits): an identity that
+    /// is the same for every copy, and its bytes, so that an estimate counts it once.
+    fn shared_memory(&self) -> Option<(usize, u64)> {
+        None
+    }
+
     /// What `validate` should say about how the process was read (a trace's header row).
     fn notes(&self) -> Vec<String> {
         Vec::new()

@@ -5,7 +5,7 @@ use crate::model::channel::Environment;
 use crate::model::cost::CostModel;
 use crate::model::law::LawSpec;
 use crate::policy::DEFAULT_ALPHA;
-use crate::report::format::{list, runs, sig, span};
+use crate::report::format::{list, runs_by, sig, span};
 use crate::scenario::{IdentificationScenario, RegretScenario, Scenario, SweepScenario};
 use crate::util::ron_text::to_ron_line;
 use std::fmt::Write;
@@ -215,29 +215,26 @@ fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
         "ch", "θ", "c", "θ/c"
     );
     // Identical consecutive channels (a `count` in the scenario) share one line.
-    let described: Vec<String> = env
-        .channels()
-        .iter()
-        .map(|ch| {
-            format!(
-                "{}|{}|{:?}",
-                ch.occupancy().describe(),
-                ch.sensing().describe(),
-                cost_specs(ch.cost())
-            )
-        })
-        .collect();
-    for (first, last) in runs(&described) {
+    let described = |i: usize| {
+        let ch = &env.channels()[i];
+        format!(
+            "{}|{}|{:?}",
+            ch.occupancy().describe(),
+            ch.sensing().describe(),
+            cost_specs(ch.cost())
+        )
+    };
+    for (first, last) in runs_by(env.len(), described) {
         let ch = &env.channels()[first];
         let theta = env.theta()[first];
         let i = span(first, last);
         let c = ch.cost().mean();
         let law = match ch.cost() {
             CostModel::Plain(l) => format!("cost: {}", ron_law(l.spec())),
-            CostModel::Split { energy, delay, .. } => format!(
+            CostModel::Split(split) => format!(
                 "energy: {}, delay: {}",
-                ron_law(energy.spec()),
-                ron_law(delay.spec())
+                ron_law(split.energy.spec()),
+                ron_law(split.delay.spec())
             ),
         };
         // A free probe has no finite ratio: UCR-T1 probes it whenever θ > 0. A cost so small
@@ -293,7 +290,7 @@ fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
 fn cost_specs(c: &CostModel) -> Vec<&LawSpec> {
     match c {
         CostModel::Plain(l) => vec![l.spec()],
-        CostModel::Split { energy, delay, .. } => vec![energy.spec(), delay.spec()],
+        CostModel::Split(split) => vec![split.energy.spec(), split.delay.spec()],
     }
 }
 

@@ -39,11 +39,22 @@ pub(crate) fn interval(ci95: Option<[f64; 2]>) -> String {
 
 /// Runs of consecutive equal items, as `(first, last)` index pairs (inclusive).
 pub(crate) fn runs<T: PartialEq>(items: &[T]) -> Vec<(usize, usize)> {
+    runs_by(items.len(), |i| &items[i])
+}
+
+/// [`runs`] of the keys `key(0)`, …, `key(n - 1)`, computed one at a time: only the current
+/// run's key is kept (a million channels need not all be described at once).
+pub(crate) fn runs_by<K: PartialEq>(n: usize, key: impl Fn(usize) -> K) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        match out.last_mut() {
-            Some((first, last)) if items[*first] == *item => *last = i,
-            _ => out.push((i, i)),
+    let mut current: Option<K> = None;
+    for i in 0..n {
+        let k = key(i);
+        match (out.last_mut(), &current) {
+            (Some((_, last)), Some(c)) if *c == k => *last = i,
+            _ => {
+                out.push((i, i));
+                current = Some(k);
+            }
         }
     }
     out
@@ -121,6 +132,8 @@ mod tests {
     #[test]
     fn runs_and_lists_abbreviate() {
         assert_eq!(runs(&[1, 1, 2, 1]), vec![(0, 1), (2, 2), (3, 3)]);
+        assert_eq!(runs_by(5, |i| i / 2), vec![(0, 1), (2, 3), (4, 4)]);
+        assert!(runs_by(0, |i| i).is_empty());
         assert_eq!(span(3, 3), "3");
         assert_eq!(span(3, 7), "3–7");
         assert_eq!(list(&[1, 2]), "[1, 2]");

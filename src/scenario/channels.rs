@@ -6,7 +6,7 @@ use super::checker::Checker;
 use super::locate::FieldPath;
 use super::raw::RawChannel;
 use crate::model::channel::{Channel, EPOCH_OVERHEAD, Environment, MAX_EPOCH_ENTRIES};
-use crate::model::cost::{CostModel, CostWeights};
+use crate::model::cost::{CostModel, CostWeights, SplitCost};
 use crate::model::law::{Law, LawSpec};
 use crate::model::occupancy::{IidSpec, Occupancy, OccupancySpec, SpecContext, Step, probability};
 use crate::model::sensing::{Sensing, SensingSpec};
@@ -203,11 +203,11 @@ fn check_cost(
                 .and_then(|l| physical(l, "energy", &here.field("energy"), ck));
             let d = check_law(delay.as_ref().unwrap_or(&zero), &here.field("delay"), ck)
                 .and_then(|l| physical(l, "delay", &here.field("delay"), ck));
-            CostModel::Split {
+            CostModel::Split(Box::new(SplitCost {
                 energy: e?,
                 delay: d?,
                 weights: *weights,
-            }
+            }))
         }
     };
     let (lo, hi) = model.support();
@@ -220,7 +220,7 @@ fn check_cost(
     };
     let what = match model {
         CostModel::Plain(_) => "the bandit cost".to_string(),
-        CostModel::Split { .. } => format!(
+        CostModel::Split(_) => format!(
             "the bandit cost {}·energy + {}·delay",
             weights.energy, weights.delay
         ),

@@ -36,7 +36,16 @@ pub enum ReadError {
     /// It is not UTF-8 text.
     #[error("is not UTF-8 text ({0})")]
     NotText(std::str::Utf8Error),
+    /// It holds a NUL byte, which no text file specprobe reads does: a binary file, or a
+    /// sparse one whose holes read as zeros.
+    #[error(
+        "holds a NUL byte at offset {0}: not a text file (a binary file, or a sparse one whose holes read as zeros)"
+    )]
+    Nul(u64),
 }
+
+/// Bytes read at a time, each checked before the next is read.
+const CHUNK: usize = 1 << 20;
 
 fn open(path: &Path) -> std::io::Result<File> {
     let mut options = std::fs::OpenOptions::new();
@@ -85,16 +94,28 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError
             limit,
         });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // Every file read here is text, so a NUL byte ends the read at once: a file a few KB on
+    // disk but sparse to gigabytes (its holes read as zeros) costs one chunk, not its length.
+    // Nothing is reserved from the claimed length for the same reason.
+    let mut bytes = Vec::new();
     // The file may grow while it is read: never read past the limit.
-    file.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(ReadError::TooLarge {
-            len: bytes.len() as u64,
-            limit,
-        });
+    let mut file = file.take(limit + 1);
+    loop {
+        let start = bytes.len();
+        let n = (&mut file).take(CHUNK as u64).read_to_end(&mut bytes)?;
+        if let Some(at) = bytes[start..].iter().position(|&b| b == 0) {
+            return Err(ReadError::Nul((start + at) as u64));
+        }
+        if bytes.len() as u64 > limit {
+            return Err(ReadError::TooLarge {
+                len: bytes.len() as u64,
+                limit,
+            });
+        }
+        if n == 0 {
+            return Ok(bytes);
+        }
     }
-    Ok(bytes)
 }
 
 /// The UTF-8 text of the regular file `path`, at most `limit` bytes.
@@ -123,6 +144,25 @@ mod tests {
         ));
         std::fs::write(&f, [0xff, 0xfe]).unwrap();
         assert!(matches!(read_text(&f, 100), Err(ReadError::NotText(_))));
+        std::fs::write(&f, b"{\"a\":\0}").unwrap();
+        assert!(matches!(read_text(&f, 100), Err(ReadError::Nul(5))));
+    }
+
+    #[test]
+    fn a_sparse_file_is_refused_at_its_first_hole_without_reading_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("partial.json");
+        let file = std::fs::File::create(&f).unwrap();
+        let stored = b"{\"format\": \"x\"";
+        std::io::Write::write_all(&mut &file, stored).unwrap();
+        // 3 GiB long, a few bytes stored: reading it whole would take 3 GB.
+        file.set_len(3 << 30).unwrap();
+        let err = read_bounded(&f, 4 << 30).unwrap_err();
+        assert!(
+            matches!(err, ReadError::Nul(n) if n == stored.len() as u64),
+            "{err}"
+        );
+        assert!(err.to_string().contains("sparse"), "{err}");
     }
 
     #[cfg(unix)]

@@ -135,6 +135,28 @@ fn validate_prints_the_optimum() {
     assert!(text.contains("Theorem 3"), "{text}");
 }
 
+/// An identification scenario's work is estimated from its instances' complexity: a duration
+/// from `validate`, and the over-an-hour notice from `run` for a long one.
+#[test]
+fn identification_runs_get_a_duration_estimate() {
+    let o = specprobe(&["validate", "scenarios/paper-best1.ron", "--threads", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("samples, expected from each instance's complexity (roughly")
+            && text.contains("minutes on 2 threads"),
+        "{text}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let long = std::fs::read_to_string("scenarios/paper-best1.ron")
+        .unwrap()
+        .replace("runs: 100,", "runs: 100000,");
+    let path = scenario_file(tmp.path(), "long.ron", &long);
+    let o = specprobe(&["validate", path.to_str().unwrap(), "--threads", "2"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(" days on 2 threads"), "{text}");
+}
+
 #[test]
 fn policies_lists_every_policy_with_defaults() {
     let o = specprobe(&["policies"]);

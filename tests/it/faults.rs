@@ -504,6 +504,72 @@ fn resource_bombs_are_refused_within_a_second_of_cpu_and_100_mb() {
     }
 }
 
+/// Result files a few KB on disk but sparse to 3 GiB (their holes read as zeros) are refused at
+/// the first hole by `merge` and `plot`, within a second of CPU and 100 MB, instead of being read
+/// whole.
+#[test]
+fn sparse_result_files_are_refused_without_being_read_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = scenario_file(tmp.path(), "s.ron", &fig1a(50, 4, "(policy: CcUcb())"));
+    let (sh0, sh1, done) = (
+        tmp.path().join("sh0"),
+        tmp.path().join("sh1"),
+        tmp.path().join("done"),
+    );
+    for (i, dir) in [&sh0, &sh1].into_iter().enumerate() {
+        let shard = format!("{i}/2");
+        let ok = run_cmd(&scenario, dir, 1, &["--shard", &shard])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    assert!(
+        run_cmd(&scenario, &done, 1, &[])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let sparse = |file: &Path| {
+        let f = std::fs::OpenOptions::new().append(true).open(file).unwrap();
+        f.set_len(3 << 30).unwrap();
+    };
+    sparse(&sh1.join("partial.json"));
+    sparse(&done.join("summary.json"));
+    let merged = tmp.path().join("merged");
+    let (sh0, sh1) = (sh0.to_str().unwrap(), sh1.to_str().unwrap());
+    for (what, args) in [
+        (
+            "merge",
+            vec!["merge", sh0, sh1, "--out", merged.to_str().unwrap()],
+        ),
+        ("plot", vec!["plot", done.to_str().unwrap()]),
+    ] {
+        let err_file = tmp.path().join("stderr");
+        let child = Command::new(BIN)
+            .arg("-v")
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&err_file).unwrap())
+            .spawn()
+            .unwrap();
+        let ended = reap(child);
+        let err = std::fs::read_to_string(&err_file).unwrap();
+        assert_eq!(ended.code, Some(1), "{what}: {err}");
+        assert!(
+            err.contains("NUL byte") && err.contains("sparse"),
+            "{what}: {err}"
+        );
+        assert!(
+            ended.cpu < Duration::from_secs(1),
+            "{what}: {:?}",
+            ended.cpu
+        );
+        let peak = peak_mb(&err);
+        assert!(peak < 100.0, "{what}: {peak:.0} MB");
+    }
+    assert!(!merged.exists());
+}
+
 /// A file-size limit (`ulimit -f`) makes a write fail with EFBIG, reported as an error (exit 1)
 /// with the earlier results left as they were, instead of a silent death by SIGXFSZ (153).
 #[test]
@@ -527,7 +593,8 @@ fn a_file_size_limit_is_an_error_not_a_silent_death() {
 }
 
 /// Ctrl-C stops within a second even in a step that does not look at the flag: here `validate`
-/// computing a trace's statistics over a horizon of 2^40 slots for 100 000 channels (minutes).
+/// computing a trace's statistics over a horizon of 2^40 slots (64 replays of the trace) for
+/// 2 000 channel entries (copies of one entry, `count`, share one computation; entries do not).
 #[test]
 fn sigint_during_a_long_set_up_stops_within_a_second() {
     let tmp = tempfile::tempdir().unwrap();
@@ -537,12 +604,16 @@ fn sigint_during_a_long_set_up_stops_within_a_second() {
         tmp.path().join("traces/example.csv"),
     )
     .unwrap();
+    let entry = r#"(occupancy: Trace(file: "traces/example.csv", column: 1, wrap: true), cost: Bernoulli(0.4)),"#;
     let scenario = scenario_file(
         tmp.path(),
         "t.ron",
-        r#"Regret(name: "t", horizon: 1099511627776, runs: 1,
-            channels: [(occupancy: Trace(file: "traces/example.csv", column: 1, wrap: true), cost: Bernoulli(0.4), count: 100000)],
+        &format!(
+            r#"Regret(name: "t", horizon: 1099511627776, runs: 1,
+            channels: [{}],
             policies: [(policy: CcUcb)])"#,
+            entry.repeat(2000)
+        ),
     );
     let mut child = Command::new(BIN)
         .args(["validate", scenario.to_str().unwrap()])

@@ -15,11 +15,25 @@ pub fn validate(path: &Path) -> Result<String, CommandError> {
     validate_scenario(scenario::load(path)?)
 }
 
+/// [`validate`] with the duration estimated for `threads` worker threads (default: one per
+/// core), as `specprobe validate --threads N` does: the machine that will run it may differ.
+pub fn validate_on(path: &Path, threads: Option<usize>) -> Result<String, CommandError> {
+    validate_scenario_on(scenario::load(path)?, threads)
+}
+
 /// [`validate`] for a scenario already loaded (from a file, or built in memory).
 pub fn validate_scenario(loaded: Scenario) -> Result<String, CommandError> {
+    validate_scenario_on(loaded, None)
+}
+
+fn validate_scenario_on(loaded: Scenario, threads: Option<usize>) -> Result<String, CommandError> {
     let mut text = describe::describe(&loaded);
     let source = loaded.source().path.clone();
-    let estimate = Simulation::new(loaded).estimate()?;
+    let mut simulation = Simulation::new(loaded);
+    if let Some(t) = threads {
+        simulation = simulation.threads(t);
+    }
+    let estimate = simulation.estimate()?;
     estimate
         .check(None)
         .map_err(|source_error| CommandError::CannotRunHere {

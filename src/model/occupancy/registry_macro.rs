@@ -130,6 +130,13 @@ macro_rules! occupancy_processes {
                 }
             }
 
+            /// See [`Process::shared_memory`].
+            pub(crate) fn shared_memory(&self) -> Option<(usize, u64)> {
+                match self {
+                    $(Occupancy::$name(p) => p.shared_memory(),)*
+                }
+            }
+
             /// See [`Process::notes`].
             pub(crate) fn notes(&self) -> Vec<String> {
                 match self {

@@ -35,11 +35,19 @@ impl ProcessSpec for TraceSpec {
 
     fn check(&self, cx: &mut SpecContext<'_>) -> Result<Trace, Vec<SpecProblem>> {
         let path = cx.base.join(&self.file);
+        // What the files read so far took, so that many distinct files cannot add up to more
+        // than one scenario's share before anything is estimated.
+        let used: u64 = cx
+            .traces
+            .values()
+            .filter_map(|t| t.as_ref().ok())
+            .map(|t| t.text_bytes)
+            .sum();
         let parsed = cx
             .traces
             .entry(path.clone())
             .or_insert_with(|| {
-                TraceFile::read(&path)
+                TraceFile::read_within(&path, MAX_TRACES_TOTAL_BYTES.saturating_sub(used))
                     .map(Arc::new)
                     .map_err(|e| e.to_string())
             })
@@ -87,6 +95,20 @@ pub(crate) struct Trace {
     len: u64,
     /// The header row skipped, if any: its line and a short prefix.
     header: Option<(usize, String)>,
+    /// The last statistics computed, shared by every copy of this channel (a `count` of
+    /// 100 000 copies must not scan the trace 100 000 times).
+    stats: StatsMemo,
+}
+
+/// The statistics of a trace over one horizon, computed once for all copies of a channel.
+#[derive(Clone, Debug, Default)]
+struct StatsMemo(Arc<std::sync::Mutex<Option<(u64, ProcessStats)>>>);
+
+impl PartialEq for StatsMemo {
+    /// A cache: never part of what a trace is.
+    fn eq(&self, _: &StatsMemo) -> bool {
+        true
+    }
 }
 
 /// A trace file that cannot be used, with where.
@@ -125,6 +147,11 @@ pub(crate) enum TraceError {
 /// at most an eighth of the text.
 pub(crate) const MAX_TRACE_BYTES: u64 = crate::util::input::MAX_SCENARIO_BYTES;
 
+/// Most bytes of trace text one scenario may refer to, over all its distinct files: each
+/// file is read whole before the run's memory is estimated, so the files together are bounded
+/// too (the parsed bits are counted in the estimate).
+pub(crate) const MAX_TRACES_TOTAL_BYTES: u64 = 256 << 20;
+
 /// Most columns a trace may have (each costs a small allocation: a one-row file of millions
 /// of columns must not cost hundreds of times its size).
 pub(crate) const MAX_TRACE_COLUMNS: usize = 1 << 16;
@@ -148,6 +175,8 @@ fn quote(text: &str) -> String {
 /// shared by every channel that replays it.
 #[derive(Clone, Debug)]
 pub(crate) struct TraceFile {
+    /// Bytes of the file's text.
+    text_bytes: u64,
     columns: Vec<Arc<Vec<u64>>>,
     rows: u64,
     header: Option<(usize, String)>,
@@ -159,13 +188,28 @@ fn fields(line: &str) -> impl Iterator<Item = &str> {
 
 impl TraceFile {
     /// Reads and checks `path`.
+    #[cfg(test)]
     pub(crate) fn read(path: &Path) -> Result<TraceFile, TraceError> {
+        TraceFile::read_within(path, MAX_TRACE_BYTES)
+    }
+
+    /// Reads and checks `path` when only `budget` bytes of the scenario's trace text are left
+    /// (see [`MAX_TRACES_TOTAL_BYTES`]).
+    pub(crate) fn read_within(path: &Path, budget: u64) -> Result<TraceFile, TraceError> {
         let unreadable = |message: String| TraceError::Read {
             path: path.to_path_buf(),
             message,
         };
-        let text = crate::util::input::read_text(path, MAX_TRACE_BYTES)
-            .map_err(|e| unreadable(e.to_string()))?;
+        let limit = MAX_TRACE_BYTES.min(budget);
+        let text = crate::util::input::read_text(path, limit).map_err(|e| match e {
+            crate::util::input::ReadError::TooLarge { len, .. } if limit < MAX_TRACE_BYTES => {
+                unreadable(format!(
+                    "is {len} bytes, and the scenario's other trace files already take {} of the {MAX_TRACES_TOTAL_BYTES} bytes of trace text one scenario may refer to",
+                    MAX_TRACES_TOTAL_BYTES - budget.min(MAX_TRACES_TOTAL_BYTES)
+                ))
+            }
+            e => unreadable(e.to_string()),
+        })?;
         TraceFile::parse(&text, path)
     }
 
@@ -244,6 +288,7 @@ impl TraceFile {
             });
         }
         Ok(TraceFile {
+            text_bytes: text.len() as u64,
             columns: columns.into_iter().map(Arc::new).collect(),
             rows,
             header,
@@ -270,6 +315,7 @@ impl TraceFile {
             bits: Arc::clone(bits),
             len: self.rows,
             header: self.header.clone(),
+            stats: StatsMemo::default(),
         })
     }
 }
@@ -287,6 +333,38 @@ impl Trace {
     fn bit(&self, slot: u64) -> bool {
         let i = (slot - 1) % self.len;
         self.bits[(i / 64) as usize] >> (i % 64) & 1 == 1
+    }
+
+    /// Runs of idle and busy slots over `horizon` (at most 64 replays of the trace).
+    fn scan(&self, horizon: u64) -> ProcessStats {
+        let h = horizon.max(1);
+        let mut idle_runs = (0u64, 0u64);
+        let mut busy_runs = (0u64, 0u64);
+        let mut run = 1u64;
+        for t in 2..=h.min(self.len.saturating_mul(if self.wrap { 64 } else { 1 })) + 1 {
+            if t <= h && self.bit(t) == self.bit(t - 1) {
+                run += 1;
+                continue;
+            }
+            let r = if self.bit(t - 1) {
+                &mut idle_runs
+            } else {
+                &mut busy_runs
+            };
+            r.0 += run;
+            r.1 += 1;
+            run = 1;
+            if t > h {
+                break;
+            }
+        }
+        let mean = |(total, count): (u64, u64)| (count > 0).then(|| total as f64 / count as f64);
+        ProcessStats {
+            theta: self.idle_slots(h) as f64 / h as f64,
+            mean_idle: mean(idle_runs),
+            mean_busy: mean(busy_runs),
+            autocorrelation: None,
+        }
     }
 
     /// Idle slots among the first `horizon` (replayed as the simulation would).
@@ -324,33 +402,14 @@ impl Process for Trace {
     }
 
     fn stats(&self, horizon: u64) -> ProcessStats {
-        let h = horizon.max(1);
-        let mut idle_runs = (0u64, 0u64);
-        let mut busy_runs = (0u64, 0u64);
-        let mut run = 1u64;
-        for t in 2..=h.min(self.len.saturating_mul(if self.wrap { 64 } else { 1 })) + 1 {
-            if t <= h && self.bit(t) == self.bit(t - 1) {
-                run += 1;
-                continue;
+        let mut memo = self.stats.0.lock().unwrap_or_else(|e| e.into_inner());
+        match *memo {
+            Some((h, stats)) if h == horizon => stats,
+            _ => {
+                let stats = self.scan(horizon);
+                *memo = Some((horizon, stats));
+                stats
             }
-            let r = if self.bit(t - 1) {
-                &mut idle_runs
-            } else {
-                &mut busy_runs
-            };
-            r.0 += run;
-            r.1 += 1;
-            run = 1;
-            if t > h {
-                break;
-            }
-        }
-        let mean = |(total, count): (u64, u64)| (count > 0).then(|| total as f64 / count as f64);
-        ProcessStats {
-            theta: self.idle_slots(h) as f64 / h as f64,
-            mean_idle: mean(idle_runs),
-            mean_busy: mean(busy_runs),
-            autocorrelation: None,
         }
     }
 
@@ -369,6 +428,11 @@ impl Process for Trace {
 
     fn content_hash(&self) -> Option<u64> {
         Some(self.hash_bits())
+    }
+
+    fn shared_memory(&self) -> Option<(usize, u64)> {
+        let bytes = std::mem::size_of_val(self.bits.as_slice()) + std::mem::size_of::<Vec<u64>>();
+        Some((Arc::as_ptr(&self.bits) as usize, bytes as u64))
     }
 
     fn notes(&self) -> Vec<String> {
@@ -419,6 +483,43 @@ mod tests {
 
     /// Excel's byte-order mark is skipped; a header is a row without a number (reported); a
     /// typo in row 1 is an error there, not a header that drops the first slot.
+
+    #[test]
+    fn the_files_of_one_scenario_share_one_budget_of_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("t.csv");
+        std::fs::write(&f, "1,0\n0,1\n1,1\n").unwrap();
+        assert_eq!(TraceFile::read_within(&f, 12).unwrap().text_bytes, 12);
+        let err = TraceFile::read_within(&f, 11).unwrap_err().to_string();
+        assert!(
+            err.contains("is 12 bytes") && err.contains("of trace text one scenario may refer to"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn copies_of_a_channel_scan_the_trace_once() {
+        let f = TraceFile::parse("1\n0\n0\n1\n", Path::new("t.csv")).unwrap();
+        let a = f.column("t.csv", 1, true).unwrap();
+        let b = a.clone();
+        let s = a.stats(10);
+        assert_eq!(b.stats.0.lock().unwrap().unwrap(), (10, s));
+        assert_eq!(b.stats(10), a.scan(10));
+        assert_eq!(b.stats(7), a.scan(7));
+        // Another channel of the same column keeps its own statistics (it may not wrap).
+        let c = f.column("t.csv", 1, false).unwrap();
+        assert!(c.stats.0.lock().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_column_is_counted_once_in_memory_however_many_channels_replay_it() {
+        let f = TraceFile::parse(&"1\n".repeat(640), Path::new("t.csv")).unwrap();
+        let a = f.column("t.csv", 1, false).unwrap();
+        let b = a.clone();
+        let (ida, bytes) = a.shared_memory().unwrap();
+        assert_eq!(b.shared_memory().unwrap(), (ida, bytes));
+        assert!(bytes >= 80, "{bytes}");
+    }
     #[test]
     fn a_bom_is_skipped_and_only_a_row_without_numbers_is_a_header() {
         let f = TraceFile::parse("\u{feff}1,0\n0,1\n", Path::new("b.csv")).unwrap();

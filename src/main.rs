@@ -29,11 +29,12 @@ struct Cli {
 /// Overrides of a scenario's settings.
 #[derive(Debug, Args)]
 struct OverrideArgs {
-    /// Runs per policy (overrides the scenario's `runs`).
-    #[arg(long, value_parser = value_parser!(u64).range(1..))]
+    /// Runs per policy (overrides the scenario's `runs`); `1e4` is read as 10000.
+    #[arg(long, value_parser = whole_number)]
     runs: Option<u64>,
-    /// Slots per run (overrides the scenario's `horizon`).
-    #[arg(long, value_parser = value_parser!(u64).range(1..))]
+    /// Slots per run (overrides the scenario's `horizon`); `1e5` is read as 100000, as the
+    /// papers write T.
+    #[arg(long, value_parser = whole_number)]
     horizon: Option<u64>,
     /// Seed of every random stream (overrides the scenario's `seed`).
     #[arg(long)]
@@ -45,6 +46,27 @@ struct OverrideArgs {
     /// physical memory].
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     max_memory: Option<u64>,
+}
+
+/// A count of at least 1, written with digits (`100000`) or, as papers write horizons, in
+/// scientific notation that names a whole number (`1e5`, `2.5e3`).
+fn whole_number(s: &str) -> Result<u64, String> {
+    let value = match s.trim().parse::<u64>() {
+        Ok(v) => v,
+        Err(_) => match s.trim().parse::<f64>() {
+            // Below 2^53 every whole number is exact in f64, so `1e5` means exactly 100000.
+            Ok(v) if v.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&v) => v as u64,
+            _ => {
+                return Err(format!(
+                    "expected a whole number such as 100000 or 1e5, got {s:?}"
+                ));
+            }
+        },
+    };
+    if value == 0 {
+        return Err("must be at least 1".into());
+    }
+    Ok(value)
 }
 
 /// Replacing an output folder.
@@ -355,7 +377,23 @@ fn execute(command: Command, cancel: &Cancel) -> anyhow::Result<()> {
         }
     };
     for f in &outcome.files {
-        println!("wrote {}", f.display());
+        tracing::info!("wrote {}", f.display());
+    }
+    // The results table of the report just written, and where the report is; without a report
+    // (a shard's partial results), the files.
+    let report = outcome.files.iter().find(|f| f.ends_with("report.md"));
+    match report.and_then(|r| std::fs::read_to_string(r).ok()) {
+        Some(text) => {
+            if let Some(table) = commands::headline(&text) {
+                print!("{table}");
+            }
+            println!("report: {}", report.unwrap_or(&outcome.out).display());
+        }
+        None => {
+            for f in &outcome.files {
+                println!("wrote {}", f.display());
+            }
+        }
     }
     if let Some(note) = outcome.note() {
         eprintln!("note: {note}");

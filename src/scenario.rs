@@ -9,6 +9,7 @@ mod channels;
 mod check;
 mod checker;
 pub(crate) mod error;
+mod hint;
 pub(crate) mod identification;
 pub(crate) mod locate;
 mod locate_json;

@@ -4,6 +4,7 @@
 //! through the one writer (`app/export.rs`).
 
 mod compare;
+mod headline;
 mod merge;
 mod plot;
 mod run;
@@ -14,6 +15,7 @@ mod tamper;
 
 pub use compare::CompareArgs;
 pub use compare::compare;
+pub use headline::headline;
 pub use merge::MergeArgs;
 pub use merge::merge;
 pub use plot::plot;

@@ -47,7 +47,7 @@ pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, Scenario
                 line,
                 col: col.max(1),
                 field: whole_if_empty(field),
-                rule: err.code.to_string(),
+                rule: super::hint::explain(&err.code.to_string()),
             },
         }
     };
@@ -83,9 +83,21 @@ pub(crate) fn parse_raw_json(text: &str, path: &Path) -> Result<RawScenario, Sce
         },
     };
     let raw: RawScenario = serde_path_to_error::deserialize(&mut de).map_err(|err| {
-        let field = err.path().to_string();
+        let mut field = err.path().to_string();
         let inner = err.into_inner();
-        let rule = strip_position(&inner.to_string());
+        let rule = super::hint::explain(&strip_position(&inner.to_string()));
+        if rule == "trailing comma" {
+            // The path names the element before the comma; the mistake is the list's.
+            if let Some(list) = field.strip_suffix(']').and_then(|f| f.rsplit_once('[')) {
+                field = list.0.to_string();
+            }
+            return problem(
+                inner.line(),
+                inner.column(),
+                field,
+                "trailing comma: the list ends without one (JSON allows no comma after the last element)".into(),
+            );
+        }
         problem(inner.line(), inner.column(), field, rule)
     })?;
     de.end().map_err(|e| {

@@ -38,7 +38,7 @@ fn run_writes_the_output_contract() {
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
-        stdout.contains("summary.json") && stdout.contains("curves.csv"),
+        stdout.contains("cc-ucb ") && stdout.contains("report.md"),
         "{stdout}"
     );
 
@@ -107,8 +107,9 @@ fn overrides_apply() {
         out.to_str().unwrap(),
         "--runs",
         "2",
+        // As the papers write T: scientific notation naming a whole number.
         "--horizon",
-        "500",
+        "5e2",
         "--seed",
         "9",
     ]);
@@ -133,6 +134,49 @@ fn validate_prints_the_optimum() {
     assert!(text.contains("UCR-T1 optimum: probe [0, 1, 2]"), "{text}");
     assert!(text.contains("0.283"), "{text}");
     assert!(text.contains("Theorem 3"), "{text}");
+}
+
+#[test]
+fn counts_that_are_not_whole_numbers_are_refused_in_words() {
+    for (value, says) in [
+        ("1.5", "expected a whole number such as 100000 or 1e5"),
+        ("1e-1", "expected a whole number"),
+        ("0", "must be at least 1"),
+        ("lots", "expected a whole number"),
+    ] {
+        let o = specprobe(&["run", "scenarios/paper-fig1a.ron", "--horizon", value]);
+        assert_eq!(o.status.code(), Some(2), "{value}");
+        assert!(stderr(&o).contains(says), "{value}: {}", stderr(&o));
+    }
+}
+
+/// Typos in a scenario get the nearest valid name, in the words of scenario files.
+#[test]
+fn scenario_typos_suggest_the_nearest_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fig1a(100, 2, "(label: \"a\", policy: CcUcb())");
+    for (from, to, says) in [
+        (
+            "CcUcb()",
+            "CcUCB()",
+            "unknown policy `CcUCB`: did you mean `CcUcb`?",
+        ),
+        (
+            "runs:",
+            "rusn:",
+            "unknown field `rusn` of `Regret`: did you mean `runs`?",
+        ),
+        ("policy: CcUcb()", "policy: cc-ucb", "is a label"),
+        ("horizon: 100", "horizon: 1e2", "expected a whole number"),
+    ] {
+        assert!(base.contains(from), "{from}");
+        let path = scenario_file(tmp.path(), "s.ron", &base.replacen(from, to, 1));
+        let o = specprobe(&["validate", path.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(err.contains(says), "{to}: {err}");
+        assert!(!err.contains("PolicySpec") && !err.contains("u64"), "{err}");
+    }
 }
 
 /// An identification scenario's work is estimated from its instances' complexity: a duration
@@ -284,7 +328,15 @@ fn logs_go_to_stderr_and_stdout_stays_clean() {
     assert!(o.status.success());
     assert!(stderr(&o).contains("simulation finished"), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.lines().all(|l| l.starts_with("wrote ")), "{stdout}");
+    // The results table and where the report is; the files written are logged at -v.
+    assert!(stdout.starts_with("policy "), "{stdout}");
+    assert!(stdout.contains("\noracle "), "{stdout}");
+    assert!(stdout.trim_end().ends_with("report.md"), "{stdout}");
+    assert!(
+        stdout.lines().last().unwrap().starts_with("report: "),
+        "{stdout}"
+    );
+    assert!(stderr(&o).contains("wrote ") && stderr(&o).contains("summary.json"));
 }
 
 /// The README's sharding script runs as documented and reproduces the unsharded outputs.

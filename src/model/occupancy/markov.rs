@@ -299,7 +299,12 @@ impl Process for Markov {
             theta: self.theta,
             mean_idle: (self.idle_to_busy > 0.0).then(|| 1.0 / self.idle_to_busy),
             mean_busy: (self.busy_to_idle > 0.0).then(|| 1.0 / self.busy_to_idle),
-            autocorrelation: Some(1.0 - self.idle_to_busy - self.busy_to_idle),
+            // 1 − a − b in floating point leaves ~1e-17 where it is exactly 0 (a + b = 1, the
+            // i.i.d. case written as a chain): the parameters are read to 1e-15 at best.
+            autocorrelation: Some({
+                let r = 1.0 - self.idle_to_busy - self.busy_to_idle;
+                if r.abs() < 1e-12 { 0.0 } else { r }
+            }),
         }
     }
 
@@ -318,6 +323,14 @@ mod tests {
 
     fn key(run: u64) -> u64 {
         RunKey::new(17, 0, run).channel(0, Purpose::Occupancy)
+    }
+
+    #[test]
+    fn a_memoryless_chain_has_no_autocorrelation_not_rounding_noise() {
+        // 1 − 0.3 − 0.7 is 5.55e-17 in floating point: validate printed that.
+        assert_eq!(Markov::new(0.3, 0.7).stats(100).autocorrelation, Some(0.0));
+        let r = Markov::new(0.1, 0.2).stats(100).autocorrelation.unwrap();
+        assert!((r - 0.7).abs() < 1e-15, "{r}");
     }
 
     /// The state at every slot, queried every slot.

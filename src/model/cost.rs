@@ -71,11 +71,7 @@ impl CostModel {
         match self {
             CostModel::Plain(law) => law.mean(),
             CostModel::Split(split) => {
-                let SplitCost {
-                    energy,
-                    delay,
-                    weights,
-                } = &**split;
+                let (energy, delay, weights) = (&split.energy, &split.delay, &split.weights);
                 weights.energy * energy.mean() + weights.delay * delay.mean()
             }
         }
@@ -102,11 +98,7 @@ impl CostModel {
         match self {
             CostModel::Plain(law) => law.support(),
             CostModel::Split(split) => {
-                let SplitCost {
-                    energy,
-                    delay,
-                    weights,
-                } = &**split;
+                let (energy, delay, weights) = (&split.energy, &split.delay, &split.weights);
                 let (elo, ehi) = energy.support();
                 let (dlo, dhi) = delay.support();
                 (
@@ -131,11 +123,7 @@ impl CostModel {
                 }
             }
             CostModel::Split(split) => {
-                let SplitCost {
-                    energy,
-                    delay,
-                    weights,
-                } = &**split;
+                let (energy, delay, weights) = (&split.energy, &split.delay, &split.weights);
                 let e = energy.sample_at(key, t);
                 let d = delay.sample_at(delay_key, t);
                 ProbeCost {

@@ -13,6 +13,7 @@ Every function mirrors a command of the `specprobe` command line, with its flags
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import os
@@ -139,9 +140,71 @@ def _scenario(scenario: Scenario) -> tuple:
             err.file, err.line, err.column, err.field, err.rule = None, 0, 0, "(scenario)", str(e)
             err.problems = [{"line": 0, "column": 0, "field": "(scenario)", "rule": str(e)}]
             raise err from e
+    if isinstance(scenario, str) and ("\n" in scenario or scenario.lstrip().startswith(("{", "Regret(", "Identification(", "MultiUser("))) \
+            and not os.path.exists(scenario):
+        # Scenario text rather than a path: JSON text is read as the dict it spells; RON text
+        # has no file to resolve trace paths against, so it must be saved first.
+        if scenario.lstrip().startswith("{"):
+            try:
+                return _scenario(json.loads(scenario))
+            except json.JSONDecodeError as e:
+                raise ScenarioError(f"<text>:{e.lineno}:{e.colno}: not valid JSON: {e.msg}") from e
+        raise TypeError(
+            "scenario: pass a path to a .ron or .json file, or a dict; this looks like RON text "
+            "(save it to a file first: its trace and scenario references are relative to it)")
     if isinstance(scenario, (str, os.PathLike)):
         return os.fspath(scenario), False
     raise TypeError(f"scenario: expected a path or a dict, got {type(scenario).__name__}")
+
+
+def _count(name: str, value: Any, least: int = 1) -> Optional[int]:
+    """A keyword that counts (runs, horizon, threads, seed): an int, or a float naming a whole
+    number as papers write horizons (``1e5``); ``TypeError``/``ValueError`` naming the keyword."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name}: expected a whole number, got {type(value).__name__} {value!r}")
+    if isinstance(value, float):
+        if not (value.is_integer() and abs(value) <= 2.0 ** 53):
+            raise ValueError(f"{name}: expected a whole number, got {value!r}")
+        value = int(value)
+    if value < least:
+        raise ValueError(f"{name}: must be at least {least}, got {value}")
+    if value >= 2 ** 64:
+        raise ValueError(f"{name}: must be below 2**64, got {value}")
+    return value
+
+
+_UNITS = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
+
+
+def _bytes(name: str, value: Any) -> Optional[int]:
+    """A memory size: bytes, or text as the command line takes it (``"8G"``, ``"512M"``)."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return _count(name, value)
+    if isinstance(value, str):
+        text = value.strip()
+        digits = len(text) - len(text.lstrip("0123456789."))
+        number, unit = text[:digits], text[digits:].strip().upper().rstrip("B").rstrip("I")
+        try:
+            size = float(number) * 2 ** _UNITS[unit]
+        except (ValueError, KeyError):
+            raise ValueError(f"{name}: {value!r} is not a size such as 8G, 512M or 1000000000") from None
+        if size < 1:
+            raise ValueError(f"{name}: {value!r} is not a usable memory size")
+        return int(size)
+    raise TypeError(f"{name}: expected bytes (an int) or a size such as \"8G\", got {type(value).__name__}")
+
+
+def _formats(formats: Any) -> List[str]:
+    """Chart formats: ``"png"`` alone, or a sequence of ``"png"``/``"svg"``."""
+    if isinstance(formats, str):
+        formats = [formats]
+    formats = list(formats)
+    for f in formats:
+        if f not in ("png", "svg"):
+            raise ValueError(f"formats: {f!r} is not a chart format (\"png\" or \"svg\")")
+    return formats
 
 
 def _table(data: bytes) -> Any:
@@ -164,6 +227,9 @@ def _table(data: bytes) -> Any:
 
 
 def _number(cell: str) -> Any:
+    if cell == "":
+        # An empty cell is a missing value (an interval of a single run), as pandas reads it.
+        return None
     for kind in (int, float):
         try:
             return kind(cell)
@@ -226,13 +292,82 @@ class Results:
         """
         target = os.fspath(out) if out is not None else self.out
         if target is None:
+            # One folder for these results, kept as ``out``: a second call redraws there.
             target = os.path.join(tempfile.mkdtemp(prefix="specprobe-"), str(self.summary.get("scenario", "results")))
-        if target != self.out:
             os.makedirs(target, exist_ok=True)
             for name, data in self.files.items():
                 with open(os.path.join(target, name), "wb") as f:
                     f.write(data)
-        return [os.fspath(p) for p in _specprobe.plot(target, formats=list(formats))]
+            self.out = target
+        elif target != self.out:
+            os.makedirs(target, exist_ok=True)
+            for name, data in self.files.items():
+                with open(os.path.join(target, name), "wb") as f:
+                    f.write(data)
+        return [os.fspath(p) for p in _specprobe.plot(target, formats=_formats(formats))]
+
+    def _repr_html_(self) -> str:
+        """The report's results table, for notebooks."""
+        report = self.files.get("report.md", b"").decode("utf-8")
+        rows = _first_results_table(report) or _summary_table(self.summary)
+        title = html.escape(str(self.summary.get("scenario", "")))
+        if not rows:
+            return f"<p><b>specprobe {html.escape(self.kind)} results</b> {title}</p>"
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in rows[0])
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+        return (f"<p><b>specprobe {html.escape(self.kind)} results</b> {title}</p>"
+                f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+
+    def _repr_png_(self) -> Optional[bytes]:
+        """The main chart (regret, or samples against N), for notebooks, when it was drawn."""
+        if "regret.png" in self.files:
+            return self.files["regret.png"]
+        samples = sorted(n for n in self.files if n.startswith("samples-") and n.endswith(".png"))
+        return self.files[samples[0]] if samples else None
+
+
+def _summary_table(summary: Mapping[str, Any]) -> List[List[str]]:
+    """The results table from ``summary.json`` when no report was drawn (a run without ``out``):
+    final regret per policy, or samples per (instance, N, setting, algorithm)."""
+    def stat(s: Any) -> str:
+        if not isinstance(s, Mapping):
+            return "" if s is None else f"{s:.4g}"
+        ci = s.get("ci95")
+        return f"{s['mean']:.4g}" + (f" [{ci[0]:.4g}, {ci[1]:.4g}]" if ci else "")
+    if isinstance(summary.get("policies"), list):
+        rows = [["policy", "pseudo-regret", "realised regret", "reward/slot"]]
+        for p in summary["policies"]:
+            rows.append([str(p.get("name", "")), stat(p.get("pseudo_regret")), stat(p.get("realized_regret")),
+                         stat(p.get("reward_per_slot"))])
+        return rows
+    if isinstance(summary.get("results"), list):
+        rows = [["instance", "N", "setting", "algorithm", "samples", "errors"]]
+        for r in summary["results"]:
+            rows.append([str(r.get("instance", "")), str(r.get("n", "")), str(r.get("setting", "")),
+                         str(r.get("algorithm", "")), stat(r.get("samples")), str(r.get("errors", ""))])
+        return rows
+    return []
+
+
+def _first_results_table(report: str) -> List[List[str]]:
+    """The first table of ``report.md`` that does not describe the channels, as cells (the
+    table ``specprobe run`` prints)."""
+    lines = report.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|") and i + 1 < len(lines) and lines[i + 1].startswith(("|-", "|:")):
+            cells = lambda row: [c.strip().replace("<br>", " / ").replace("**", "") for c in row.strip().strip("|").split("|")]
+            if cells(lines[i])[0] not in ("channel", "ch"):
+                rows = [cells(lines[i])]
+                j = i + 2
+                while j < len(lines) and lines[j].startswith("|"):
+                    rows.append(cells(lines[j]))
+                    j += 1
+                return rows
+            while i < len(lines) and lines[i].startswith("|"):
+                i += 1
+        i += 1
+    return []
 
 
 def run(
@@ -245,7 +380,7 @@ def run(
     out: Optional[Union[str, "os.PathLike[str]"]] = None,
     force: bool = False,
     formats: Sequence[str] = ("png", "svg"),
-    max_memory: Optional[int] = None,
+    max_memory: Optional[Union[int, str]] = None,
     policies: Optional[Mapping[str, PolicyClass]] = None,
     identifiers: Optional[Mapping[str, IdentifierClass]] = None,
     teams: Optional[Mapping[str, TeamClass]] = None,
@@ -253,7 +388,10 @@ def run(
     """Runs a scenario (a path to a RON or JSON file, or a dict with the same schema).
 
     Keywords mirror ``specprobe run``: ``runs``, ``horizon``, ``seed``, ``threads``, ``out``
-    (write the usual folder, with ``formats`` charts), ``force``, ``max_memory`` (bytes).
+    (write the usual folder, with ``formats`` charts: ``"png"``, ``"svg"`` or both), ``force``,
+    ``max_memory`` (bytes, or a size as the command line takes it: ``"8G"``). Counts may be
+    floats naming whole numbers, as papers write horizons (``horizon=1e5``); a wrong keyword
+    value raises ``TypeError`` or ``ValueError`` naming the keyword.
 
     ``policies`` adds Python policies by label: a class called as ``cls(channels,
     mean_costs=[...])`` for every run, with ``plan(t) -> list of channels`` (the probe order of
@@ -272,14 +410,14 @@ def run(
     kind, files = _specprobe.run(
         text,
         json=is_json,
-        runs=runs,
-        horizon=horizon,
-        seed=seed,
-        threads=threads,
+        runs=_count("runs", runs),
+        horizon=_count("horizon", horizon),
+        seed=_count("seed", seed, least=0),
+        threads=_count("threads", threads),
         out=None if out is None else os.fspath(out),
         force=force,
-        formats=list(formats),
-        max_memory=max_memory,
+        formats=_formats(formats),
+        max_memory=_bytes("max_memory", max_memory),
         policies=list((policies or {}).items()),
         identifiers=list((identifiers or {}).items()),
         teams=list((teams or {}).items()),
@@ -295,23 +433,28 @@ def validate(scenario: Scenario) -> str:
 
 def plot(results: Union[str, "os.PathLike[str]"], *, formats: Sequence[str] = ("png", "svg")) -> List[str]:
     """``specprobe plot``: redraws the charts and report of a results folder."""
-    return [os.fspath(p) for p in _specprobe.plot(os.fspath(results), formats=list(formats))]
+    return [os.fspath(p) for p in _specprobe.plot(os.fspath(results), formats=_formats(formats))]
 
 
 def merge(inputs: Sequence[Union[str, "os.PathLike[str]"]], *, out: Optional[Union[str, "os.PathLike[str]"]] = None,
           force: bool = False, formats: Sequence[str] = ("png", "svg")) -> str:
     """``specprobe merge``: combines shards' ``partial.json`` into the unsharded outputs."""
-    return os.fspath(_specprobe.merge([os.fspath(i) for i in inputs], out=None if out is None else os.fspath(out),
-                                      force=force, formats=list(formats)))
+    return os.path.abspath(_specprobe.merge([os.fspath(i) for i in inputs],
+                                            out=None if out is None else os.fspath(out),
+                                            force=force, formats=_formats(formats)))
 
 
 def compare(inputs: Sequence[Union[str, "os.PathLike[str]"]], *, out: Optional[Union[str, "os.PathLike[str]"]] = None,
             runs: Optional[int] = None, horizon: Optional[int] = None, seed: Optional[int] = None,
             threads: Optional[int] = None, force: bool = False, formats: Sequence[str] = ("png", "svg")) -> str:
     """``specprobe compare``: runs or loads each input and draws all their policies together."""
-    return os.fspath(_specprobe.compare([os.fspath(i) for i in inputs], out=None if out is None else os.fspath(out),
-                                        runs=runs, horizon=horizon, seed=seed, threads=threads, force=force,
-                                        formats=list(formats)))
+    # Absolute, as merge() returns it.
+    return os.path.abspath(_specprobe.compare([os.fspath(i) for i in inputs],
+                                              out=None if out is None else os.fspath(out),
+                                              runs=_count("runs", runs), horizon=_count("horizon", horizon),
+                                              seed=_count("seed", seed, least=0),
+                                              threads=_count("threads", threads), force=force,
+                                              formats=_formats(formats)))
 
 
 def policies() -> str:

@@ -298,6 +298,10 @@ def test_curves_without_pandas_are_a_dict_of_lists(monkeypatch):
     curves = res.curves()
     assert isinstance(curves, dict) and curves["policy"][0] == "cc-ucb"
     assert isinstance(curves["t"][0], int) and isinstance(curves["pseudo_regret_mean"][0], float)
+    # A single run has no interval: missing, not an empty string.
+    one = specprobe.run(FIG1A, runs=1, horizon=300).curves()
+    low = [k for k in one if k.endswith("ci95_lo")][0]
+    assert one[low][0] is None
 
 
 def test_curves_with_pandas_are_a_dataframe():
@@ -320,6 +324,52 @@ def test_validate_merge_compare_and_policies(tmp_path):
     assert (Path(merged) / "summary.json").read_bytes() == whole.files["summary.json"]
     cmp = specprobe.compare([merged, FIG1A], out=tmp_path / "cmp", runs=2, horizon=500, formats=["svg"])
     assert (Path(cmp) / "report.md").exists()
+    # Both absolute, whatever the working directory.
+    assert os.path.isabs(merged) and os.path.isabs(cmp)
+
+
+@pytest.mark.parametrize("keyword, value, error, says", [
+    ("runs", -1, ValueError, "runs: must be at least 1"),
+    ("runs", 0, ValueError, "runs: must be at least 1"),
+    ("horizon", 1.5, ValueError, "horizon: expected a whole number"),
+    ("horizon", "1e5", TypeError, "horizon: expected a whole number"),
+    ("threads", True, TypeError, "threads"),
+    ("formats", "jpg", ValueError, "formats: 'jpg' is not a chart format"),
+    ("max_memory", "lots", ValueError, "max_memory"),
+])
+def test_keyword_errors_name_the_keyword(keyword, value, error, says):
+    with pytest.raises(error, match=says.replace("(", r"\(")):
+        specprobe.run(FIG1A, **{keyword: value})
+
+
+def test_keywords_take_what_the_command_line_takes(tmp_path):
+    res = specprobe.run(FIG1A, runs=2.0, horizon=5e2, max_memory="8G", out=tmp_path / "o", formats="svg")
+    assert res.summary["horizon"] == 500 and res.summary["runs"] == 2
+    assert (tmp_path / "o" / "regret.svg").exists() and not (tmp_path / "o" / "regret.png").exists()
+
+
+def test_scenario_text_is_read_or_refused_with_what_to_pass():
+    as_dict = json.loads((ROOT / "scenarios" / "paper-fig1a.json").read_text())
+    from_text = specprobe.run(json.dumps(as_dict), runs=2, horizon=300)
+    assert from_text.files["summary.json"] == specprobe.run(as_dict, runs=2, horizon=300).files["summary.json"]
+    with pytest.raises(TypeError, match="pass a path to a .ron or .json file, or a dict"):
+        specprobe.run(FIG1A.read_text())
+
+
+def test_plot_without_out_draws_into_one_folder_kept_as_out():
+    res = specprobe.run(FIG1A, runs=2, horizon=300)
+    first = res.plot(formats="svg")
+    assert res.out is not None and all(p.startswith(res.out) for p in first)
+    second = res.plot(formats="svg")
+    assert os.path.dirname(second[0]) == os.path.dirname(first[0]) == res.out
+
+
+def test_results_show_their_table_in_a_notebook():
+    res = specprobe.run(FIG1A, runs=2, horizon=300)
+    page = res._repr_html_()
+    assert "<table>" in page and "<th>policy</th>" in page and "<td>cc-ucb</td>" in page
+    drawn = specprobe.run(FIG1A, runs=2, horizon=300, formats=["png"], out=None)
+    assert drawn._repr_png_() is None or drawn._repr_png_().startswith(b"\x89PNG")
 
 
 def test_every_exception_is_a_specprobe_error_and_scenario_errors_are_value_errors():

@@ -230,6 +230,11 @@ pub(crate) trait Builtin:
     /// Builds the policy for an environment (parameters already checked).
     fn build(&self, env: &Environment) -> Self::Policy;
 
+    /// CPU nanoseconds one slot of this policy costs, `base + per_channel · K`, for the run-time
+    /// estimate: measured by `scripts/calibrate-costs.py` (one run on one thread, set-up,
+    /// benchmark pass and outputs included) and fitted at K = 6 and 1024.
+    const NS_PER_SLOT: (f64, f64) = (150.0, 10.0);
+
     /// Bytes of state one run of the policy keeps beyond the per-channel statistics every
     /// policy has, for `k` channels and runs of `horizon` slots (a sliding window's
     /// observations), so that the resource estimate sees it before anything runs.

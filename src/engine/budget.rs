@@ -36,9 +36,11 @@ const PER_CHANNEL: u64 = 64 + 80 + 3 * 8;
 const BASE: u64 = 16 << 20;
 /// Worker accumulators alive per thread (rayon splits the runs adaptively).
 const SPLITS_PER_THREAD: u64 = 4;
-/// Rough cost of one slot-step, for the duration shown (about 110 ns measured with six
-/// channels; more channels probed per slot cost more).
-const SECONDS_PER_SLOT_STEP: f64 = 150e-9;
+/// Rough cost of one many-users user-slot, for the duration shown (regret policies have their
+/// own measured costs, [`crate::policy::Builtin::NS_PER_SLOT`]).
+const SECONDS_PER_USER_SLOT: f64 = 150e-9;
+/// A user's own policy (Rust or Python): unknown, so a cautious middle per slot and channel.
+const CUSTOM_NS_PER_SLOT: (f64, f64) = (1000.0, 20.0);
 /// Rough cost of one identification sample (about 0.7 µs measured on `paper-topk.ron`,
 /// set-up and bookkeeping included).
 const SECONDS_PER_SAMPLE: f64 = 0.7e-6;
@@ -64,6 +66,10 @@ pub struct Estimate {
     /// from each instance's complexity (when the algorithms stop is random), capped by the
     /// sample cap; `None` for the other kinds.
     pub samples: Option<f64>,
+    /// CPU seconds the work is expected to take on one thread, from each policy's measured
+    /// cost per slot at the scenario's K (regret), per user-slot (many users) or per sample
+    /// (identification).
+    pub cpu_seconds: f64,
     /// Worker threads assumed.
     pub threads: usize,
 }
@@ -185,20 +191,21 @@ impl Estimate {
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         });
         let runs = |total: u64| options.shard.runs_of(total);
-        let (memory, slot_steps) = match scenario {
+        let (memory, slot_steps, cpu_seconds) = match scenario {
             Scenario::Regret(s) => regret(s, runs(s.runs), threads as u64, true),
             Scenario::Sweep(s) => {
                 // Cells run one after another; every cell's statistics are kept to the end.
                 let mut memory = 0u64;
-                let mut steps = 0.0;
+                let (mut steps, mut cpu) = (0.0, 0.0);
                 let mut workers = 0u64;
                 for c in &s.cells {
-                    let (m, w) = regret(c, runs(c.runs), threads as u64, false);
+                    let (m, w, seconds) = regret(c, runs(c.runs), threads as u64, false);
                     memory = memory.saturating_add(m);
-                    steps += w.unwrap_or(0.0);
+                    steps += w;
+                    cpu += seconds;
                     workers = workers.max(regret_workers(c, threads as u64));
                 }
-                (memory.saturating_add(workers), Some(steps))
+                (memory.saturating_add(workers), steps, cpu)
             }
             Scenario::Identification(s) => {
                 let (memory, samples) = identification(s, runs(s.runs), threads as u64);
@@ -206,21 +213,23 @@ impl Estimate {
                     memory: memory.saturating_add(BASE),
                     slot_steps: None,
                     samples: Some(samples),
+                    cpu_seconds: samples * SECONDS_PER_SAMPLE,
                     threads,
                 };
             }
             Scenario::MultiUser(s) => match &s.sweep {
                 None => multi_user(s, runs(s.runs), threads as u64),
-                Some(sw) => sw.cells.iter().fold((0u64, Some(0.0)), |(m, w), c| {
-                    let (cm, cw) = multi_user(c, runs(c.runs), threads as u64);
-                    (m.saturating_add(cm), w.zip(cw).map(|(a, b)| a + b))
+                Some(sw) => sw.cells.iter().fold((0u64, 0.0, 0.0), |(m, w, t), c| {
+                    let (cm, cw, ct) = multi_user(c, runs(c.runs), threads as u64);
+                    (m.saturating_add(cm), w + cw, t + ct)
                 }),
             },
         };
         Estimate {
             memory: memory.saturating_add(BASE),
-            slot_steps,
+            slot_steps: Some(slot_steps),
             samples: None,
+            cpu_seconds,
             threads,
         }
     }
@@ -247,14 +256,10 @@ impl Estimate {
 
     /// A rough duration, in seconds, on the assumed threads.
     pub fn seconds(&self) -> Option<f64> {
-        let work = match (self.slot_steps, self.samples) {
-            (None, None) => return None,
-            (steps, samples) => {
-                steps.unwrap_or(0.0) * SECONDS_PER_SLOT_STEP
-                    + samples.unwrap_or(0.0) * SECONDS_PER_SAMPLE
-            }
-        };
-        Some(work / self.threads.max(1) as f64)
+        if self.slot_steps.is_none() && self.samples.is_none() {
+            return None;
+        }
+        Some(self.cpu_seconds / self.threads.max(1) as f64)
     }
 
     /// One line for `validate` and logs.
@@ -311,22 +316,36 @@ fn stats_bytes(checkpoints: u64, k: u64, runs: u64) -> u64 {
         .saturating_add(product(&[runs, FINAL_ROW]))
 }
 
-fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u64, Option<f64>) {
+/// A regret scenario's memory, slot-steps and CPU seconds (each policy's measured cost per
+/// slot at each configuration's K).
+fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u64, f64, f64) {
     let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
     let policies = s.policies.len() as u64;
     let mut memory = 0u64;
     let mut steps = 0.0f64;
+    let mut cpu = 0.0f64;
     for e in &s.experiments {
         let k = e.env.len() as u64;
         memory = memory
             .saturating_add(product(&[policies, stats_bytes(checkpoints, k, runs)]))
             .saturating_add(channels(&e.env));
-        steps += runs as f64 * (policies + 1) as f64 * s.horizon as f64;
+        let slots = runs as f64 * s.horizon as f64;
+        steps += slots * policies as f64;
+        cpu += slots
+            * s.policies
+                .iter()
+                .map(|p| match &p.policy {
+                    PolicyKind::Builtin(spec) => spec.seconds_per_slot(k),
+                    PolicyKind::Custom(_) => {
+                        (CUSTOM_NS_PER_SLOT.0 + CUSTOM_NS_PER_SLOT.1 * k as f64) * 1e-9
+                    }
+                })
+                .sum::<f64>();
     }
     if with_workers {
         memory = memory.saturating_add(regret_workers(s, threads));
     }
-    (memory, Some(steps))
+    (memory, steps, cpu)
 }
 
 /// The channels of an environment: each channel, and once each what copies share (the
@@ -344,7 +363,7 @@ fn channels(env: &Environment) -> u64 {
 
 /// A many-users scenario: per policy the curves and per-user and per-channel statistics, the
 /// per-run values at the horizon; per worker the users' paths and buffers.
-fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, Option<f64>) {
+fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, f64, f64) {
     let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
     let (k, m) = (s.env.len() as u64, s.users as u64);
     let policies = s.policies.len() as u64;
@@ -359,7 +378,7 @@ fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, Option<f6
         .saturating_add(product(&[threads, 4, worker]))
         .saturating_add(channels(&s.env));
     let steps = runs as f64 * policies as f64 * m as f64 * s.horizon as f64;
-    (memory, Some(steps))
+    (memory, steps, steps * SECONDS_PER_USER_SLOT)
 }
 
 /// An identification scenario's memory, and the samples its runs are expected to take.
@@ -419,6 +438,7 @@ mod tests {
             memory: 10 << 30,
             slot_steps: None,
             samples: None,
+            cpu_seconds: 0.0,
             threads: 1,
         };
         let err = e.check(Some(1 << 30)).unwrap_err().to_string();

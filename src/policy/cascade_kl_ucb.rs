@@ -32,6 +32,7 @@ pub(crate) struct CascadeKlUcbSpec {
 }
 
 impl Builtin for CascadeKlUcbSpec {
+    const NS_PER_SLOT: (f64, f64) = (1700.0, 3.2);
     const NAME: &'static str = "CascadeKlUcb";
     const SUMMARY: &'static str =
         "CascadeKL-UCB (Kveton et al. 2015): top-L channels by KL-UCB index of θ, cost-oblivious";

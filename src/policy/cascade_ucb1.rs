@@ -22,6 +22,7 @@ pub(crate) struct CascadeUcb1Spec {
 }
 
 impl Builtin for CascadeUcb1Spec {
+    const NS_PER_SLOT: (f64, f64) = (100.0, 7.1);
     const NAME: &'static str = "CascadeUcb1";
     const SUMMARY: &'static str =
         "CascadeUCB1 (Kveton et al. 2015): top-L channels by UCB1 index of θ, cost-oblivious";

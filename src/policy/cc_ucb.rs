@@ -56,6 +56,7 @@ impl Default for CcUcbSpec {
 }
 
 impl Builtin for CcUcbSpec {
+    const NS_PER_SLOT: (f64, f64) = (72.0, 7.35);
     const NAME: &'static str = "CcUcb";
     const SUMMARY: &'static str = "CC-UCB (Algorithm 1), unknown costs: rank U/L, keep U/L > 1";
     type Policy = CcUcb;
@@ -104,6 +105,7 @@ impl Default for CcUcbKnownCostSpec {
 }
 
 impl Builtin for CcUcbKnownCostSpec {
+    const NS_PER_SLOT: (f64, f64) = (115.0, 2.8);
     const NAME: &'static str = "CcUcbKnownCost";
     const SUMMARY: &'static str = "CC-UCB with known mean costs (L_i = c_i)";
     type Policy = CcUcb;

@@ -40,6 +40,7 @@ pub(crate) struct DCcUcbSpec {
 }
 
 impl Builtin for DCcUcbSpec {
+    const NS_PER_SLOT: (f64, f64) = (100.0, 29.7);
     const NAME: &'static str = "DCcUcb";
     const SUMMARY: &'static str = "discounted CC-UCB (after Garivier & Moulines' D-UCB): observations weighted by discount^age";
     type Policy = DCcUcb;

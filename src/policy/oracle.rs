@@ -35,6 +35,7 @@ impl Oracle {
 pub(crate) struct OracleSpec {}
 
 impl Builtin for OracleSpec {
+    const NS_PER_SLOT: (f64, f64) = (43.0, 0.1);
     const NAME: &'static str = "Oracle";
     const SUMMARY: &'static str = "UCR-T1 (Theorem 1) with the true θ and c (sensing-aware; per segment when piecewise): the benchmark";
     type Policy = Oracle;

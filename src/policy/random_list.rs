@@ -17,6 +17,7 @@ pub(crate) struct RandomListSpec {
 }
 
 impl Builtin for RandomListSpec {
+    const NS_PER_SLOT: (f64, f64) = (114.0, 0.01);
     const NAME: &'static str = "RandomList";
     const NOTE: &'static str = "RandomList's list_len defaults to all channels.";
     const SUMMARY: &'static str =

@@ -101,6 +101,15 @@ macro_rules! builtin_policies {
                 }
             }
 
+            /// CPU seconds one slot of this policy costs at `k` channels (see
+            /// [`Builtin::NS_PER_SLOT`]).
+            pub(crate) fn seconds_per_slot(&self, k: u64) -> f64 {
+                let (base, per_channel) = match self {
+                    $(PolicySpec::$name(_) => <$spec as Builtin>::NS_PER_SLOT,)*
+                };
+                (base + per_channel * k as f64) * 1e-9
+            }
+
             /// See [`Builtin::single_channel`].
             pub(crate) fn single_channel(&self) -> bool {
                 match self {

@@ -44,6 +44,7 @@ pub(crate) struct SwCcUcbSpec {
 }
 
 impl Builtin for SwCcUcbSpec {
+    const NS_PER_SLOT: (f64, f64) = (120.0, 17.8);
     const NAME: &'static str = "SwCcUcb";
     const SUMMARY: &'static str = "sliding-window CC-UCB (after Garivier & Moulines' SW-UCB): CC-UCB on the last `window` slots";
     type Policy = SwCcUcb;

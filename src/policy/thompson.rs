@@ -28,6 +28,7 @@ pub(crate) struct ThompsonSpec {
 }
 
 impl Builtin for ThompsonSpec {
+    const NS_PER_SLOT: (f64, f64) = (1000.0, 207.0);
     const NAME: &'static str = "ThompsonSampling";
     const SUMMARY: &'static str =
         "cost-aware Thompson sampling (not in the paper): Beta posteriors, rank sampled θ/c > 1";

@@ -179,6 +179,42 @@ fn scenario_typos_suggest_the_nearest_name() {
     }
 }
 
+/// The duration shown follows each policy's measured cost per slot at the scenario's K: the
+/// 1024-channel wideband scenario is minutes on one thread (it was shown as 0.2 s), and
+/// Thompson sampling over 4096 channels is hours.
+#[test]
+fn the_duration_estimate_follows_the_policy_and_k() {
+    let o = specprobe(&[
+        "validate",
+        "scenarios/spectrum-wideband-1024.ron",
+        "--threads",
+        "1",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let seconds: f64 = text
+        .split("(roughly ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    // Measured: 98 s of CPU (scripts/calibrate-costs.py fits the table the estimate uses).
+    assert!(
+        text.contains(" seconds on 1 thread") && (40.0..250.0).contains(&seconds),
+        "{text}"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(
+        tmp.path(),
+        "ts.ron",
+        r#"Regret(name: "ts", horizon: 1000000, runs: 20,
+            channels: [(count: 4096, theta: 0.5, cost: Bernoulli(0.3))],
+            policies: [(policy: ThompsonSampling)])"#,
+    );
+    let o = specprobe(&["validate", path.to_str().unwrap(), "--threads", "2"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains(" hours on 2 threads"), "{text}");
+}
+
 /// An identification scenario's work is estimated from its instances' complexity: a duration
 /// from `validate`, and the over-an-hour notice from `run` for a long one.
 #[test]

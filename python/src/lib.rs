@@ -231,6 +231,9 @@ fn stopping<T>(cancel: &Cancel, obj: &mut Option<T>) -> bool {
 /// A Python object driven as a [`Policy`].
 struct PyPolicy {
     obj: Option<Methods>,
+    /// A class whose constructor takes `seed`: built at the run's first slot, when the run's
+    /// own stream is at hand to draw its seed from.
+    pending: Option<(Py<PyAny>, Vec<f64>)>,
     label: String,
     channels: usize,
     slot: u64,
@@ -253,9 +256,65 @@ impl PyPolicy {
     }
 }
 
+/// Whether `callable` accepts the keyword `name` (by name or through `**kwargs`).
+fn accepts_keyword(py: Python<'_>, callable: &Bound<'_, PyAny>, name: &str) -> bool {
+    let found = || -> PyResult<bool> {
+        let signature = py
+            .import("inspect")?
+            .call_method1("signature", (callable,))?;
+        let parameters = signature.getattr("parameters")?;
+        if parameters.contains(name)? {
+            return Ok(true);
+        }
+        let var_keyword = py
+            .import("inspect")?
+            .getattr("Parameter")?
+            .getattr("VAR_KEYWORD")?;
+        for p in parameters.call_method0("values")?.try_iter()? {
+            if p?.getattr("kind")?.eq(&var_keyword)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
+    found().unwrap_or(false)
+}
+
+/// Builds a Python policy: `cls(channels, mean_costs=[...])`, with `seed=` when it takes one.
+fn construct(
+    py: Python<'_>,
+    class: &Py<PyAny>,
+    channels: usize,
+    mean_costs: &[f64],
+    seed: Option<u64>,
+) -> PyResult<Methods> {
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("mean_costs", mean_costs.to_vec())?;
+    if let Some(seed) = seed {
+        kwargs.set_item("seed", seed)?;
+    }
+    let o = class.call(py, (channels,), Some(&kwargs))?;
+    Ok(Methods {
+        plan: o.getattr(py, intern!(py, "plan"))?,
+        observe: o.getattr(py, intern!(py, "observe"))?,
+    })
+}
+
 impl Policy for PyPolicy {
-    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
         self.slot = t;
+        if let Some((class, mean_costs)) = self.pending.take() {
+            // The run's own stream (from the scenario seed and the run index, as for a Rust
+            // policy): every run draws differently, and a rerun draws the same.
+            let seed = specprobe::rand::Rng::next_u64(rng);
+            Python::attach(|py| {
+                match construct(py, &class, self.channels, &mean_costs, Some(seed)) {
+                    Ok(o) => self.obj = Some(o),
+                    Err(e) => self.fail(py, "its constructor", e),
+                }
+                drop(class);
+            });
+        }
         // Taken for the call and put back unless it failed: a failed policy is called no more.
         if stopping(&self.cancel, &mut self.obj) {
             return;
@@ -403,20 +462,22 @@ fn policy_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cance
             .getattr("__qualname__")
             .map_or_else(|_| "python".to_string(), |n| format!("python:{n}"))
     });
+    let takes_seed = Python::attach(|py| accepts_keyword(py, class.bind(py), "seed"));
     let factory = move |env: &Environment| -> Box<dyn Policy> {
         let anchor = ThreadAnchor::new();
         let channels = env.len();
-        let obj = Python::attach(|py| {
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("mean_costs", env.mean_cost().to_vec())?;
-            let o = class.call(py, (channels,), Some(&kwargs))?;
-            Ok::<_, PyErr>(Methods {
-                plan: o.getattr(py, intern!(py, "plan"))?,
-                observe: o.getattr(py, intern!(py, "observe"))?,
-            })
+        let (obj, pending) = Python::attach(|py| {
+            if takes_seed {
+                let pending = (class.clone_ref(py), env.mean_cost().to_vec());
+                (None, Some(pending))
+            } else {
+                let built = construct(py, &class, channels, env.mean_cost(), None);
+                (Some(built), None)
+            }
         });
         let mut policy = PyPolicy {
             obj: None,
+            pending,
             label: label.clone(),
             channels,
             slot: 0,
@@ -426,8 +487,9 @@ fn policy_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cance
             _anchor: anchor,
         };
         match obj {
-            Ok(o) => policy.obj = Some(o),
-            Err(e) => Python::attach(|py| policy.fail(py, "its constructor", e)),
+            Some(Ok(o)) => policy.obj = Some(o),
+            Some(Err(e)) => Python::attach(|py| policy.fail(py, "its constructor", e)),
+            None => {}
         }
         Box::new(policy)
     };

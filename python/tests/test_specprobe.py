@@ -364,6 +364,37 @@ def test_plot_without_out_draws_into_one_folder_kept_as_out():
     assert os.path.dirname(second[0]) == os.path.dirname(first[0]) == res.out
 
 
+class Seeded:
+    """Records the seed each run gives it; plans a random list from it."""
+
+    seeds = []
+
+    def __init__(self, channels, mean_costs=None, seed=None):
+        Seeded.seeds.append(seed)
+        import random
+        self.k, self.rng = channels, random.Random(seed)
+
+    def plan(self, t):
+        return self.rng.sample(range(self.k), 2)
+
+    def observe(self, channel, idle, cost):
+        pass
+
+
+def test_each_run_of_a_python_policy_gets_its_own_seed_and_a_rerun_the_same():
+    Seeded.seeds = []
+    first = specprobe.run(FIG1A, runs=4, horizon=200, policies={"seeded": Seeded})
+    seeds = list(Seeded.seeds)
+    assert len(seeds) == 4 and len(set(seeds)) == 4 and all(isinstance(s, int) for s in seeds)
+    Seeded.seeds = []
+    again = specprobe.run(FIG1A, runs=4, horizon=200, policies={"seeded": Seeded})
+    assert sorted(Seeded.seeds) == sorted(seeds)
+    assert again.files["runs.csv"] == first.files["runs.csv"]
+    Seeded.seeds = []
+    specprobe.run(FIG1A, runs=4, horizon=200, seed=7, policies={"seeded": Seeded})
+    assert not set(Seeded.seeds) & set(seeds)
+
+
 def test_results_show_their_table_in_a_notebook():
     res = specprobe.run(FIG1A, runs=2, horizon=300)
     page = res._repr_html_()

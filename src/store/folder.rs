@@ -265,15 +265,19 @@ impl OutputDir {
         })
     }
 
-    /// Reads a file of the folder (a regular file of bounded size).
+    /// Reads a file of the folder (a regular file of bounded size; a PNG chart is binary, every
+    /// other file specprobe writes is text).
     pub(crate) fn read(&self, name: &str) -> Result<Vec<u8>, OutputError> {
         let path = self.dir.join(name);
-        crate::util::input::read_bounded(&path, crate::util::input::MAX_RESULT_BYTES).map_err(
-            |error| OutputError::Read {
-                path: self.shown.join(name),
-                error,
-            },
-        )
+        let read = if name.ends_with(".png") {
+            crate::util::input::read_bounded_binary
+        } else {
+            crate::util::input::read_bounded
+        };
+        read(&path, crate::util::input::MAX_RESULT_BYTES).map_err(|error| OutputError::Read {
+            path: self.shown.join(name),
+            error,
+        })
     }
 
     /// Copies the regular files of `from` (not its charts, report or marker) into this

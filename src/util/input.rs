@@ -83,6 +83,23 @@ fn kind(meta: &std::fs::Metadata) -> &'static str {
 
 /// The bytes of the regular file `path`, at most `limit` of them.
 pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    read_checked(path, limit, Content::Text)
+}
+
+/// [`read_bounded`] for a binary file (a PNG chart): NUL bytes are allowed, but a whole piece
+/// of zeros is not (no chart has a megabyte of them; a sparse file's hole does).
+pub(crate) fn read_bounded_binary(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    read_checked(path, limit, Content::Binary)
+}
+
+/// What a file read holds.
+#[derive(Clone, Copy, PartialEq)]
+enum Content {
+    Text,
+    Binary,
+}
+
+fn read_checked(path: &Path, limit: u64, content: Content) -> Result<Vec<u8>, ReadError> {
     let file = open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -94,17 +111,27 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError
             limit,
         });
     }
-    // Every file read here is text, so a NUL byte ends the read at once: a file a few KB on
-    // disk but sparse to gigabytes (its holes read as zeros) costs one chunk, not its length.
-    // Nothing is reserved from the claimed length for the same reason.
+    // A text file has no NUL byte, so one ends the read at once: a file a few KB on disk but
+    // sparse to gigabytes (its holes read as zeros) costs one chunk, not its length. Nothing is
+    // reserved from the claimed length for the same reason.
     let mut bytes = Vec::new();
     // The file may grow while it is read: never read past the limit.
     let mut file = file.take(limit + 1);
     loop {
         let start = bytes.len();
         let n = (&mut file).take(CHUNK as u64).read_to_end(&mut bytes)?;
-        if let Some(at) = bytes[start..].iter().position(|&b| b == 0) {
-            return Err(ReadError::Nul((start + at) as u64));
+        let piece = &bytes[start..];
+        match content {
+            Content::Text => {
+                if let Some(at) = piece.iter().position(|&b| b == 0) {
+                    return Err(ReadError::Nul((start + at) as u64));
+                }
+            }
+            Content::Binary => {
+                if piece.len() == CHUNK && piece.iter().all(|&b| b == 0) {
+                    return Err(ReadError::Nul(start as u64));
+                }
+            }
         }
         if bytes.len() as u64 > limit {
             return Err(ReadError::TooLarge {
@@ -163,6 +190,17 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("sparse"), "{err}");
+        // A binary file (a PNG) may hold NUL bytes, but not a hole's megabyte of zeros.
+        let png = dir.path().join("regret.png");
+        std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+        assert_eq!(read_bounded_binary(&png, 1 << 20).unwrap().len(), 16);
+        let file = std::fs::OpenOptions::new().append(true).open(&png).unwrap();
+        file.set_len(3 << 30).unwrap();
+        let err = read_bounded_binary(&png, 4 << 30).unwrap_err();
+        assert!(
+            matches!(err, ReadError::Nul(n) if n == CHUNK as u64),
+            "{err}"
+        );
     }
 
     #[cfg(unix)]

@@ -345,3 +345,34 @@ fn no_text_leaves_the_canvas_and_no_legend_entry_is_cut() {
         assert!(checked >= 4, "{checked} charts");
     }
 }
+
+/// The paired chart's whiskers follow `--band` (they were ± s.e. whatever it said), and the
+/// chart and the report say which band is drawn.
+#[test]
+fn paired_whiskers_follow_the_band() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_with_charts(tmp.path(), (800, 450));
+    let mut drawn = Vec::new();
+    for (band, named) in [
+        (specprobe::Band::Se, "standard error"),
+        (specprobe::Band::Sd, "sd across runs"),
+        (specprobe::Band::Ci95, "confidence"),
+    ] {
+        let opts = ChartOptions {
+            formats: vec![Format::Svg],
+            band,
+            ..options((800, 450))
+        };
+        commands::plot(&out, &opts, &Default::default()).unwrap();
+        let svg = std::fs::read_to_string(out.join("paired.svg")).unwrap();
+        let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(
+            report.contains(&format!("mean with {}", band.describe())),
+            "{band:?}"
+        );
+        // The chart's note names the band (wrapped over lines).
+        assert!(svg.contains(named), "{band:?}: the chart names its band");
+        drawn.push(svg);
+    }
+    assert!(drawn[0] != drawn[1] && drawn[1] != drawn[2] && drawn[0] != drawn[2]);
+}

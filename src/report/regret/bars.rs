@@ -241,20 +241,35 @@ fn spread(s: &crate::report::regret::summary::Stat, band: Band) -> f64 {
     }
 }
 
+/// The whisker of a paired difference under `--band`: its standard error, its 95 % interval's
+/// half-width, or the standard deviation of the per-run differences (`se·√n`, n runs).
+fn paired_spread(d: &crate::report::regret::summary::Difference, runs: u64, band: Band) -> f64 {
+    match band {
+        Band::Sd => d.stderr * (runs as f64).sqrt(),
+        Band::Se => d.stderr,
+        Band::Ci95 => d.ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0),
+    }
+}
+
 /// Each policy's final regret minus the reference policy's, run by run on the same sample
-/// paths, with ± its standard error (and the unpaired standard error for comparison).
+/// paths, with the whiskers `--band` asks for.
 pub(crate) fn paired_chart(
     scenario: &str,
     e: &ExperimentSummary,
     opts: &ChartOptions,
     rendered: &mut Vec<Rendered>,
 ) -> Result<(), ChartError> {
-    let paired: Vec<(&str, &crate::report::regret::summary::Paired)> = e
+    let paired: Vec<(&str, &crate::report::regret::summary::Paired, u64)> = e
         .policies
         .iter()
-        .filter_map(|p| p.paired.as_ref().map(|d| (p.name.as_str(), d)))
+        .filter_map(|p| {
+            p.paired
+                .as_ref()
+                .map(|d| (p.name.as_str(), d, p.pseudo_regret.n))
+        })
         .collect();
-    let Some((_, first)) = paired.first() else {
+    let band = opts.band;
+    let Some((_, first, _)) = paired.first() else {
         return Ok(());
     };
     let reference = first.reference.clone();
@@ -262,20 +277,26 @@ pub(crate) fn paired_chart(
         title: format!("Paired differences to {reference} — {scenario}"),
         x_label: "policy".into(),
         y_label: format!("final regret − {reference}'s"),
-        groups: paired.iter().map(|(n, _)| n.to_string()).collect(),
+        groups: paired.iter().map(|(n, _, _)| n.to_string()).collect(),
         series: vec![
             BarSeries {
                 label: "pseudo-regret".into(),
                 values: paired
                     .iter()
-                    .map(|(_, d)| Some((d.pseudo_regret.mean, d.pseudo_regret.stderr)))
+                    .map(|(_, d, n)| {
+                        let spread = paired_spread(&d.pseudo_regret, *n, band);
+                        Some((d.pseudo_regret.mean, spread))
+                    })
                     .collect(),
             },
             BarSeries {
                 label: "realised regret".into(),
                 values: paired
                     .iter()
-                    .map(|(_, d)| Some((d.realized_regret.mean, d.realized_regret.stderr)))
+                    .map(|(_, d, n)| {
+                        let spread = paired_spread(&d.realized_regret, *n, band);
+                        Some((d.realized_regret.mean, spread))
+                    })
                     .collect(),
             },
         ],
@@ -283,7 +304,8 @@ pub(crate) fn paired_chart(
         log_y: false,
         notes: vec![
             "bars: mean over runs of the".into(),
-            "per-run difference ± s.e.".into(),
+            "per-run difference; whiskers:".into(),
+            band.describe().into(),
             "(same sample paths per run)".into(),
         ],
     };
@@ -291,7 +313,8 @@ pub(crate) fn paired_chart(
     let files = render_chart(&chart, stem, opts)?;
     rendered.push(Rendered {
         caption: format!(
-            "Paired differences to {reference}: final regret minus {reference}'s in the same run, mean ± standard error"
+            "Paired differences to {reference}: final regret minus {reference}'s in the same run, mean with {}",
+            band.describe()
         ),
         stem: stem.into(),
         files,

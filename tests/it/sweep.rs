@@ -171,3 +171,38 @@ fn sweeps_shard_merge_and_plot() {
     assert_eq!(std::fs::read(whole.join("report.md")).unwrap(), before);
     assert!(whole.join("sweep-pseudo-regret.svg").exists());
 }
+
+/// The Figure 1(b) stand-in shows the two claims it ships for, on a reduced horizon: the
+/// regret increases with the known cost c, and it grows sublinearly in T.
+#[test]
+fn the_figure_1b_substitute_shows_regret_rising_with_c_and_sublinear_in_t() {
+    let tmp = tempfile::tempdir().unwrap();
+    let regret_at = |horizon: u64| -> Vec<f64> {
+        let out = tmp.path().join(format!("t{horizon}"));
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_specprobe"))
+            .args(["run", "scenarios/paper-fig1b-substitute.ron", "--no-charts"])
+            .args(["--runs", "4", "--horizon", &horizon.to_string(), "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+        summary["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["policies"][0]["pseudo_regret"]["mean"].as_f64().unwrap())
+            .collect()
+    };
+    let (short, long) = (regret_at(2_000), regret_at(20_000));
+    assert_eq!(long.len(), 5);
+    assert!(
+        long.windows(2).all(|w| w[0] < w[1]),
+        "not rising in c: {long:?}"
+    );
+    // Ten times the slots, far less than ten times the regret.
+    for (s, l) in short.iter().zip(&long) {
+        assert!(l > s && *l < 4.0 * s, "{short:?} -> {long:?}");
+    }
+}

@@ -29,6 +29,7 @@ occupancy_processes! {
     iid::{Iid(IidSpec)},
     markov::{Markov(MarkovSpec)},
     on_off::{OnOff(OnOffSpec)},
+    lopez_benitez::{LopezBenitez(LopezBenitezSpec)},
     trace::{Trace(TraceSpec)},
     piecewise::{Piecewise(PiecewiseSpec)},
 }

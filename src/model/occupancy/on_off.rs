@@ -72,6 +72,8 @@ pub(crate) struct OnOff {
     idle: Holding,
     busy: Holding,
     theta: f64,
+    /// The load level of a López-Benítez preset this is (see `lopez_benitez.rs`), and its unit.
+    preset: Option<(String, f64)>,
 }
 
 /// One player's position on an on/off path.
@@ -90,7 +92,20 @@ impl OnOff {
     /// Alternating periods with the given holding-time laws.
     pub(crate) fn new(idle: Holding, busy: Holding) -> OnOff {
         let theta = idle.mean() / (idle.mean() + busy.mean());
-        OnOff { idle, busy, theta }
+        OnOff {
+            idle,
+            busy,
+            theta,
+            preset: None,
+        }
+    }
+
+    /// A named preset: the same process, described by its name and load.
+    pub(crate) fn preset(idle: Holding, busy: Holding, load: String, unit: f64) -> OnOff {
+        OnOff {
+            preset: Some((load, unit)),
+            ..OnOff::new(idle, busy)
+        }
     }
 }
 
@@ -143,11 +158,24 @@ impl Process for OnOff {
     }
 
     fn describe(&self) -> String {
+        if let Some((load, unit)) = &self.preset {
+            return format!("LopezBenitez(load: {load}, unit: {unit})");
+        }
         format!(
             "OnOff(idle: {}, busy: {})",
             crate::util::ron_text::to_ron_line(self.idle.spec()),
             crate::util::ron_text::to_ron_line(self.busy.spec())
         )
+    }
+
+    fn notes(&self) -> Vec<String> {
+        match &self.preset {
+            Some((load, _)) => vec![format!(
+                "López-Benítez and Casadevall (2013), {load} load: generalized Pareto idle and busy periods, duty cycle {:.3}",
+                1.0 - self.theta
+            )],
+            None => Vec::new(),
+        }
     }
 }
 

@@ -30,8 +30,11 @@ pub(crate) enum Load {
     VeryHigh,
 }
 
-/// (μ, σ, ξ) of the generalized Pareto laws of (busy, idle) periods at each load.
-const FITS: [(Load, [(f64, f64, f64); 2]); 5] = [
+/// A generalized Pareto fit: location μ, scale σ, shape ξ.
+type Fit = (f64, f64, f64);
+
+/// The fits of (busy, idle) periods at each load.
+const FITS: [(Load, [Fit; 2]); 5] = [
     (Load::VeryLow, [(3.5150, 1.6960, 0.0285), (3.6100, 38.3633, 0.2125)]),
     (Load::Low, [(3.5150, 2.6240, 0.1884), (3.5780, 10.9356, 0.1784)]),
     (Load::Medium, [(3.5150, 5.1483, 0.1978), (3.5160, 4.6583, 0.2156)]),

@@ -242,6 +242,39 @@ fn grids_get_a_final_regret_chart_with_reference_markers() {
     assert!(report.contains("cc-ucb (paper)") && report.contains("](grid-regret.png)"));
 }
 
+/// An oracle's zero regret does not turn a grid chart linear: the log axis stays, zeros are left
+/// out with a note, and the means are dots with whiskers, not bars from an arbitrary floor.
+#[test]
+fn a_grid_with_an_oracle_keeps_its_log_axis_and_leaves_the_zeros_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = r#"Regret(
+        name: "grid", seed: 1, horizon: 3000, runs: 2,
+        grid: [
+            (label: "easy", channels: [(count: 1, theta: 0.95, cost: Bernoulli(0.05)), (count: 1, theta: 0.01, cost: Bernoulli(0.9))]),
+            (label: "hard", channels: [(count: 2, theta: 0.5, cost: Bernoulli(0.4)), (count: 14, theta: 0.35, cost: Bernoulli(0.4))]),
+        ],
+        policies: [(policy: CcUcb()), (policy: CascadeUcb1(list_len: 2)), (policy: Oracle)],
+    )"#;
+    let path = scenario_file(tmp.path(), "g.ron", text);
+    let out = tmp.path().join("out");
+    let opts = ChartOptions {
+        formats: vec![Format::Svg],
+        ..options((900, 500))
+    };
+    commands::run(&RunArgs {
+        scenario: path,
+        out: Some(out.clone()),
+        charts: opts,
+        ..RunArgs::default()
+    })
+    .unwrap();
+    let svg = std::fs::read_to_string(out.join("grid-regret.svg")).unwrap();
+    for needle in ["(log scale)", "zeros are not drawn", "dots at the"] {
+        assert!(svg.contains(needle), "grid chart lacks {needle}");
+    }
+    assert!(svg.contains("<circle"), "means drawn as dots");
+}
+
 /// Every text of every chart lies inside the canvas, at the smallest accepted size and a large
 /// one, with many series (a comparison of 22): titles are wrapped, legends move below the plot
 /// and wrap into columns, nothing is cut. Text anchors are checked against the canvas, and each

@@ -59,6 +59,37 @@ pub(crate) struct GroupedBars {
 }
 
 impl GroupedBars {
+    /// The range of a logarithmic value axis, when this chart gets one: asked for, no negative
+    /// value, and the positive values spanning more than a decade or so (below that a log axis
+    /// would show one or two labels and hide the values).
+    fn log_range(&self) -> Option<(f64, f64)> {
+        let means = self
+            .series
+            .iter()
+            .flat_map(|s| s.values.iter().flatten().map(|&(v, _)| v))
+            .chain(
+                self.points
+                    .iter()
+                    .flat_map(|p| p.values.iter().flatten().copied()),
+            )
+            .filter(|v| v.is_finite());
+        let lowest_mean = means.fold(f64::INFINITY, f64::min);
+        let hi = self.values().fold(f64::NEG_INFINITY, f64::max);
+        let lo = self
+            .values()
+            .filter(|v| *v > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        (self.log_y && lo.is_finite() && hi > 20.0 * lo && lowest_mean >= 0.0)
+            .then_some((lo * 0.5, hi * 2.0))
+    }
+
+    /// Whether some bar is exactly zero (an oracle's regret): left out on a log axis, said so.
+    fn has_zero(&self) -> bool {
+        self.series
+            .iter()
+            .any(|s| s.values.iter().flatten().any(|&(v, _)| v == 0.0))
+    }
+
     fn legend(&self) -> Vec<LegendEntry> {
         let mut e: Vec<LegendEntry> = self
             .series
@@ -77,9 +108,16 @@ impl GroupedBars {
                 key: LegendKey::Point(p.marker),
             });
         }
-        for n in &self.notes {
+        let mut notes = self.notes.clone();
+        if self.log_range().is_some() {
+            notes.push("log axis: dots at the means".into());
+            if self.has_zero() {
+                notes.push("(zeros are not drawn)".into());
+            }
+        }
+        for n in notes {
             e.push(LegendEntry {
-                label: n.clone(),
+                label: n,
                 color: BLACK,
                 key: LegendKey::Note,
             });
@@ -163,15 +201,27 @@ impl GroupedBars {
             for (g, v) in s.values.iter().enumerate() {
                 let Some((value, err)) = *v else { continue };
                 let (x0, x1) = self.bar_x(g, j);
-                let top = value.max(y_floor);
-                chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x0, baseline), (x1, top)],
-                    color.filled(),
-                )))?;
-                chart.draw_series(std::iter::once(Rectangle::new(
-                    [(x0, baseline), (x1, top)],
-                    BLACK.stroke_width(1),
-                )))?;
+                if log {
+                    // On a log axis a bar would rise from an arbitrary floor: a dot at the
+                    // mean instead (zero has no place on the axis and is left out).
+                    if value <= 0.0 {
+                        continue;
+                    }
+                    let at = chart.backend_coord(&(0.5 * (x0 + x1), value));
+                    let r = (5.0 * scale).round() as i32;
+                    root.draw(&Circle::new(at, r, color.filled()))?;
+                    root.draw(&Circle::new(at, r, BLACK.stroke_width(1)))?;
+                } else {
+                    let top = value.max(y_floor);
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(x0, baseline), (x1, top)],
+                        color.filled(),
+                    )))?;
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(x0, baseline), (x1, top)],
+                        BLACK.stroke_width(1),
+                    )))?;
+                }
                 if err > 0.0 {
                     // A plain whisker: no marker at its ends or middle, so that it cannot be
                     // mistaken for a reference point.
@@ -242,15 +292,9 @@ impl Chart for GroupedBars {
         let (plot, f) = frame(root, &self.title, &self.legend())?;
         let hi = self.values().fold(f64::NEG_INFINITY, f64::max);
         let lowest = self.values().fold(f64::INFINITY, f64::min);
-        let lo = self
-            .values()
-            .filter(|v| *v > 0.0)
-            .fold(f64::INFINITY, f64::min);
-        // A logarithmic axis only pays when the values span more than a decade or so; below
-        // that it would show one or two labels and hide the values. Negative values (paired
-        // differences) need a linear axis through zero.
-        if self.log_y && lo.is_finite() && hi > 20.0 * lo && lowest > 0.0 {
-            let (lo, hi) = (lo * 0.5, hi * 2.0);
+        // Negative values (paired differences) need a linear axis through zero; zeros (an
+        // oracle) do not prevent a log axis, they are left out of it as the line charts do.
+        if let Some((lo, hi)) = self.log_range() {
             let yr = (lo..hi).log_scale().with_key_points(log_ticks(lo, hi));
             self.draw_in(root, &plot, yr, (lo, hi), lo, f)
         } else {

@@ -357,6 +357,37 @@ pub(crate) fn series_style(i: usize) -> SeriesStyle {
     }
 }
 
+/// The styles of series labelled `labels`, in order, chosen by label rather than by position:
+/// each label starts from the colour its name hashes to and takes the first colour not yet
+/// taken in the chart (then the next dash cycle), so the same policy keeps its colour across a
+/// scenario's charts, across scenarios, and in `compare`, while the first eight series of a
+/// chart still get eight different colours and the first 32 different (colour, dash) pairs.
+pub(crate) fn label_styles<'a>(labels: impl IntoIterator<Item = &'a str>) -> Vec<SeriesStyle> {
+    const SLOTS: usize = 32;
+    let mut used = [false; SLOTS];
+    labels
+        .into_iter()
+        .enumerate()
+        .map(|(position, label)| {
+            // FNV-1a: a fixed hash, the same on every machine and in every version.
+            let h = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            });
+            let n = PALETTE.len();
+            let free = (0..SLOTS / n)
+                .flat_map(|cycle| (0..n).map(move |k| cycle * n + (h as usize + k) % n))
+                .find(|&i| !used[i]);
+            match free {
+                Some(i) => {
+                    used[i] = true;
+                    series_style(i)
+                }
+                None => series_style(position),
+            }
+        })
+        .collect()
+}
+
 /// Draws a marker centred on `at` (backend pixels).
 pub(crate) fn draw_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -576,6 +607,29 @@ mod tests {
                 assert!(a.color != b.color || a.dash != b.dash, "{i} and {j}");
             }
         }
+    }
+
+    #[test]
+    fn a_label_keeps_its_style_whatever_its_position_and_a_chart_never_repeats_one() {
+        let alone = label_styles(["oracle"])[0];
+        let among = label_styles(["cc-ucb", "cascade-ucb1", "x", "oracle"]);
+        let other = label_styles(["oracle", "y"]);
+        assert_eq!(other[0].color, alone.color);
+        // Eight labels, eight colours; 32 labels, 32 (colour, dash) pairs.
+        let names: Vec<String> = (0..32).map(|i| format!("policy-{i}")).collect();
+        let styles = label_styles(names.iter().map(String::as_str));
+        let colours: std::collections::BTreeSet<_> = styles[..8]
+            .iter()
+            .map(|s| (s.color.0, s.color.1, s.color.2))
+            .collect();
+        assert_eq!(colours.len(), 8);
+        for i in 0..32 {
+            for j in 0..i {
+                let (a, b) = (styles[i], styles[j]);
+                assert!(a.color != b.color || a.dash != b.dash, "{i} and {j}");
+            }
+        }
+        assert_eq!(among.len(), 4);
     }
 
     #[test]

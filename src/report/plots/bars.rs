@@ -4,7 +4,7 @@
 
 use super::layout::{Fonts, frame, log_ticks, wrap as wrap_px};
 use super::{
-    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, draw_marker, series_style, si, tick,
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, draw_marker, label_styles, si, tick,
     tick_decimals,
 };
 use plotters::coord::Shift;
@@ -91,13 +91,14 @@ impl GroupedBars {
     }
 
     fn legend(&self) -> Vec<LegendEntry> {
+        let styles = label_styles(self.series.iter().map(|s| s.label.as_str()));
         let mut e: Vec<LegendEntry> = self
             .series
             .iter()
             .enumerate()
             .map(|(i, s)| LegendEntry {
                 label: s.label.clone(),
-                color: series_style(i).color,
+                color: styles[i].color,
                 key: LegendKey::Box,
             })
             .collect();
@@ -196,8 +197,9 @@ impl GroupedBars {
             .light_line_style(RGBColor(235, 235, 235))
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()?;
+        let styles = label_styles(self.series.iter().map(|s| s.label.as_str()));
         for (j, s) in self.series.iter().enumerate() {
-            let color = series_style(j).color;
+            let color = styles[j].color;
             for (g, v) in s.values.iter().enumerate() {
                 let Some((value, err)) = *v else { continue };
                 let (x0, x1) = self.bar_x(g, j);

@@ -4,8 +4,8 @@
 
 use super::layout::{Fonts, frame, log_ticks};
 use super::{
-    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, draw_marker, draw_polyline, series_style,
-    si, tick, tick_decimals,
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, SeriesStyle, draw_marker, draw_polyline,
+    label_styles, si, tick, tick_decimals,
 };
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -81,13 +81,19 @@ impl LineChart {
                 .any(|c| c.points.iter().any(|p| p.2 > 0.0))
     }
 
+    /// Each curve's style, by its label.
+    fn styles(&self) -> Vec<SeriesStyle> {
+        label_styles(self.curves.iter().map(|c| c.label.as_str()))
+    }
+
     fn legend(&self) -> Vec<LegendEntry> {
+        let styles = self.styles();
         let mut entries: Vec<LegendEntry> = self
             .curves
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let s = series_style(i);
+                let s = styles[i];
                 LegendEntry {
                     label: c.label.clone(),
                     color: s.color,
@@ -282,9 +288,10 @@ impl LineChart {
         let clamp = |v: f64| v.clamp(y_lo, y_hi);
         let x_min = if self.log_x { self.x_min() } else { x_lo };
         let visible = |m: f64| !(log_y && m <= 0.0);
+        let styles = self.styles();
         if self.has_spread() && !self.error_bars {
             for (i, c) in self.curves.iter().enumerate() {
-                let color = series_style(i).color;
+                let color = styles[i].color;
                 let pts = || c.points.iter().filter(|p| p.0 >= x_min && visible(p.1));
                 let mut poly: Vec<(f64, f64)> = pts().map(|&(t, m, s)| (t, clamp(m + s))).collect();
                 let lower: Vec<(f64, f64)> = pts().map(|&(t, m, s)| (t, clamp(m - s))).collect();
@@ -315,7 +322,7 @@ impl LineChart {
         }
         let n = self.curves.len().max(1);
         for (i, c) in self.curves.iter().enumerate() {
-            let style = series_style(i);
+            let style = styles[i];
             let px: Vec<(i32, i32)> = c
                 .points
                 .iter()

@@ -8,8 +8,10 @@
 //! counts and per-run final rows; each worker thread's buffers and policy state; the channels
 //! themselves. [`Estimate::check`] refuses, with the estimate and the limit in the message, a
 //! scenario that would exceed the machine's physical memory or a `--max-memory`. The work is
-//! the number of slot-steps (one policy, one slot), from which a rough duration is shown for
-//! long runs; work is never refused, since a run can always be stopped with Ctrl-C.
+//! the number of slot-steps (one policy, one slot) or, for identification, of samples expected
+//! from each instance's complexity; the duration shown comes from each policy's measured cost
+//! per slot at the scenario's K (`scripts/calibrate-costs.py`). Work is never refused, since a
+//! run can always be stopped with Ctrl-C.
 //!
 //! The estimate is an upper bound in spirit, not to the byte: sizes of exact sums and of
 //! hdrhistogram buckets are typical values, and a sliding-window policy is assumed to see at
@@ -59,8 +61,8 @@ fn samples_per_hardness(setting: Setting) -> f64 {
 pub struct Estimate {
     /// Peak memory in bytes.
     pub memory: u64,
-    /// Slot-steps (one policy, one slot), over every run, policy and benchmark; `None` for
-    /// identification.
+    /// Slot-steps (one policy, one slot, its share of the benchmark pass included), over every
+    /// run and policy; `None` for identification.
     pub slot_steps: Option<f64>,
     /// Identification samples over every run, algorithm and setting: a rough expectation
     /// from each instance's complexity (when the algorithms stop is random), capped by the

@@ -409,3 +409,30 @@ fn paired_whiskers_follow_the_band() {
     }
     assert!(drawn[0] != drawn[1] && drawn[1] != drawn[2] && drawn[0] != drawn[2]);
 }
+
+/// On a log slot axis the reward chart starts at T/100 instead of clipping the first 1 % of
+/// slots (most of a log axis's width) into flat lines that look like data; the caption says so.
+#[test]
+fn the_log_reward_chart_starts_where_its_values_are_fitted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(tmp.path(), "charts.ron", SCENARIO);
+    let out = tmp.path().join("out");
+    commands::run(&RunArgs {
+        scenario: path,
+        out: Some(out.clone()),
+        charts: ChartOptions {
+            formats: vec![Format::Svg],
+            axis: AxisMode::Both,
+            ..options((800, 450))
+        },
+        ..RunArgs::default()
+    })
+    .unwrap();
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("the slot axis starts at slot 40, 1 % of the horizon"),
+        "{report}"
+    );
+    assert!(report.contains("the first 1 % of slots is clipped to the axis"));
+    assert!(out.join("reward-log.svg").exists() && out.join("reward.svg").exists());
+}

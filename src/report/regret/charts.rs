@@ -394,22 +394,51 @@ impl TimeCharts<'_> {
                 dash: (8, 5),
             });
         }
+        // The first averages swing over a wide range: the value axis is fitted from slot T/100.
+        let from = (self.horizon as f64 / 100.0).max(1.0);
         for log in axis_modes(self.opts.axis, false) {
+            // On a linear slot axis the first 1 % is a sliver, clipped to the value axis. On a
+            // log axis it is most of the width, and clipped values would be flat lines that
+            // look like data: that axis starts at T/100 instead, and says so.
+            let curves = if log {
+                reward
+                    .iter()
+                    .map(|c| Curve {
+                        label: c.label.clone(),
+                        points: c.points.iter().copied().filter(|p| p.0 >= from).collect(),
+                    })
+                    .collect()
+            } else {
+                reward.clone()
+            };
             let mut chart = self.chart(
                 "Average net reward per slot",
                 "net reward per slot (1{idle} − cost)".into(),
-                reward.clone(),
+                curves,
                 log,
             );
             chart.band = None;
             chart.references = optimum_refs.clone();
-            chart.y_range_from = (self.horizon as f64 / 100.0).max(1.0);
+            if log {
+                for r in &mut chart.references {
+                    r.points[0].0 = from;
+                }
+            }
+            chart.y_range_from = from;
             chart.y_from_zero = false;
+            let clipped = if log {
+                format!(
+                    "the slot axis starts at slot {}, 1 % of the horizon, where the averages have settled enough to share an axis",
+                    crate::report::plots::si(from)
+                )
+            } else {
+                "the first 1 % of slots is clipped to the axis".to_string()
+            };
             self.push(
                 &chart,
                 stem_for(&format!("{}reward", self.prefix), log),
                 format!(
-                    "Average net reward per slot{} (cumulative reward / t; the first 1 % of slots is clipped to the axis)",
+                    "Average net reward per slot{} (cumulative reward / t; {clipped})",
                     self.what
                 ),
                 rendered,

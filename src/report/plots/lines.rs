@@ -180,9 +180,15 @@ impl LineChart {
             return (if self.log_y { 1.0 } else { 0.0 }, 10.0);
         }
         if self.log_y {
-            let lo = 10f64.powf(lo.log10().floor());
-            let hi = 10f64.powf(hi.max(lo * 10.0).log10().ceil());
-            return (lo, hi);
+            // Padded around the data in log space, not snapped to whole decades (data in
+            // [400, 31k] drawn on [100, 100k] wastes half the height); the ticks fall between
+            // decades where the span is short (`log_ticks`).
+            let (l, h) = (lo.log10(), hi.log10());
+            let span = (h - l).max(0.5);
+            let mid = 0.5 * (l + h);
+            let (l, h) = (l.min(mid - span / 2.0), h.max(mid + span / 2.0));
+            let pad = 0.06 * (h - l);
+            return (10f64.powf(l - pad), 10f64.powf(h + pad));
         }
         if self.y_from_zero {
             // A band dipping below zero around a non-negative cumulative quantity is clipped.
@@ -402,5 +408,53 @@ impl Chart for LineChart {
                 self.draw_in(root, &plot, x.0..x.1, y.0..y.1, x, y, f)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(values: &[f64]) -> LineChart {
+        LineChart {
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            log_x: false,
+            log_y: true,
+            error_bars: false,
+            curves: vec![Curve {
+                label: "a".into(),
+                points: values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| (i as f64 + 1.0, v, 0.0))
+                    .collect(),
+            }],
+            band: None,
+            references: Vec::new(),
+            notes: Vec::new(),
+            y_range_from: 0.0,
+            y_from_zero: true,
+            verticals: None,
+        }
+    }
+
+    /// Data in [400, 31k] was drawn on [100, 100k]: the axis is now padded around the data,
+    /// and a short span gets ticks between decades.
+    #[test]
+    fn a_log_value_axis_hugs_the_data() {
+        let (lo, hi) = chart(&[400.0, 2000.0, 31000.0]).y_range();
+        assert!(lo > 250.0 && lo < 400.0, "{lo}");
+        assert!(hi > 31000.0 && hi < 50000.0, "{hi}");
+        let ticks = crate::report::plots::layout::log_ticks(lo, hi);
+        assert!(
+            ticks.contains(&500.0) && ticks.contains(&2000.0),
+            "{ticks:?}"
+        );
+        // A narrow span still gets half a decade and several ticks.
+        let (lo, hi) = chart(&[90.0, 110.0]).y_range();
+        assert!((hi / lo).log10() >= 0.5, "{lo} {hi}");
+        assert!(crate::report::plots::layout::log_ticks(lo, hi).len() >= 3);
     }
 }

@@ -76,6 +76,14 @@ pub struct Estimate {
     pub threads: usize,
 }
 
+/// What a scenario's work is counted in.
+enum Work {
+    /// One policy, one slot (regret and many users).
+    SlotSteps(f64),
+    /// Identification samples.
+    Samples(f64),
+}
+
 /// A scenario that would need more memory than allowed.
 #[derive(Clone, Debug, thiserror::Error)]
 #[error("this run would need about {} of memory, more than the {} {}; reduce the runs or the scenario's size (checkpoints, channels, configurations, arms){}", bytes(*needed), bytes(*limit), if *from_flag { "allowed by --max-memory" } else { "this machine has" }, if *from_flag { "" } else { ", or pass --max-memory if the estimate is too cautious" })]
@@ -193,8 +201,12 @@ impl Estimate {
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         });
         let runs = |total: u64| options.shard.runs_of(total);
-        let (memory, slot_steps, cpu_seconds) = match scenario {
-            Scenario::Regret(s) => regret(s, runs(s.runs), threads as u64, true),
+        // (memory, slot-steps or samples, CPU seconds)
+        let (memory, work, cpu_seconds) = match scenario {
+            Scenario::Regret(s) => {
+                let (memory, steps, cpu) = regret(s, runs(s.runs), threads as u64, true);
+                (memory, Work::SlotSteps(steps), cpu)
+            }
             Scenario::Sweep(s) => {
                 // Cells run one after another; every cell's statistics are kept to the end.
                 let mut memory = 0u64;
@@ -207,30 +219,32 @@ impl Estimate {
                     cpu += seconds;
                     workers = workers.max(regret_workers(c, threads as u64));
                 }
-                (memory.saturating_add(workers), steps, cpu)
+                (memory.saturating_add(workers), Work::SlotSteps(steps), cpu)
             }
             Scenario::Identification(s) => {
                 let (memory, samples) = identification(s, runs(s.runs), threads as u64);
-                return Estimate {
-                    memory: memory.saturating_add(BASE),
-                    slot_steps: None,
-                    samples: Some(samples),
-                    cpu_seconds: samples * SECONDS_PER_SAMPLE,
-                    threads,
-                };
+                (memory, Work::Samples(samples), samples * SECONDS_PER_SAMPLE)
             }
-            Scenario::MultiUser(s) => match &s.sweep {
-                None => multi_user(s, runs(s.runs), threads as u64),
-                Some(sw) => sw.cells.iter().fold((0u64, 0.0, 0.0), |(m, w, t), c| {
+            Scenario::MultiUser(s) => {
+                let cells: Vec<&MultiUserScenario> = match &s.sweep {
+                    None => vec![s],
+                    Some(sw) => sw.cells.iter().collect(),
+                };
+                let (memory, steps, cpu) = cells.iter().fold((0u64, 0.0, 0.0), |(m, w, t), c| {
                     let (cm, cw, ct) = multi_user(c, runs(c.runs), threads as u64);
                     (m.saturating_add(cm), w + cw, t + ct)
-                }),
-            },
+                });
+                (memory, Work::SlotSteps(steps), cpu)
+            }
+        };
+        let (slot_steps, samples) = match work {
+            Work::SlotSteps(w) => (Some(w), None),
+            Work::Samples(n) => (None, Some(n)),
         };
         Estimate {
             memory: memory.saturating_add(BASE),
-            slot_steps: Some(slot_steps),
-            samples: None,
+            slot_steps,
+            samples,
             cpu_seconds,
             threads,
         }

@@ -33,6 +33,7 @@ use crate::policy::{AnyPolicy, CustomPolicy, PolicySpec};
 use crate::util::stats::CheckpointSpec;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use sweep::SweepAxis;
 
 /// Most channels one experiment may have (keeps per-run buffers reasonable).
 pub(crate) const MAX_CHANNELS: u64 = 1 << 20;
@@ -63,6 +64,8 @@ pub struct SweepScenario {
     pub(crate) field: String,
     /// Its values, one cell each.
     pub(crate) values: Vec<f64>,
+    /// How the charts draw the swept value.
+    pub(crate) axis: SweepAxis,
     /// The cells: the scenario with the field at each value.
     pub(crate) cells: Vec<RegretScenario>,
 }
@@ -81,8 +84,11 @@ impl SweepScenario {
     /// A hash (hex) of every cell and the sweep itself.
     pub(crate) fn fingerprint(&self) -> String {
         let mut parts = vec![format!(
-            "sweep|{}|{}|{:?}",
-            self.name, self.field, self.values
+            "sweep|{}|{}|{:?}{}",
+            self.name,
+            self.field,
+            self.values,
+            self.axis.fingerprint()
         )];
         parts.extend(self.cells.iter().map(RegretScenario::fingerprint));
         let joined: Vec<&str> = parts.iter().map(String::as_str).collect();

@@ -350,14 +350,14 @@ def _summary_table(summary: Mapping[str, Any]) -> List[List[str]]:
 
 
 def _first_results_table(report: str) -> List[List[str]]:
-    """The first table of ``report.md`` that does not describe the channels, as cells (the
+    """The first table of ``report.md`` that does not describe the scenario (channels, top-K sets), as cells (the
     table ``specprobe run`` prints)."""
     lines = report.splitlines()
     i = 0
     while i < len(lines):
         if lines[i].startswith("|") and i + 1 < len(lines) and lines[i + 1].startswith(("|-", "|:")):
             cells = lambda row: [c.strip().replace("<br>", " / ").replace("**", "") for c in row.strip().strip("|").split("|")]
-            if cells(lines[i])[0] not in ("channel", "ch"):
+            if cells(lines[i])[0] not in ("channel", "ch", "N"):
                 rows = [cells(lines[i])]
                 j = i + 2
                 while j < len(lines) and lines[j].startswith("|"):

@@ -55,6 +55,15 @@ impl Metric {
         Metric::MissedOpportunities,
     ];
 
+    /// Whether a run's value is a count of events (probes, slots), written as an integer in
+    /// `runs.csv`; its mean over runs in `curves.csv` is not.
+    pub fn is_count(self) -> bool {
+        matches!(
+            self,
+            Metric::Probes | Metric::IdleFound | Metric::PuCollisions | Metric::MissedOpportunities
+        )
+    }
+
     /// Column stem in `curves.csv`.
     pub fn name(self) -> &'static str {
         match self {

@@ -193,6 +193,11 @@ impl Arms {
         self.rewards
     }
 
+    /// The true top-K set: the arms' indices (as in `means[i]`, from 0), ascending.
+    pub(crate) fn top_set(&self) -> Vec<usize> {
+        (0..self.len()).filter(|&i| self.best[i]).collect()
+    }
+
     /// Whether `answer` is exactly the true top-K set.
     pub(crate) fn is_correct(&self, answer: &[usize]) -> bool {
         answer.len() == self.k && answer.iter().all(|&a| self.best[a])

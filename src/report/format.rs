@@ -99,6 +99,18 @@ pub(crate) fn float(x: f64) -> String {
     format!("{x:?}")
 }
 
+/// A count (probes, samples) as an integer column: `5504`, not `5504.0`, so that a reader's
+/// type inference makes it an integer. A value that is not whole (a median between two
+/// counts) keeps its fraction, as [`float`] writes it.
+pub(crate) fn whole(x: f64) -> String {
+    // 2^53: every whole f64 below it is exactly an integer.
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        format!("{}", x as i64)
+    } else {
+        float(x)
+    }
+}
+
 /// Longest slug: chart names stay far below the 255 bytes a file name may have.
 const MAX_SLUG: usize = 48;
 

@@ -1,6 +1,7 @@
 //! Outputs of a sweep: `summary.json` (`"kind": "sweep"`: the table of every policy's final
 //! values against the swept value, and each cell's full regret summary), `curves.csv` and
-//! `runs.csv` (every cell's rows, the cell named in the `experiment` column), charts of each
+//! `runs.csv` (every cell's rows, the cell named in the `experiment` column and its value in the
+//! numeric `sweep_value` column), charts of each
 //! policy's final regret against the swept value with 95 % intervals, and `report.md`.
 
 pub(crate) mod charts;
@@ -31,7 +32,10 @@ pub(crate) fn render(
     let rows: Vec<CurveRow> = cells
         .iter()
         .zip(&labels)
-        .flat_map(|((scenario, stats), label)| curves::rows_in_cell(scenario, stats, Some(label)))
+        .zip(&s.values)
+        .flat_map(|(((scenario, stats), label), &v)| {
+            curves::rows_in_cell(scenario, stats, Some((label, v)))
+        })
         .collect();
     let json = serde_json::to_vec_pretty(&summary).map_err(|source| ReportError::Json {
         file: names::SUMMARY,
@@ -46,10 +50,11 @@ pub(crate) fn render(
         file: names::SUMMARY,
         message,
     })?;
-    let runs: Vec<(Option<&str>, &RegretScenario, &RegretStats)> = cells
+    let runs: Vec<(curves::SweepCell, &RegretScenario, &RegretStats)> = cells
         .iter()
         .zip(&labels)
-        .map(|((scenario, stats), label)| (Some(label.as_str()), *scenario, *stats))
+        .zip(&s.values)
+        .map(|(((scenario, stats), label), &v)| (Some((label.as_str(), v)), *scenario, *stats))
         .collect();
     let mut files = vec![
         Artifact::new(names::SUMMARY, json),

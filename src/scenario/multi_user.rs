@@ -6,7 +6,7 @@ use super::check::{check_run_settings, units};
 use super::checker::Checker;
 use super::locate::FieldPath;
 use super::raw::{RawMultiUser, RawRegret, RawUnits};
-use super::sweep::{Cell, MAX_CELLS, check_cell_with};
+use super::sweep::{Cell, MAX_CELLS, SweepAxis, check_axis, check_cell_with};
 use super::{Source, Units};
 use crate::model::channel::Environment;
 use crate::model::cost::CostWeights;
@@ -55,6 +55,8 @@ pub(crate) struct MultiSweep {
     pub field: String,
     /// Its values, one cell each.
     pub values: Vec<f64>,
+    /// How the charts draw the swept value.
+    pub axis: SweepAxis,
     /// The scenario with the field at each value, checked as a separate file would be.
     pub cells: Vec<MultiUserScenario>,
 }
@@ -217,7 +219,13 @@ impl MultiUserScenario {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
         }
         if let Some(sw) = &self.sweep {
-            let _ = write!(s, "|sweep {}|{:?}", sw.field, sw.values);
+            let _ = write!(
+                s,
+                "|sweep {}|{:?}{}",
+                sw.field,
+                sw.values,
+                sw.axis.fingerprint()
+            );
             for c in &sw.cells {
                 let _ = write!(s, "|cell {}", c.fingerprint());
             }
@@ -235,6 +243,7 @@ pub(crate) fn check_multi_user(
     let Some(spec) = raw.sweep.take() else {
         return check_one(raw, source, ck);
     };
+    let axis = check_axis(&spec, ck);
     let base = check_one(raw.clone(), source, ck);
     let base_problems: Vec<(String, String)> = ck
         .problems
@@ -268,6 +277,7 @@ pub(crate) fn check_multi_user(
         base.sweep = Some(Box::new(MultiSweep {
             field: spec.field,
             values: spec.values,
+            axis,
             cells,
         }));
     }

@@ -176,6 +176,13 @@ pub(crate) struct RawSweep {
     pub field: String,
     /// The values, one cell each.
     pub values: Vec<f64>,
+    /// The charts' title for the swept value (default: the field path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// A logarithmic axis for the swept value (default: when the values are positive and span
+    /// 20× or more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<bool>,
 }
 
 /// Units shown on charts and tables.

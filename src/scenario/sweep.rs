@@ -6,7 +6,13 @@
 //! sweep: (field: "channels[1].count", values: [1, 2, 4, 8]),    // K, by repeating a group
 //! sweep: (field: "horizon", values: [10000, 100000]),
 //! sweep: (field: "channels[0].cost", values: [0.3, 0.5]),       // a one-parameter law: Bernoulli(p)
+//! sweep: (field: "policies[*].policy.gamma", values: [0.9, 0.99, 0.999],
+//!         label: "discount γ", log: false),                    // the charts' axis
 //! ```
+//!
+//! `label` titles the swept value's chart axis (default: the field path) and `log` makes that
+//! axis logarithmic (default: when every value is positive and they span 20× or more); both
+//! change charts only, never a number.
 //!
 //! Fields are named as errors name them: struct fields by name, list entries by `[i]` (or `[*]`
 //! for all), enum variants skipped (`policy.alpha` inside `CcUcb(alpha: ...)`). Each value gives
@@ -29,6 +35,83 @@ use serde_json::Value;
 
 /// Most cells one sweep may have.
 pub(crate) const MAX_CELLS: usize = 1000;
+
+/// Longest axis label, in characters.
+const MAX_LABEL: usize = 200;
+
+/// How a sweep's charts draw the swept value: a title and the scale, as the scenario asked.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SweepAxis {
+    /// The axis title, if the scenario gave one (else the field path is used).
+    pub label: Option<String>,
+    /// A logarithmic axis (`Some(true)`), a linear one (`Some(false)`), or automatic.
+    pub log: Option<bool>,
+}
+
+impl SweepAxis {
+    /// Whether an axis over `values` is logarithmic: as asked, else when every value is
+    /// positive and they span 20× or more (a linear axis would squeeze the small ones).
+    pub(crate) fn is_log(log: Option<bool>, values: &[f64]) -> bool {
+        log.unwrap_or_else(|| {
+            let (lo, hi) = values
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            values.iter().all(|&v| v > 0.0) && hi >= 20.0 * lo
+        })
+    }
+
+    /// What breaks the rules, as (field, rule): a label is one line of 1 to 200 characters,
+    /// and a logarithmic axis needs every value positive. Scenarios and saved summaries are
+    /// checked alike.
+    pub(crate) fn problems(&self, values: &[f64]) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(label) = &self.label
+            && (label.trim().is_empty()
+                || label.chars().count() > MAX_LABEL
+                || label.contains('\n'))
+        {
+            out.push((
+                "label",
+                format!("must be one line of 1 to {MAX_LABEL} characters (got {label:?})"),
+            ));
+        }
+        if self.log == Some(true)
+            && let Some(i) = values.iter().position(|&v| v.is_nan() || v <= 0.0)
+        {
+            out.push((
+                "log",
+                format!(
+                    "a logarithmic axis needs every value > 0, and `values[{i}]` is {}",
+                    values[i]
+                ),
+            ));
+        }
+        out
+    }
+
+    /// The fingerprint's part: empty unless set, so that sweeps without either keep theirs.
+    pub(crate) fn fingerprint(&self) -> String {
+        match (&self.label, self.log) {
+            (None, None) => String::new(),
+            (label, log) => format!("|axis {label:?} {log:?}"),
+        }
+    }
+}
+
+/// Checks a sweep's `label` and `log` (see [`SweepAxis::problems`]).
+pub(crate) fn check_axis(spec: &RawSweep, ck: &mut Checker) -> SweepAxis {
+    let axis = SweepAxis {
+        label: spec.label.clone(),
+        log: spec.log,
+    };
+    let at = FieldPath::default().field("sweep");
+    for (field, rule) in axis.problems(&spec.values) {
+        ck.fail(&at.field(field), rule);
+    }
+    axis
+}
 
 /// One step of a sweep path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -218,6 +301,7 @@ pub(crate) fn check_sweep(
 ) -> Option<SweepScenario> {
     let spec = raw.sweep.take()?;
     let at_values = FieldPath::default().field("sweep").field("values");
+    let axis = check_axis(&spec, ck);
     let base = check_regret(raw.clone(), source, ck);
     let base_problems: Vec<(String, String)> = ck
         .problems
@@ -256,6 +340,7 @@ pub(crate) fn check_sweep(
         source: source.clone(),
         field: spec.field,
         values: spec.values,
+        axis,
         cells,
     })
 }

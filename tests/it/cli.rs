@@ -375,6 +375,31 @@ fn logs_go_to_stderr_and_stdout_stays_clean() {
     assert!(stderr(&o).contains("wrote ") && stderr(&o).contains("summary.json"));
 }
 
+/// An identification run prints its samples table, not the table of the instances' true
+/// top-K sets that comes first in its report.
+#[test]
+fn identification_run_prints_the_samples_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(
+        tmp.path(),
+        "i.ron",
+        r#"Identification(name: "i", seed: 1, runs: 4, confidence: 0.05,
+            instances: [(label: "a", family: Means([0.9, 0.1, 0.7]), k: Fixed(1))],
+            algorithms: [Lucb1])"#,
+    );
+    let o = specprobe(&[
+        "run",
+        path.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+        "--no-charts",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.starts_with("algorithm "), "{stdout}");
+    assert!(stdout.contains("\nLUCB1 "), "{stdout}");
+}
+
 /// The README's sharding script runs as documented and reproduces the unsharded outputs.
 #[cfg(unix)]
 #[test]

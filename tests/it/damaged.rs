@@ -326,16 +326,24 @@ fn damaged_identification_and_sweep_folders_are_errors() {
             expect_refused(&dir, "summary.json", class);
         }
     }
-    // The sweep's curves.csv, which plot keeps: a row of a cell that is not a value.
-    let dir = copy(&bases[1], &tmp.path().join("sweep-curves"));
-    edit_text("curves.csv", |t| {
-        t.replacen(
-            "policies[*].policy.alpha = 0.5\n",
-            "policies[*].policy.alpha = 9\n",
-            1,
-        )
-    })(&dir);
-    expect_refused(&dir, "curves.csv", "sweep curves of no value");
+    // The sweep's curves.csv, which plot keeps: a row of a cell that is not a value, and a
+    // row whose numeric value is not its cell's.
+    for (class, from, to) in [
+        (
+            "sweep curves of no value",
+            "policies[*].policy.alpha = 0.5,0.5\n",
+            "policies[*].policy.alpha = 9,0.5\n",
+        ),
+        (
+            "sweep curves whose value is not their cell's",
+            "policies[*].policy.alpha = 0.5,0.5\n",
+            "policies[*].policy.alpha = 0.5,0.75\n",
+        ),
+    ] {
+        let dir = copy(&bases[1], &tmp.path().join("sweep-curves"));
+        edit_text("curves.csv", move |t| t.replacen(from, to, 1))(&dir);
+        expect_refused(&dir, "curves.csv", class);
+    }
 }
 
 #[test]

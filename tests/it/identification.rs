@@ -148,6 +148,30 @@ fn identification_is_deterministic_across_thread_counts_and_writes_its_outputs()
     assert_eq!(csv.lines().count(), 28);
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(report.contains("lil'RandLUCB") && report.contains("## top2"));
+    // Each instance's true top-K set (means [0.9, 0.1, 0.7, 0.3, 0.2], K = 2: arms 0 and 2;
+    // [0.2, 0.8, 0.4], K = 1: arm 1), in the report and in the summary.
+    assert!(report.contains("| 5 | 2 | {0, 2} |"), "{report}");
+    assert!(report.contains("| 3 | 1 | {1} |"), "{report}");
+    let summary: IdentificationSummary =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    for c in &summary.results {
+        let want: &[usize] = match c.instance.as_str() {
+            "top2" => &[0, 2],
+            "best1" => &[1],
+            _ => &[0],
+        };
+        assert_eq!(c.top_set, want, "{}", c.instance);
+    }
+    // The captions say what is identified: the top K, or the best arm.
+    assert!(
+        report
+            .contains("Samples to stop to identify the top K = 2 arms, at N = 5, faithful setting"),
+        "{report}"
+    );
+    assert!(
+        report.contains("to identify the best arm, at N = 3"),
+        "{report}"
+    );
     for stem in [
         "samples-top2-faithful",
         "samples-best1-heuristic",

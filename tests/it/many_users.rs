@@ -676,7 +676,7 @@ fn plot_redraws_a_many_users_sweep() {
     let tmp = tempfile::tempdir().unwrap();
     let sweep = SCENARIO.replace(
         "(policy: Mega())])",
-        "(policy: Mega())], sweep: (field: \"users\", values: [1, 3]))",
+        "(policy: Mega())], sweep: (field: \"users\", values: [1, 3], label: \"users M\", log: true))",
     );
     let path = write(tmp.path(), "sw.ron", &sweep);
     let p = path.to_str().unwrap();
@@ -714,6 +714,9 @@ fn plot_redraws_a_many_users_sweep() {
         ]);
         let drawn = charts(&out);
         assert!(drawn.len() >= 3 * 2, "{drawn:?}");
+        // The sweep's label and scale title the top chart (and are redrawn alike below).
+        let top = std::fs::read_to_string(out.join("sweep.svg")).unwrap();
+        assert!(top.contains("users M (log scale)"), "{top}");
         // A copy without any chart or report, redrawn.
         let copy = dir(&format!("plot-{band}"));
         for sub in ["", "users=1", "users=3"] {

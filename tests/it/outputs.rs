@@ -203,14 +203,26 @@ fn zero_spreads_are_exact_and_floats_look_like_floats() {
             );
         }
     }
+    // runs.csv: a run's counts are integer columns (a reader infers integers), every other
+    // value a float even when whole.
+    let counts = [
+        "probes",
+        "idle_found",
+        "pu_collisions",
+        "missed_opportunities",
+    ];
     let (header, rows) = csv_rows(&out.join("runs.csv"));
     for (c, name) in header.iter().enumerate().skip(3) {
         for r in &rows {
-            assert!(
-                r[c].contains('.') || r[c].contains('e'),
-                "runs.csv {name} = {:?}",
-                r[c]
-            );
+            if counts.contains(&name.as_str()) {
+                assert!(r[c].parse::<u64>().is_ok(), "runs.csv {name} = {:?}", r[c]);
+            } else {
+                assert!(
+                    r[c].contains('.') || r[c].contains('e'),
+                    "runs.csv {name} = {:?}",
+                    r[c]
+                );
+            }
         }
     }
 }

@@ -118,6 +118,93 @@ fn bad_sweeps_name_the_path_or_the_value() {
     );
     let err = load(r#"(field: "horizon", values: [10, 10])"#);
     assert!(err.contains("listed twice"), "{err}");
+    let err = load(r#"(field: "channels[0].theta", values: [0.0, 0.5], log: true)"#);
+    assert!(
+        err.contains("sweep.log") && err.contains("every value > 0"),
+        "{err}"
+    );
+    let err = load(r#"(field: "horizon", values: [10], label: "")"#);
+    assert!(
+        err.contains("sweep.label") && err.contains("one line"),
+        "{err}"
+    );
+    let err = load(r#"(field: "horizon", values: [10], lable: "T")"#);
+    assert!(err.contains("did you mean `label`"), "{err}");
+}
+
+/// A sweep's label titles the axis, the report's column and the captions, `log` sets the
+/// axis's scale, and `curves.csv` and `runs.csv` carry the swept value as a number.
+#[test]
+fn sweep_axis_label_log_flag_and_numeric_value_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |sweep: &str, name: &str| {
+        let text = fig1a(200, 2, "(policy: CcUcb)").replace(
+            "    policies: [",
+            &format!("    sweep: {sweep},\n    policies: ["),
+        );
+        let path = scenario_file(dir.path(), &format!("{name}.ron"), &text);
+        let out = dir.path().join(name);
+        Simulation::from_file(&path)
+            .unwrap()
+            .run()
+            .unwrap()
+            .write(
+                &out,
+                &ChartOptions {
+                    formats: vec![specprobe::Format::Svg],
+                    ..ChartOptions::default()
+                },
+            )
+            .unwrap();
+        out
+    };
+    let plain = write(
+        r#"(field: "policies[0].policy.alpha", values: [0.5, 1.0, 2.0])"#,
+        "plain",
+    );
+    let named = write(
+        r#"(field: "policies[0].policy.alpha", values: [0.5, 1.0, 2.0], label: "exploration α", log: true)"#,
+        "named",
+    );
+    let svg = |dir: &std::path::Path| {
+        std::fs::read_to_string(dir.join("sweep-pseudo-regret.svg")).unwrap()
+    };
+    assert!(svg(&plain).contains("policies[0].policy.alpha"));
+    assert!(!svg(&plain).contains("log scale"));
+    assert!(
+        svg(&named).contains("exploration α (log scale)"),
+        "{}",
+        svg(&named)
+    );
+    assert!(!svg(&named).contains("policies[0].policy.alpha"));
+    let report = std::fs::read_to_string(named.join("report.md")).unwrap();
+    assert!(report.contains("| exploration α |"), "{report}");
+    assert!(report.contains("against exploration α"), "{report}");
+    // The label and scale are kept in summary.json, so `plot` redraws the same chart.
+    let before = svg(&named);
+    specprobe::commands::plot(&named, &ChartOptions::default(), &Default::default()).unwrap();
+    assert_eq!(svg(&named), before);
+    // Numbers are the same whatever the axis.
+    for f in ["curves.csv", "runs.csv"] {
+        assert_eq!(
+            std::fs::read(plain.join(f)).unwrap(),
+            std::fs::read(named.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let runs = std::fs::read_to_string(plain.join("runs.csv")).unwrap();
+    assert!(
+        runs.starts_with("experiment,sweep_value,policy,run,"),
+        "{runs}"
+    );
+    assert!(
+        runs.contains("\npolicies[0].policy.alpha = 2,2.0,cc-ucb,1,"),
+        "{runs}"
+    );
+    let curves = std::fs::read_to_string(plain.join("curves.csv")).unwrap();
+    let header = curves.lines().next().unwrap();
+    assert!(header.ends_with(",experiment,sweep_value"), "{header}");
+    assert!(curves.lines().nth(1).unwrap().ends_with("= 0.5,0.5"));
 }
 
 /// Sweeps shard and merge to the unsharded bytes, and re-render with `plot`.

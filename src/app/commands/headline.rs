@@ -19,7 +19,8 @@ pub fn headline(report: &str) -> Option<String> {
             let is_table = lines
                 .get(i + 1)
                 .is_some_and(|l| l.starts_with("|-") || l.starts_with("|:"));
-            if is_table && !matches!(first, "channel" | "ch") {
+            // Tables that describe the scenario (channels, an instance's true top-K sets) come first.
+            if is_table && !matches!(first, "channel" | "ch" | "N") {
                 let rows: Vec<Vec<String>> = std::iter::once(lines[i])
                     .chain(
                         lines[i + 2..]

@@ -76,14 +76,7 @@ pub(crate) fn charts(
                         .collect(),
                     band: Some(opts.band.describe().into()),
                     references: Vec::new(),
-                    notes: vec![format!(
-                        "K = {}",
-                        k_note
-                            .iter()
-                            .map(|k| k.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )],
+                    notes: vec![format!("K = {}", join(&k_note))],
                     y_range_from: 0.0,
                     y_from_zero: false,
                     verticals: None,
@@ -113,12 +106,33 @@ pub(crate) fn charts(
                 };
                 render_chart(&chart, &stem, opts)?
             };
+            let goal = if k_note == [1] {
+                "the best arm".to_string()
+            } else {
+                format!("the top K = {} arms", join(&k_note))
+            };
+            let against = if sizes.len() > 1 {
+                format!("against the number of arms N = {}", join(&sizes))
+            } else {
+                format!("at N = {}", sizes[0])
+            };
             rendered.push(Rendered {
-                caption: format!("Samples to stop against the number of arms: {title}"),
+                caption: format!(
+                    "Samples to stop to identify {goal}, {against}, {setting} setting, per algorithm (mean, {}): {instance}",
+                    opts.band.describe()
+                ),
                 stem,
                 files,
             });
         }
     }
     Ok(rendered)
+}
+
+/// `1, 2, 5`.
+fn join(xs: &[usize]) -> String {
+    xs.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }

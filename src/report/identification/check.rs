@@ -34,6 +34,16 @@ pub(crate) fn identification(s: &IdentificationSummary) -> Result<(), Failure> {
                 )
             },
         )?;
+        // Written by every version that reports it; an older summary without it has none.
+        if !c.top_set.is_empty() {
+            require(
+                c.top_set.len() == c.k
+                    && c.top_set.windows(2).all(|w| w[0] < w[1])
+                    && c.top_set.last().is_some_and(|&a| a < c.n),
+                format!("{field}.top_set"),
+                || format!("is not {} distinct ascending arms of {}", c.k, c.n),
+            )?;
+        }
         let x = &c.samples;
         for (name, v) in [
             ("mean", x.mean),

@@ -30,6 +30,21 @@ pub(crate) fn markdown(s: &IdentificationSummary, charts: &[(String, String)]) -
             .map(|c| c.family.clone())
             .unwrap_or_default();
         let _ = writeln!(out, "## {instance}\n\nFamily: {family}.\n");
+        let sets = distinct(
+            r.iter()
+                .filter(|c| c.instance == instance && !c.top_set.is_empty())
+                .map(|c| (c.n, c.k, c.top_set.clone())),
+        );
+        if !sets.is_empty() {
+            let _ = writeln!(
+                out,
+                "The true top-K set of each size (arms counted from 0, as in `means[i]`):\n\n| N | K | top-K set |\n|---:|---:|---|"
+            );
+            for (n, k, set) in &sets {
+                let _ = writeln!(out, "| {n} | {k} | {} |", arm_set(set));
+            }
+            out.push('\n');
+        }
         for (setting, cells) in by_setting(r, &instance) {
             let sizes = distinct(cells.iter().map(|c| (c.n, c.k)));
             let _ = writeln!(
@@ -77,4 +92,48 @@ pub(crate) fn markdown(s: &IdentificationSummary, charts: &[(String, String)]) -
          its answer (the current empirical top-K set) is checked as it stands."
     );
     out
+}
+
+/// Most pieces (single arms or ranges) written out before the rest is summarised.
+const MAX_PIECES: usize = 16;
+
+/// A set of arms, ascending, with runs of three or more written as ranges: `{0, 1}`,
+/// `{0–249}`, `{2, 5–9, 12}`; a long scattered set is cut after [`MAX_PIECES`] pieces.
+pub(crate) fn arm_set(set: &[usize]) -> String {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < set.len() {
+        let mut j = i;
+        while j + 1 < set.len() && set[j + 1] == set[j] + 1 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            pieces.push(format!("{}–{}", set[i], set[j]));
+        } else {
+            pieces.extend(set[i..=j].iter().map(|a| a.to_string()));
+        }
+        i = j + 1;
+    }
+    if pieces.len() > MAX_PIECES {
+        let shown = pieces[..MAX_PIECES].join(", ");
+        return format!("{{{shown}, …}} ({} arms)", set.len());
+    }
+    format!("{{{}}}", pieces.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arm_set;
+
+    #[test]
+    fn arm_sets_are_short() {
+        assert_eq!(arm_set(&[0, 1]), "{0, 1}");
+        assert_eq!(arm_set(&(0..250).collect::<Vec<_>>()), "{0–249}");
+        assert_eq!(arm_set(&[2, 5, 6, 7, 8, 9, 12]), "{2, 5–9, 12}");
+        let scattered: Vec<usize> = (0..40).map(|i| 2 * i).collect();
+        assert_eq!(
+            arm_set(&scattered),
+            "{0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, …} (40 arms)"
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! What an identification scenario's `summary.json` and `identification.csv` hold.
 
 use crate::engine::identify_runner::IdentifyCell;
-use crate::report::format::float;
+use crate::report::format::{float, whole};
 use crate::scenario::IdentificationScenario;
 use crate::store::names::ResultKind;
 use serde::{Deserialize, Serialize};
@@ -64,6 +64,9 @@ pub struct CellSummary {
     pub k: usize,
     /// The instance's complexity H = Σ Δ⁻².
     pub complexity: f64,
+    /// The true top-K set: the arms' indices from 0 (as in `means[i]`), ascending.
+    #[serde(default)]
+    pub top_set: Vec<usize>,
     /// ε used.
     pub epsilon: f64,
     /// δ used.
@@ -96,6 +99,7 @@ pub(crate) fn summary(s: &IdentificationScenario, cells: &[IdentifyCell]) -> Ide
                 n: arms.len(),
                 k: arms.k(),
                 complexity: arms.complexity(),
+                top_set: arms.top_set(),
                 epsilon: c.params.epsilon,
                 delta: c.params.delta,
                 runs: st.runs,
@@ -161,8 +165,8 @@ pub(crate) fn to_csv(summary: &IdentificationSummary) -> Result<Vec<u8>, csv::Er
             float(c.samples.stderr),
             c.samples.ci95.map_or(String::new(), |[lo, _]| float(lo)),
             c.samples.ci95.map_or(String::new(), |[_, hi]| float(hi)),
-            float(c.samples.p50),
-            float(c.samples.max),
+            whole(c.samples.p50),
+            whole(c.samples.max),
             c.errors.to_string(),
             c.capped.to_string(),
             float(c.epsilon),

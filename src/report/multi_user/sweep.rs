@@ -14,6 +14,7 @@ use crate::report::plots::{Band, ChartOptions, render_chart};
 use crate::report::{Artifact, Rendered, ReportError, embedded, parse_json};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::MultiSweep;
+use crate::scenario::sweep::SweepAxis;
 use crate::store::folder::OutputDir;
 use crate::store::names;
 use serde::{Deserialize, Serialize};
@@ -63,8 +64,19 @@ struct SweepSummary {
     description: String,
     field: String,
     values: Vec<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    axis_label: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    log_axis: Option<bool>,
     cells: Vec<SweepCell>,
     policies: Vec<SweepPolicy>,
+}
+
+impl SweepSummary {
+    /// The swept value's axis title: the scenario's label, else the field path.
+    fn axis_title(&self) -> &str {
+        self.axis_label.as_deref().unwrap_or(&self.field)
+    }
 }
 
 /// The folder of the cell at `v`: `field=v`, with anything but letters, digits, `.`, `-` and
@@ -98,7 +110,14 @@ pub(crate) fn render_sweep(
         }
         summaries.push(summary(cell, st));
     }
-    let top = top_summary(&s.name, &s.description, &sw.field, &sw.values, &summaries);
+    let top = top_summary(
+        &s.name,
+        &s.description,
+        &sw.field,
+        &sw.values,
+        &sw.axis,
+        &summaries,
+    );
     let json = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
         file: names::SUMMARY,
         error,
@@ -115,6 +134,7 @@ fn top_summary(
     description: &str,
     field: &str,
     values: &[f64],
+    axis: &SweepAxis,
     summaries: &[MultiUserSummary],
 ) -> SweepSummary {
     let policies = summaries.first().map_or(0, |c| c.policies.len());
@@ -124,6 +144,8 @@ fn top_summary(
         description: description.to_string(),
         field: field.to_string(),
         values: values.to_vec(),
+        axis_label: axis.label.clone(),
+        log_axis: axis.log,
         cells: summaries
             .iter()
             .zip(values)
@@ -180,6 +202,10 @@ struct SavedTop {
     description: String,
     field: String,
     values: Vec<f64>,
+    #[serde(default)]
+    axis_label: Option<String>,
+    #[serde(default)]
+    log_axis: Option<bool>,
 }
 
 /// A saved many-users sweep read back and checked: every cell's summary and curve table (each
@@ -233,6 +259,18 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
             head.values.len()
         )));
     }
+    let axis = SweepAxis {
+        label: head.axis_label,
+        log: head.log_axis,
+    };
+    if let Some((field, rule)) = axis.problems(&head.values).into_iter().next() {
+        let field = if field == "log" {
+            "log_axis"
+        } else {
+            "axis_label"
+        };
+        return Err(saved(format!("{field}: {rule}")));
+    }
     let mut cells = Vec::with_capacity(head.values.len());
     for &v in &head.values {
         // The folder is derived from the field and the value, never read from the file: a
@@ -264,6 +302,7 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
         &head.description,
         &head.field,
         &head.values,
+        &axis,
         &summaries,
     );
     let again = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
@@ -334,6 +373,7 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
         return Ok(Vec::new());
     }
     let (metric, what) = regret_metric(top);
+    let log_x = SweepAxis::is_log(top.log_axis, &top.values);
     let curves = top
         .policies
         .iter()
@@ -352,9 +392,13 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
         .collect();
     let chart = LineChart {
         title: format!("{} — {what}", top.scenario),
-        x_label: top.field.clone(),
+        x_label: format!(
+            "{}{}",
+            top.axis_title(),
+            if log_x { " (log scale)" } else { "" }
+        ),
         y_label: what.into(),
-        log_x: false,
+        log_x,
         log_y: false,
         error_bars: true,
         curves,
@@ -369,7 +413,10 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
         verticals: None,
     };
     Ok(vec![Rendered {
-        caption: format!("The {what} of every policy against `{}`", top.field),
+        caption: match &top.axis_label {
+            Some(label) => format!("The {what} of every policy against {label}"),
+            None => format!("The {what} of every policy against `{}`", top.field),
+        },
         stem: "sweep".into(),
         files: render_chart(&chart, "sweep", opts)?,
     }])

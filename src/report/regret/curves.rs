@@ -4,7 +4,8 @@
 //! <metric>_ci95_hi` for every metric of [`Metric::ALL`] (cumulative values at slot `t`: mean,
 //! standard deviation across the `n` runs, standard error, and the 95 % Student-t interval of
 //! the mean, empty for a single run), then `n` (the number of runs) and `experiment` (the
-//! configuration label, or the scenario name). Floats are printed in Rust's shortest round-trip form and always carry a
+//! configuration label, or the scenario name); a sweep's file ends with `sweep_value`, the cell's
+//! value of the swept field as a number. Floats are printed in Rust's shortest round-trip form and always carry a
 //! decimal point or an exponent (`0.0`, not `0`), so the file reads back bit-exactly and every
 //! float column parses as float.
 
@@ -27,6 +28,8 @@ pub struct CurveRow {
     pub values: [MeanStd; N_METRICS],
     /// Experiment label.
     pub experiment: String,
+    /// The cell's value of the swept field, in a sweep's file (its `sweep_value` column).
+    pub sweep_value: Option<f64>,
 }
 
 impl CurveRow {
@@ -79,13 +82,16 @@ pub(crate) fn rows(s: &RegretScenario, results: &RegretStats) -> Vec<CurveRow> {
     rows_in_cell(s, results, None)
 }
 
+/// A sweep cell: its label (`field = value`) and its value.
+pub(crate) type SweepCell<'a> = Option<(&'a str, f64)>;
+
 /// The experiment column of a sweep cell's rows: the cell (`field = value`), then the
 /// configuration for a grid.
-pub(crate) fn cell_experiment(cell: Option<&str>, s: &RegretScenario, experiment: &str) -> String {
+pub(crate) fn cell_experiment(cell: SweepCell, s: &RegretScenario, experiment: &str) -> String {
     match cell {
         None => experiment.to_string(),
-        Some(c) if s.is_grid => format!("{c} | {experiment}"),
-        Some(c) => c.to_string(),
+        Some((c, _)) if s.is_grid => format!("{c} | {experiment}"),
+        Some((c, _)) => c.to_string(),
     }
 }
 
@@ -94,7 +100,7 @@ pub(crate) fn cell_experiment(cell: Option<&str>, s: &RegretScenario, experiment
 pub(crate) fn rows_in_cell(
     s: &RegretScenario,
     results: &RegretStats,
-    cell: Option<&str>,
+    cell: SweepCell,
 ) -> Vec<CurveRow> {
     let mut out = Vec::new();
     for (exp, stats) in s.experiments.iter().zip(&results.stats) {
@@ -110,6 +116,7 @@ pub(crate) fn rows_in_cell(
                     n: st.runs,
                     values,
                     experiment: cell_experiment(cell, s, &exp.label),
+                    sweep_value: cell.map(|(_, v)| v),
                 });
             }
         }
@@ -120,7 +127,12 @@ pub(crate) fn rows_in_cell(
 /// Serialises rows to CSV bytes.
 pub(crate) fn to_csv(rows: &[CurveRow]) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(header())?;
+    let sweep = rows.first().is_some_and(|r| r.sweep_value.is_some());
+    let mut head = header();
+    if sweep {
+        head.push("sweep_value".into());
+    }
+    w.write_record(head)?;
     for r in rows {
         let mut rec = vec![r.policy.clone(), r.t.to_string()];
         for m in Metric::ALL {
@@ -138,6 +150,9 @@ pub(crate) fn to_csv(rows: &[CurveRow]) -> Result<Vec<u8>, csv::Error> {
         }
         rec.push(r.n.to_string());
         rec.push(r.experiment.clone());
+        if sweep {
+            rec.push(r.sweep_value.map_or(String::new(), float));
+        }
         w.write_record(&rec)?;
     }
     w.into_inner().map_err(|e| e.into_error().into())
@@ -157,6 +172,7 @@ pub(crate) fn from_csv(bytes: &[u8]) -> Result<Vec<CurveRow>, String> {
     let t = col("t")?;
     let n = col("n")?;
     let experiment = col("experiment")?;
+    let sweep_value = col("sweep_value").ok();
     let mut metric_cols = Vec::new();
     for m in Metric::ALL {
         metric_cols.push((
@@ -197,6 +213,10 @@ pub(crate) fn from_csv(bytes: &[u8]) -> Result<Vec<CurveRow>, String> {
                 .map_err(|_| format!("row {}: column t is not a slot number", line + 2))?,
             values,
             experiment: rec.get(experiment).unwrap_or("").to_string(),
+            sweep_value: match sweep_value {
+                None => None,
+                Some(i) => Some(num(i)?),
+            },
         });
     }
     Ok(out)
@@ -223,6 +243,7 @@ mod tests {
             n: 7,
             values,
             experiment: "K=6 \"L\"=1".into(),
+            sweep_value: None,
         }];
         let bytes = to_csv(&rows).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();

@@ -6,7 +6,8 @@
 
 use crate::engine::recorder::{Metric, Row};
 use crate::engine::runner::RegretStats;
-use crate::report::format::float;
+use crate::report::format::{float, whole};
+use crate::report::regret::curves::{SweepCell, cell_experiment};
 use crate::scenario::RegretScenario;
 
 /// `runs.csv` of a regret scenario.
@@ -14,17 +15,32 @@ pub(crate) fn regret(s: &RegretScenario, stats: &RegretStats) -> Result<Vec<u8>,
     regret_cells(&[(None, s, stats)])
 }
 
+/// The header line of a regret `runs.csv`; a sweep's has `sweep_value` after `experiment`.
+fn header_of(sweep: bool) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header = vec!["experiment"];
+    if sweep {
+        header.push("sweep_value");
+    }
+    header.extend(["policy", "run"]);
+    header.extend(Metric::ALL.iter().map(|m| m.name()));
+    w.write_record(&header)?;
+    w.into_inner().map_err(|e| e.into_error().into())
+}
+
 /// `runs.csv` of regret scenarios in one file (a sweep's cells, named in the experiment column
-/// as in `curves.csv`).
+/// as in `curves.csv`, their values in `sweep_value`).
 pub(crate) fn regret_cells(
-    cells: &[(Option<&str>, &RegretScenario, &RegretStats)],
+    cells: &[(SweepCell, &RegretScenario, &RegretStats)],
 ) -> Result<Vec<u8>, csv::Error> {
-    let mut w = csv::Writer::from_writer(header()?);
+    let sweep = cells.first().is_some_and(|(cell, _, _)| cell.is_some());
+    let mut w = csv::Writer::from_writer(header_of(sweep)?);
     for &(cell, s, stats) in cells {
         for (exp, per_policy) in s.experiments.iter().zip(&stats.stats) {
-            let experiment = crate::report::regret::curves::cell_experiment(cell, s, &exp.label);
+            let experiment = cell_experiment(cell, s, &exp.label);
+            let value = cell.map(|(_, v)| float(v));
             for (p, st) in s.policies.iter().zip(per_policy) {
-                write_rows(&mut w, &experiment, &p.label, &st.finals)?;
+                write_cell_rows(&mut w, &experiment, value.as_deref(), &p.label, &st.finals)?;
             }
         }
     }
@@ -33,11 +49,7 @@ pub(crate) fn regret_cells(
 
 /// The header line of a regret `runs.csv`.
 pub(crate) fn header() -> Result<Vec<u8>, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header = vec!["experiment", "policy", "run"];
-    header.extend(Metric::ALL.iter().map(|m| m.name()));
-    w.write_record(&header)?;
-    w.into_inner().map_err(|e| e.into_error().into())
+    header_of(false)
 }
 
 /// The rows of one (experiment, policy), runs as given: the file is the header followed by
@@ -49,12 +61,27 @@ pub(crate) fn write_rows<W: std::io::Write>(
     policy: &str,
     rows: &[(u64, Row)],
 ) -> Result<(), csv::Error> {
+    write_cell_rows(w, experiment, None, policy, rows)
+}
+
+/// [`write_rows`] with a sweep cell's value (`sweep_value`) after the experiment.
+fn write_cell_rows<W: std::io::Write>(
+    w: &mut csv::Writer<W>,
+    experiment: &str,
+    sweep_value: Option<&str>,
+    policy: &str,
+    rows: &[(u64, Row)],
+) -> Result<(), csv::Error> {
     for (run, row) in rows {
         w.write_field(experiment)?;
+        if let Some(v) = sweep_value {
+            w.write_field(v)?;
+        }
         w.write_field(policy)?;
         w.write_field(run.to_string())?;
         for &m in Metric::ALL.iter() {
-            w.write_field(float(row[m as usize]))?;
+            let v = row[m as usize];
+            w.write_field(if m.is_count() { whole(v) } else { float(v) })?;
         }
         w.write_record(None::<&[u8]>)?;
     }

@@ -33,14 +33,8 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
     if opts.formats.is_empty() {
         return Ok(rendered);
     }
-    let positive = s.values.iter().all(|&v| v > 0.0);
-    let (lo, hi) = s
-        .values
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    let log_x = positive && hi >= 20.0 * lo;
+    let log_x = s.is_log();
+    let axis = s.axis_title();
     for (c, configuration) in configurations(s).iter().enumerate() {
         for (metric, name, pick) in [
             ("pseudo-regret", "pseudo-regret", 0),
@@ -78,8 +72,8 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
                 ),
             };
             let chart = LineChart {
-                title: format!("{}: final {name} against {}{what}", s.scenario, s.field),
-                x_label: format!("{}{}", s.field, if log_x { " (log scale)" } else { "" }),
+                title: format!("{}: final {name} against {axis}{what}", s.scenario),
+                x_label: format!("{axis}{}", if log_x { " (log scale)" } else { "" }),
                 y_label: format!("final {name}"),
                 log_x,
                 log_y: false,
@@ -95,8 +89,7 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
             let files = render_chart(&chart, &stem, opts)?;
             rendered.push(Rendered {
                 caption: format!(
-                    "Final {name} against {}{what} (mean over runs, 95 % interval)",
-                    s.field
+                    "Final {name} against {axis}{what} (mean over runs, 95 % interval)"
                 ),
                 stem,
                 files,

@@ -19,6 +19,20 @@ pub(crate) fn sweep(s: &SweepSummary) -> Result<(), Failure> {
             format!("{v} is listed twice")
         })?;
     }
+    let axis = crate::scenario::sweep::SweepAxis {
+        label: s.axis_label.clone(),
+        log: s.log_axis,
+    };
+    if let Some((field, rule)) = axis.problems(&s.values).into_iter().next() {
+        return fail(
+            if field == "log" {
+                "log_axis"
+            } else {
+                "axis_label"
+            },
+            rule,
+        );
+    }
     require(s.cells.len() == s.values.len(), "cells", || {
         format!("{} cells for {} values", s.cells.len(), s.values.len())
     })?;
@@ -85,6 +99,14 @@ pub(crate) fn sweep_curves(s: &SweepSummary, rows: &[CurveRow]) -> Result<(), Fa
                 ),
             );
         };
+        // Files written before the column existed have none; one that is there must agree.
+        if let Some(v) = row.sweep_value {
+            require(
+                v == s.values[i],
+                format!("line {line}: sweep_value"),
+                || format!("{v} is not the value of the cell {cell_label:?}"),
+            )?;
+        }
         let cell = &s.cells[i];
         let known = cell.experiments().iter().any(|e| {
             (configuration.is_none() || e.label.as_deref() == configuration)

@@ -28,7 +28,7 @@ pub(crate) fn markdown(s: &SweepSummary, charts: &[(String, String)]) -> String 
             out,
             "Final pseudo-regret, mean [95 % interval]; realised regret below each.\n"
         );
-        let mut head = format!("| {} |", s.field);
+        let mut head = format!("| {} |", s.axis_title());
         let mut rule = "|---:|".to_string();
         for p in &policies {
             let _ = write!(head, " {p} |");

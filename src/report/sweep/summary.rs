@@ -20,6 +20,12 @@ pub struct SweepSummary {
     pub field: String,
     /// Its values, in scenario order.
     pub values: Vec<f64>,
+    /// The charts' title for the swept value, when the scenario gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis_label: Option<String>,
+    /// Whether the swept value's axis is logarithmic, when the scenario said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_axis: Option<bool>,
     /// Every (value, configuration, policy) at the horizon.
     pub table: Vec<SweepRow>,
     /// Each cell's full summary, in the order of `values`.
@@ -42,6 +48,18 @@ pub struct SweepRow {
     pub realized_regret: Stat,
     /// Net reward per slot.
     pub reward_per_slot: Stat,
+}
+
+impl SweepSummary {
+    /// The swept value's axis title: the scenario's label, else the field path.
+    pub fn axis_title(&self) -> &str {
+        self.axis_label.as_deref().unwrap_or(&self.field)
+    }
+
+    /// Whether the swept value's axis is logarithmic (as asked, else automatic).
+    pub fn is_log(&self) -> bool {
+        crate::scenario::sweep::SweepAxis::is_log(self.log_axis, &self.values)
+    }
 }
 
 /// Builds the summary of a finished sweep.
@@ -74,6 +92,8 @@ pub(crate) fn summary(
         description: s.description.clone(),
         field: s.field.clone(),
         values: s.values.clone(),
+        axis_label: s.axis.label.clone(),
+        log_axis: s.axis.log,
         table,
         cells,
     }

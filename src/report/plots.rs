@@ -9,6 +9,7 @@
 pub(crate) mod bars;
 pub(crate) mod layout;
 pub(crate) mod lines;
+pub(crate) mod typeset;
 
 use super::Artifact;
 use image::ImageEncoder;
@@ -270,7 +271,9 @@ pub(crate) fn render_chart<C: Chart>(
                 let (w, h) = opts.size;
                 let mut rgb = vec![255u8; w as usize * h as usize * 3];
                 {
-                    let root = BitMapBackend::with_buffer(&mut rgb, opts.size).into_drawing_area();
+                    let root =
+                        typeset::Typeset::new(BitMapBackend::with_buffer(&mut rgb, opts.size))
+                            .into_drawing_area();
                     draw_on(chart, &root).map_err(|e| fail(e.to_string()))?;
                 }
                 // The encoder plotters itself uses when it saves a file: the same bytes.

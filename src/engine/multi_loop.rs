@@ -132,19 +132,36 @@ struct Probed {
     probe: Probe,
 }
 
+/// One user's state within the current slot: one struct per user, so that the slot's reset
+/// is one store per user and the step loop reads one cache line (it was seven arrays).
+#[derive(Clone, Copy, Debug, Default)]
+struct UserSlot {
+    /// What the user's probes gave so far.
+    slot: Slot,
+    /// Entries of its list probed.
+    at: usize,
+    /// Stopped probing (transmitted, list exhausted, or out of time).
+    done: bool,
+    /// The channel it transmitted on.
+    tx: Option<usize>,
+    /// The channel probed last.
+    last: Option<usize>,
+    /// What it sensed of `last`.
+    last_sensed: bool,
+    /// The cost of its probe of `last`.
+    last_cost: f64,
+}
+
 /// The buffers of one worker, reused from run to run.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MultiBuffers {
     lists: Vec<Vec<usize>>,
     probed: Vec<Probed>,
-    slots: Vec<Slot>,
-    at: Vec<usize>,
-    done: Vec<bool>,
-    tx: Vec<Option<usize>>,
-    last: Vec<Option<usize>>,
-    last_sensed: Vec<bool>,
-    last_cost: Vec<f64>,
+    users: Vec<UserSlot>,
+    /// Per user, the channel chosen in the previous slot (for switches).
     chosen_before: Vec<Option<usize>>,
+    /// Per user, the channel transmitted on this slot (for collision resolution).
+    tx: Vec<Option<usize>>,
     /// Per channel: transmitters this slot, the step the first started, users choosing it.
     transmitters: Vec<u32>,
     started: Vec<u32>,
@@ -201,20 +218,12 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
     } = draws;
     b.probed.clear();
     b.probed.resize(m * k, Probed::default());
-    b.at.clear();
-    b.at.resize(m, 0);
-    b.slots.clear();
-    b.slots.resize(m, Slot::default());
-    b.done.clear();
-    b.done.resize(m, false);
-    for v in [&mut b.tx, &mut b.last, &mut b.chosen_before] {
-        v.clear();
-        v.resize(m, None);
-    }
-    b.last_sensed.clear();
-    b.last_sensed.resize(m, false);
-    b.last_cost.clear();
-    b.last_cost.resize(m, 0.0);
+    b.users.clear();
+    b.users.resize(m, UserSlot::default());
+    b.chosen_before.clear();
+    b.chosen_before.resize(m, None);
+    b.tx.clear();
+    b.tx.resize(m, None);
     for v in [&mut b.transmitters, &mut b.started, &mut b.choosers] {
         v.clear();
         v.resize(k, 0);
@@ -256,35 +265,28 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
             l.clear();
         }
         team.plan(t, &mut b.lists, rngs);
-        for u in 0..m {
-            b.at[u] = 0;
-            b.done[u] = false;
-            b.slots[u] = Slot::default();
-            b.tx[u] = None;
-            b.last[u] = None;
-            b.last_sensed[u] = false;
-            b.last_cost[u] = 0.0;
-        }
+        b.users.iter_mut().for_each(|s| *s = UserSlot::default());
         b.started.iter_mut().for_each(|s| *s = NOT_STARTED);
         // The probe steps.
         let mut step = 0u32;
         loop {
             let mut any = false;
             for u in 0..m {
-                if b.done[u] {
+                let us = &mut b.users[u];
+                if us.done {
                     continue;
                 }
                 let list = &mut b.lists[u];
-                if b.at[u] == list.len() && !team.extend(u, list) {
-                    b.done[u] = true;
+                if us.at == list.len() && !team.extend(u, list) {
+                    us.done = true;
                     continue;
                 }
-                let Some(offset) = b.slots[u].offset(duration) else {
-                    b.done[u] = true;
+                let Some(offset) = us.slot.offset(duration) else {
+                    us.done = true;
                     continue;
                 };
-                let i = b.lists[u][b.at[u]];
-                b.at[u] += 1;
+                let i = list[us.at];
+                us.at += 1;
                 let path = &mut paths[u];
                 let p = spectrum_of(u).probe(&path.keys, &mut path.occupancy, i, t, offset);
                 b.probed[u * k + i] = Probed {
@@ -293,16 +295,19 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
                     probe: p,
                 };
                 record.channel_probes[i] += 1;
-                b.last[u] = Some(i);
-                b.last_cost[u] = p.cost.cost;
+                us.last = Some(i);
+                us.last_cost = p.cost.cost;
                 any = true;
                 if !senses {
                     // No sensing: transmit on the first channel of the list.
                     let sent = Probe { sensed: true, ..p };
-                    b.slots[u].add(&sent);
-                    b.last_sensed[u] = p.idle;
-                    b.tx[u] = Some(i);
-                    b.done[u] = true;
+                    us.slot.add(&sent);
+                    us.last_sensed = p.idle;
+                    us.tx = Some(i);
+                    us.done = true;
+                    if b.started[i] == NOT_STARTED {
+                        b.started[i] = step;
+                    }
                     continue;
                 }
                 let heard = carrier && b.started[i] < step;
@@ -316,20 +321,17 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
                 } else {
                     p
                 };
-                b.last_sensed[u] = seen.sensed;
-                if b.slots[u].add(&seen) {
-                    b.tx[u] = Some(i);
-                    b.done[u] = true;
+                us.last_sensed = seen.sensed;
+                if us.slot.add(&seen) {
+                    us.tx = Some(i);
+                    us.done = true;
+                    // Heard from the next step on: users probing `i` at this step compare
+                    // `started < step` and do not hear it.
+                    if b.started[i] == NOT_STARTED {
+                        b.started[i] = step;
+                    }
                 } else {
                     team.busy(u, i, p.cost.cost);
-                }
-            }
-            // Transmissions that started at this step are heard from the next one on.
-            for u in 0..m {
-                if let Some(i) = b.tx[u]
-                    && b.started[i] == NOT_STARTED
-                {
-                    b.started[i] = step;
                 }
             }
             if !any {
@@ -340,11 +342,12 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
         // Collisions between users.
         b.transmitters.iter_mut().for_each(|c| *c = 0);
         b.choosers.iter_mut().for_each(|c| *c = 0);
-        for u in 0..m {
-            if let Some(i) = b.tx[u] {
+        for (us, tx) in b.users.iter().zip(b.tx.iter_mut()) {
+            *tx = us.tx;
+            if let Some(i) = us.tx {
                 b.transmitters[i] += 1;
             }
-            if let Some(i) = b.last[u] {
+            if let Some(i) = us.last {
                 b.choosers[i] += 1;
             }
         }
@@ -357,8 +360,9 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
         );
         let mut su_collisions = 0u64;
         for u in 0..m {
-            let collided = b.tx[u].is_some_and(|i| b.transmitters[i] > 1) && !copies;
-            let ack = match b.tx[u] {
+            let us = &mut b.users[u];
+            let collided = us.tx.is_some_and(|i| b.transmitters[i] > 1) && !copies;
+            let ack = match us.tx {
                 None => false,
                 Some(_) if copies => true,
                 Some(i) if b.transmitters[i] == 1 => true,
@@ -366,28 +370,25 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
             };
             if collided {
                 su_collisions += 1;
-                record.collisions[b.tx[u].unwrap_or(0)] += 1;
+                record.collisions[us.tx.unwrap_or(0)] += 1;
             }
-            let slot = &mut b.slots[u];
+            let slot = &mut us.slot;
             slot.success &= ack;
             let collision = match setup.feedback {
-                Feedback::SensingThenCollision => b.tx[u].map(|_| collided),
-                Feedback::SensingAndCollision | Feedback::CollisionOnly => {
-                    b.last[u].map(|i| !copies && (b.choosers[i] > 1 || b.transmitters[i] > 1))
-                }
+                Feedback::SensingThenCollision => us.tx.map(|_| collided),
+                Feedback::SensingAndCollision | Feedback::CollisionOnly => us
+                    .last
+                    .map(|i| !copies && (b.choosers[i] > 1 || b.transmitters[i] > 1)),
             };
             let seen = Seen {
-                transmitted: b.tx[u],
-                last: b.last[u],
-                sample: if senses {
-                    b.last_sensed[u]
-                } else {
-                    slot.success
-                },
+                transmitted: us.tx,
+                last: us.last,
+                sample: if senses { us.last_sensed } else { slot.success },
                 collision,
                 ack: ack && (senses || slot.success),
             };
-            team.seen(u, &seen, b.last_cost[u], &mut rngs[u]);
+            team.seen(u, &seen, us.last_cost, &mut rngs[u]);
+            let slot = &us.slot;
             let net = slot.net();
             record.user_reward[u] += net;
             record.user_success[u] += u64::from(slot.success);
@@ -399,18 +400,19 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
             cum[Metric::IdleFound as usize] += if slot.success { 1.0 } else { 0.0 };
             cum[Metric::PuCollisions as usize] += if slot.collision { 1.0 } else { 0.0 };
             cum[Metric::MissedOpportunities as usize] += f64::from(slot.missed);
-            if let Some(i) = b.last[u] {
+            if let Some(i) = us.last {
                 record.selections[i] += 1;
                 if t > 1 && b.chosen_before[u] != Some(i) {
                     record.switches[u] += 1;
                 }
             }
-            b.chosen_before[u] = b.last[u];
+            b.chosen_before[u] = us.last;
         }
         cum[SU_COLLISIONS] += su_collisions as f64;
         // The benchmark's lists on the same paths.
+        // List j belongs to user j mod M, counted without a division.
+        let mut owner = 0;
         for (j, list) in setup.benchmarks[epoch].lists.iter().enumerate() {
-            let owner = j % m;
             let mut bench = Slot::default();
             for &i in list {
                 let Some(offset) = bench.offset(duration) else {
@@ -428,6 +430,10 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
                 }
             }
             benchmark_reward += bench.net();
+            owner += 1;
+            if owner == m {
+                owner = 0;
+            }
         }
         // The expected reward.
         let e = &epochs[epoch];
@@ -439,11 +445,12 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
             }
             Expected::Classic => {
                 b.epoch_slots[epoch] += 1;
-                for i in 0..k {
-                    let n = u64::from(b.choosers[i]);
+                let (chose, rewarded) = (&mut b.chose[epoch], &mut b.rewarded[epoch]);
+                for ((&n, chose), rewarded) in b.choosers.iter().zip(chose).zip(rewarded) {
                     if n > 0 {
-                        b.chose[epoch][i] += n;
-                        b.rewarded[epoch][i] += rewarded_users(setup.collision, n);
+                        let n = u64::from(n);
+                        *chose += n;
+                        *rewarded += rewarded_users(setup.collision, n);
                     }
                 }
             }

@@ -5,6 +5,9 @@
 #
 #   scripts/slurm-ci.sh [SPECPROBE_BINARY]
 #
+# With SLURM_CI_PYTHON set to a Python that has submitit, the submitit recipe
+# (scripts/submitit-shards.py) is submitted to the same cluster and compared too.
+#
 # Needs Debian's slurm-wlm and munge; when they are missing and apt-get can run, installs them
 # (as root). Set SLURM_CI=skip to skip, SLURM_CI=require to fail rather than skip when Slurm
 # cannot be installed. Every daemon runs from a private folder under $TMPDIR with its own
@@ -39,6 +42,9 @@ if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 fi
 [ -x "$specprobe" ] || { echo "slurm-ci: no binary at $specprobe (run cargo build first)" >&2; exit 1; }
 specprobe=$(cd "$(dirname "$specprobe")" && pwd)/$(basename "$specprobe")
+python=${SLURM_CI_PYTHON:-}
+# Absolute, as the jobs run elsewhere (a venv's python keeps its bin/ path: no symlink resolved).
+[ -z "$python" ] || python=$(cd "$(dirname "$python")" && pwd)/$(basename "$python")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/specprobe-slurm.XXXXXX")
 chmod 755 "$work"
@@ -134,3 +140,17 @@ for file in summary.json curves.csv runs.csv; do
         { echo "slurm-ci: $file of the merged shards differs from the unsharded run" >&2; exit 1; }
 done
 echo "slurm-ci: $shards array tasks merged = the unsharded run, byte for byte"
+
+# The submitit recipe on the same cluster, when a Python with submitit is given.
+if [ -n "$python" ]; then
+    SPECPROBE=$specprobe timeout 300 "$python" "$here/scripts/submitit-shards.py" \
+        "$scenario" "$shards" "$work/submitit" --cluster slurm --timeout-min 5 -- "${args[@]}" \
+        >"$work/log/submitit.log" 2>&1 ||
+        { cat "$work/log/submitit.log" "$work"/submitit.logs/*.err >&2 || true
+          echo "slurm-ci: the submitit recipe failed" >&2; exit 1; }
+    for file in summary.json curves.csv runs.csv; do
+        cmp "$work/submitit/$file" "$work/whole/$file" ||
+            { echo "slurm-ci: $file of the submitit run differs from the unsharded run" >&2; exit 1; }
+    done
+    echo "slurm-ci: submitit's $shards tasks merged = the unsharded run, byte for byte"
+fi

@@ -215,6 +215,20 @@ fn kl_upper_near_one(p: f64, level: f64) -> f64 {
     -(-(level + entropy) / (1.0 - p)).exp_m1()
 }
 
+/// Whether `kl_upper_near_one(p, level)` (as computed) is at least `bound`, decided without
+/// its logarithms and exponential, for `0 ≤ p < 1`: the entropy is at least
+/// `4 ln 2 · p(1 − p)` (in bits, `h(p) ≥ 4p(1 − p)`), and `e^x ≥ 1 + x + x²/2 + x³/6 + x⁴/24`
+/// for `x ≥ 0`, so the near-one bound `1 − e^(−x)` is at least `1 − 1/(that polynomial)` with
+/// `x = (ℓ + 4 ln 2 · p(1 − p))/(1 − p)`. The relative margin of 1e-9 covers the rounding of
+/// both computations (a few ulps each). `false` means "maybe not": the caller computes it.
+#[inline]
+fn near_one_is_above(p: f64, level: f64, bound: f64) -> bool {
+    let x = (level + 4.0 * std::f64::consts::LN_2 * p * (1.0 - p)) / (1.0 - p);
+    // 1 − 1/(1 + s) written s/(1 + s): no cancellation when x is tiny.
+    let s = x * (1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0)));
+    s / (1.0 + s) * (1.0 - 1e-9) >= bound
+}
+
 /// The largest `q ∈ [p, 1]` with `n · d(p; q) ≤ budget`: the KL-UCB index (Garivier & Cappé
 /// 2011) used by CascadeKL-UCB.
 ///
@@ -227,7 +241,14 @@ pub(crate) fn kl_upper(p: f64, n: f64, budget: f64) -> f64 {
     }
     let level = budget / n;
     let mut lo = p;
-    let mut hi = kl_upper_bound(p, n, budget).min(kl_upper_near_one(p, level));
+    let bound = kl_upper_bound(p, n, budget);
+    // The near-one bound only where it could be the smaller: the same start, without its two
+    // logarithms and its exponential in the common case.
+    let mut hi = if bound < 1.0 && near_one_is_above(p, level, bound) {
+        bound
+    } else {
+        bound.min(kl_upper_near_one(p, level))
+    };
     debug_assert!(hi <= 1.0);
     // Newton from an upper bound descends monotonically onto the root (the function is convex).
     // d(p; 1) is infinite for p < 1, so a bound of 1 is replaced by the midpoint.
@@ -499,6 +520,59 @@ mod tests {
         let q = kl_upper(0.9, 1.0, 100.0);
         assert!(q > 0.999_999 && q <= 1.0, "{q}");
         assert_eq!(kl_upper(1.0, 5.0, 1.0), 1.0);
+    }
+
+    /// Where the cheap test says the near-one bound is above the others, the computed near-one
+    /// bound is at least as large, so `kl_upper` starts where it did when it computed both (and
+    /// returns the same bits); and the test does skip it in the usual case. Counts and budgets
+    /// as the indices see them: n up to 10⁷ samples, budgets ln t up to t = 2⁴⁰, means on a fine
+    /// grid with the edges and every fraction s/n of small n.
+    #[test]
+    fn the_skipped_near_one_bound_is_never_the_smaller() {
+        let mut means: Vec<f64> = (0..=2000).map(|i| f64::from(i) / 2000.0).collect();
+        for n in 1..=60u32 {
+            means.extend((0..=n).map(|s| f64::from(s) / f64::from(n)));
+        }
+        means.extend([1e-300, 1e-12, 1e-6, 1.0 - 1e-12, 1.0 - 1e-6]);
+        let mut skipped = 0usize;
+        let mut cases = 0usize;
+        for &p in means.iter().filter(|&&p| p < 1.0) {
+            for n in [1.0, 2.0, 3.0, 10.0, 77.0, 1000.0, 123_457.0, 1e7] {
+                for budget in [1e-9, 0.01, 0.5, 1.0, 2.3, 6.9, 13.8, 27.7] {
+                    let bound = kl_upper_bound(p, n, budget);
+                    let level = budget / n;
+                    // The usual case: a channel sampled often, t ≥ 10, a mean away from 0 and 1.
+                    let usual = n >= 64.0 && budget >= 2.3 && p > 0.05 && p < 0.95;
+                    cases += usize::from(usual);
+                    if bound < 1.0 && near_one_is_above(p, level, bound) {
+                        skipped += usize::from(usual);
+                        assert!(
+                            kl_upper_near_one(p, level) >= bound,
+                            "p {p} n {n} budget {budget}: {} < {bound}",
+                            kl_upper_near_one(p, level)
+                        );
+                    }
+                }
+            }
+        }
+        assert!(skipped * 4 >= cases * 3, "skipped {skipped} of {cases}");
+    }
+
+    proptest::proptest! {
+        /// The same on random means, counts and budgets, tiny and huge levels included.
+        #[test]
+        fn a_skipped_near_one_bound_is_never_the_smaller(
+            p in 0.0f64..1.0,
+            log_n in 0.0f64..17.0,
+            log_budget in -30.0f64..4.0,
+        ) {
+            let (n, budget) = (log_n.exp().round().max(1.0), log_budget.exp());
+            let bound = kl_upper_bound(p, n, budget);
+            let level = budget / n;
+            if bound < 1.0 && near_one_is_above(p, level, bound) {
+                proptest::prop_assert!(kl_upper_near_one(p, level) >= bound);
+            }
+        }
     }
 
     #[test]

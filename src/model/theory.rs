@@ -232,18 +232,20 @@ fn near_one_is_above(p: f64, level: f64, bound: f64) -> bool {
 /// Bounds on the KL-UCB index `q*` (the root [`kl_upper`] finds) from one evaluation of the
 /// divergence, about a fifth of the root search's cost: `(secant, newton)` with
 /// `secant ≤ q* ≤ newton` in exact arithmetic, or `None` where [`kl_upper_bound`] is not below
-/// 1 (few samples) or the budget is 0.
+/// 1 (few samples) or the budget is 0. `bound` is `kl_upper_bound(p, n, budget)`, which the
+/// caller often has already.
 ///
 /// With `q₀` = [`kl_upper_bound`] (`d(p; q₀) ≥ ℓ`) and `f(q) = d(p; q) − ℓ`, convex and
 /// increasing on `[p, 1)`: the Newton step from `q₀` stays at or above the root (the tangent
 /// lies below `f`), and the chord from `(p, −ℓ)` to `(q₀, f(q₀))` crosses zero at or below it
 /// (the chord lies above `f`). Callers widen both by a relative margin for rounding and for
 /// the root search's own tolerance.
-pub(crate) fn kl_upper_one_step(p: f64, n: f64, budget: f64) -> Option<(f64, f64)> {
+pub(crate) fn kl_upper_one_step(p: f64, n: f64, budget: f64, bound: f64) -> Option<(f64, f64)> {
     if budget <= 0.0 || p >= 1.0 {
         return None;
     }
-    let q = kl_upper_bound(p, n, budget);
+    debug_assert_eq!(bound, kl_upper_bound(p, n, budget));
+    let q = bound;
     if q >= 1.0 || q <= p {
         return None;
     }

@@ -41,10 +41,15 @@ impl IndexKind {
 
     /// The index of a channel with `n` samples, `s` of them ones, at slot `t`.
     pub(crate) fn value(self, n: u64, s: u64, t: u64) -> f64 {
+        self.value_log(n, s, log_slot(t))
+    }
+
+    /// [`IndexKind::value`] with `ln t` given (the same bits: `log_t` is [`log_slot`]`(t)`).
+    #[inline]
+    fn value_log(self, n: u64, s: u64, log_t: f64) -> f64 {
         if n == 0 {
             return f64::INFINITY;
         }
-        let log_t = (t.max(1) as f64).ln();
         let n = n as f64;
         let mean = s as f64 / n;
         match self {
@@ -81,11 +86,10 @@ impl IndexKind {
     /// i.e. `q` is at least that quadratic's larger root; widened by the relative margin, as
     /// the epoch bounds are, for the root's tolerance, and never below `p` (the root search
     /// never returns less).
-    fn cheap_bounds(self, n: u64, s: u64, t: u64) -> Option<(f64, f64)> {
+    fn cheap_bounds(self, n: u64, s: u64, log_t: f64) -> Option<(f64, f64)> {
         if self == IndexKind::Ucb || n == 0 {
             return None;
         }
-        let log_t = (t.max(1) as f64).ln();
         let n = n as f64;
         let p = s as f64 / n;
         let hi = kl_upper_bound(p, n, log_t);
@@ -101,19 +105,27 @@ impl IndexKind {
     /// Tighter bounds on the index at slot `t` than [`IndexKind::cheap_bounds`], for a fifth
     /// of a root search (kl-UCB: one evaluation of the divergence, [`kl_upper_one_step`]),
     /// widened by the relative margin for rounding and the root's tolerance; `None` for UCB1,
-    /// for a channel never sampled, and where the one-step bounds do not apply.
-    fn step_bounds(self, n: u64, s: u64, t: u64) -> Option<(f64, f64)> {
+    /// for a channel never sampled, and where the one-step bounds do not apply. `bound` is the
+    /// channel's [`kl_upper_bound`] at this slot when the caller has it.
+    fn step_bounds(self, n: u64, s: u64, log_t: f64, bound: Option<f64>) -> Option<(f64, f64)> {
         if self == IndexKind::Ucb || n == 0 {
             return None;
         }
         let n = n as f64;
         let p = s as f64 / n;
-        let (secant, newton) = kl_upper_one_step(p, n, (t.max(1) as f64).ln())?;
+        let bound = bound.unwrap_or_else(|| kl_upper_bound(p, n, log_t));
+        let (secant, newton) = kl_upper_one_step(p, n, log_t, bound)?;
         Some((
             (secant - MARGIN * secant.abs() - f64::MIN_POSITIVE).max(p),
             newton + MARGIN * newton.abs() + f64::MIN_POSITIVE,
         ))
     }
+}
+
+/// `ln t` as the indices take it (`ln 1 = 0` for slot 0).
+#[inline]
+fn log_slot(t: u64) -> f64 {
+    (t.max(1) as f64).ln()
 }
 
 /// Up to this many best channels, [`Indices::top`] picks them by lazy comparisons (m·K of
@@ -157,6 +169,8 @@ pub(crate) struct Indices {
     /// Scratch of [`Indices::top`]: channels already picked.
     taken: Vec<bool>,
     t: u64,
+    /// `ln t` of the current slot, computed once per slot.
+    log_t: f64,
     first: u64,
     last: u64,
 }
@@ -180,6 +194,7 @@ impl Indices {
             step_hi: vec![0.0; k],
             taken: Vec::with_capacity(k),
             t: 0,
+            log_t: 0.0,
             first: 0,
             last: 0,
         }
@@ -213,6 +228,9 @@ impl Indices {
 
     /// Moves to slot `t` (nondecreasing).
     pub(crate) fn start(&mut self, t: u64) {
+        if t != self.t {
+            self.log_t = log_slot(t);
+        }
         self.t = t;
         if t > self.last {
             self.first = t;
@@ -226,7 +244,7 @@ impl Indices {
     #[inline]
     pub(crate) fn value(&mut self, i: usize) -> f64 {
         if self.stamp[i] != self.t {
-            self.exact[i] = self.kind.value(self.n[i], self.s[i], self.t);
+            self.exact[i] = self.kind.value_log(self.n[i], self.s[i], self.log_t);
             self.stamp[i] = self.t;
         }
         self.exact[i]
@@ -242,7 +260,7 @@ impl Indices {
                 return (v, v);
             }
             if self.bound_stamp[i] != self.t {
-                match self.kind.cheap_bounds(self.n[i], self.s[i], self.t) {
+                match self.kind.cheap_bounds(self.n[i], self.s[i], self.log_t) {
                     Some((lo, hi)) => {
                         (self.lo[i], self.hi[i]) = (lo, hi);
                         self.bound_stamp[i] = self.t;
@@ -272,9 +290,12 @@ impl Indices {
         }
         if self.step_stamp[i] != self.t {
             let (lo, hi) = self.interval(i);
+            // A channel sampled this epoch holds its cheap bounds, whose upper one is the
+            // Pinsker/χ² bound the step starts from.
+            let bound = (self.changed[i] && self.bound_stamp[i] == self.t).then_some(hi);
             (self.step_lo[i], self.step_hi[i]) = self
                 .kind
-                .step_bounds(self.n[i], self.s[i], self.t)
+                .step_bounds(self.n[i], self.s[i], self.log_t, bound)
                 .map_or((lo, hi), |(a, b)| (a.max(lo), b.min(hi)));
             self.step_stamp[i] = self.t;
         }
@@ -403,14 +424,14 @@ mod tests {
     #[test]
     fn cheap_kl_bounds_hold_the_computed_index() {
         let kind = IndexKind::KlUcb;
-        assert_eq!(IndexKind::Ucb.cheap_bounds(10, 5, 100), None);
-        assert_eq!(kind.cheap_bounds(0, 0, 100), None);
+        assert_eq!(IndexKind::Ucb.cheap_bounds(10, 5, log_slot(100)), None);
+        assert_eq!(kind.cheap_bounds(0, 0, log_slot(100)), None);
         for n in [1u64, 2, 3, 7, 10, 64, 1000, 123_457, 10_000_000] {
             for s in [0, 1, n / 3, n / 2, n - n / 10, n.saturating_sub(1), n] {
                 let s = s.min(n);
                 for t in [1u64, 2, 3, 10, 1000, 100_000, 1 << 40] {
                     let v = kind.value(n, s, t);
-                    let (lo, hi) = kind.cheap_bounds(n, s, t).unwrap();
+                    let (lo, hi) = kind.cheap_bounds(n, s, log_slot(t)).unwrap();
                     assert!(lo <= v && v <= hi, "n {n} s {s} t {t}: {lo} <= {v} <= {hi}");
                     let p = s as f64 / n as f64;
                     if n >= 64 && t >= 1000 && p > 0.1 && p < 0.9 {
@@ -427,14 +448,14 @@ mod tests {
     #[test]
     fn one_step_kl_bounds_hold_the_computed_index() {
         let kind = IndexKind::KlUcb;
-        assert_eq!(IndexKind::Ucb.step_bounds(10, 5, 100), None);
-        assert_eq!(kind.step_bounds(0, 0, 100), None);
+        assert_eq!(IndexKind::Ucb.step_bounds(10, 5, log_slot(100), None), None);
+        assert_eq!(kind.step_bounds(0, 0, log_slot(100), None), None);
         let mut used = 0;
         for n in [1u64, 2, 3, 7, 10, 64, 1000, 123_457, 10_000_000] {
             for s in [0, 1, n / 3, n / 2, n - n / 10, n.saturating_sub(1), n] {
                 let s = s.min(n);
                 for t in [1u64, 2, 3, 10, 1000, 100_000, 1 << 40] {
-                    let Some((lo, hi)) = kind.step_bounds(n, s, t) else {
+                    let Some((lo, hi)) = kind.step_bounds(n, s, log_slot(t), None) else {
                         continue;
                     };
                     used += 1;

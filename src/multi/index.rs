@@ -307,23 +307,17 @@ impl Indices {
     /// one-step bounds of the slot, then the exact indices.
     #[inline]
     pub(crate) fn above(&mut self, i: usize, j: usize) -> bool {
-        let (li, hi) = self.interval(i);
-        let (lj, hj) = self.interval(j);
-        if li > hj {
-            return true;
+        /// `Some(i above j)` when the two intervals do not overlap.
+        fn separate((li, hi): (f64, f64), (lj, hj): (f64, f64)) -> Option<bool> {
+            (li > hj || hi < lj).then_some(li > hj)
         }
-        if hi < lj {
-            return false;
+        if let Some(above) = separate(self.interval(i), self.interval(j)) {
+            return above;
         }
-        if self.kind == IndexKind::KlUcb {
-            let (li, hi) = self.refined(i);
-            let (lj, hj) = self.refined(j);
-            if li > hj {
-                return true;
-            }
-            if hi < lj {
-                return false;
-            }
+        if self.kind == IndexKind::KlUcb
+            && let Some(above) = separate(self.refined(i), self.refined(j))
+        {
+            return above;
         }
         let (vi, vj) = (self.value(i), self.value(j));
         Ranked { value: vi, arm: i } > Ranked { value: vj, arm: j }

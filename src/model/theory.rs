@@ -230,7 +230,7 @@ fn near_one_is_above(p: f64, level: f64, bound: f64) -> bool {
 }
 
 /// Bounds on the KL-UCB index `q*` (the root [`kl_upper`] finds) from one evaluation of the
-/// divergence, about a fifth of the root search's cost: `(secant, newton)` with
+/// divergence, the cost of one of the root search's Newton steps: `(secant, newton)` with
 /// `secant ≤ q* ≤ newton` in exact arithmetic, or `None` where [`kl_upper_bound`] is not below
 /// 1 (few samples) or the budget is 0. `bound` is `kl_upper_bound(p, n, budget)`, which the
 /// caller often has already.

@@ -11,10 +11,13 @@
 //! since the start of the current *epoch* of slots `[t₀, t₁]` (t₁ = t₀ + ⌊t₀/32⌋) keeps an
 //! interval that holds its index over the whole epoch: the index is nondecreasing in `ln t`,
 //! so its values at `t₀` and `t₁` bracket it (for kl-UCB, whose root is found to a relative
-//! 1e-12, widened by a relative 1e-9). A channel sampled during the epoch uses its exact
-//! index of the slot. A comparison decided by the intervals needs no index; only undecided
-//! ones compute the exact index of the slot (cached for the slot). Every answer is the one
-//! the full computation gives, which the tests check against it.
+//! 1e-12, widened by a relative 1e-9). A channel sampled during the epoch has, for kl-UCB,
+//! cheap bounds of the slot instead (the χ² lower bound and the Pinsker/χ² upper bound, no
+//! root search), and for UCB1 its exact index. A comparison decided by the intervals needs
+//! no index. An undecided kl-UCB comparison tries one-step bounds of the slot next (a Newton
+//! step and a secant from the upper bound: one evaluation of the divergence); only what is
+//! still undecided computes exact indices of the slot (cached for the slot). Every answer is
+//! the one the full computation gives, which the tests check against it.
 
 use crate::model::theory::{kl_upper, kl_upper_bound, kl_upper_one_step};
 use crate::util::ranking::Ranked;
@@ -102,8 +105,8 @@ impl IndexKind {
 }
 
 impl IndexKind {
-    /// Tighter bounds on the index at slot `t` than [`IndexKind::cheap_bounds`], for a fifth
-    /// of a root search (kl-UCB: one evaluation of the divergence, [`kl_upper_one_step`]),
+    /// Tighter bounds on the index than [`IndexKind::cheap_bounds`], for one step of a root
+    /// search (kl-UCB: one evaluation of the divergence, [`kl_upper_one_step`]),
     /// widened by the relative margin for rounding and the root's tolerance; `None` for UCB1,
     /// for a channel never sampled, and where the one-step bounds do not apply. `bound` is the
     /// channel's [`kl_upper_bound`] at this slot when the caller has it.

@@ -38,23 +38,23 @@ impl Identifier for LilClucb {
         if let Some(arm) = self.core.initial() {
             return Some(arm);
         }
-        // The symmetric difference M_t Δ M̃_t, and its arm of largest radius (ties: lower index).
-        let mut widest: Option<Ranked> = None;
-        for (h, l) in self.core.high_by_bound().zip(self.core.low_by_bound()) {
+        // The symmetric difference M_t Δ M̃_t, and its arm of largest radius (ties: lower
+        // index), in `Ranked`'s order through integer keys: the pairs' bounds as
+        // `Ranked::key`s, the radii as `order_key`s.
+        let radius = self.core.radius_keys();
+        let (mut widest, mut widest_arm) = (0u64, usize::MAX);
+        for (h, l) in self.core.high_keys_by_bound().zip(self.core.low_keys_by_bound()) {
             if l <= h {
                 break;
             }
-            for arm in [h.arm, l.arm] {
-                let r = Ranked {
-                    value: self.core.radius(arm),
-                    arm,
-                };
-                if widest.is_none_or(|w| r > w) {
-                    widest = Some(r);
+            for arm in [Ranked::arm_of_key(h), Ranked::arm_of_key(l)] {
+                let r = radius[arm];
+                if r > widest || (r == widest && arm < widest_arm) {
+                    (widest, widest_arm) = (r, arm);
                 }
             }
         }
-        widest.map(|w| w.arm)
+        (widest_arm != usize::MAX).then_some(widest_arm)
     }
 
     fn observe(&mut self, arm: usize, reward: f64) {

@@ -67,15 +67,18 @@ impl Identifier for LilUcb {
     }
 
     fn observe(&mut self, arm: usize, reward: f64) {
-        if self.samples.counts()[arm] > 0 {
-            self.index.remove(arm, self.key[arm]);
-        }
+        let first = self.samples.counts()[arm] == 0;
         self.samples.add(arm, reward);
         self.total += 1;
         let t = self.samples.counts()[arm];
         let key = self.samples.means()[arm] + (1.0 + self.beta) * self.lil.radius(t, self.delta);
+        if first {
+            self.index.insert(arm, key);
+        } else {
+            // The index moves within the ordered set, usually by a few places.
+            self.index.replace(arm, self.key[arm], key);
+        }
         self.key[arm] = key;
-        self.index.insert(arm, key);
         let count = Ranked {
             value: t as f64,
             arm,

@@ -13,7 +13,7 @@ use super::Samples;
 use super::confidence::{Guarantee, Setting};
 use super::confidence::{lucb1_arm_factor, lucb1_log_term};
 use super::{BuiltinIdentifier, Problem};
-use crate::util::ranking::{MeanSplit, Ranked, order_key};
+use crate::util::ranking::{MeanSplit, Ranked};
 use crate::util::rng::SimRng;
 
 /// LUCB1.
@@ -57,30 +57,19 @@ impl Identifier for Lucb1 {
         let means = self.samples.means();
         // h_t: the lowest-ranked lower bound in High (smallest value, ties to the higher arm);
         // l_t: the highest-ranked upper bound in Low (largest value, ties to the lower arm).
-        // Found in two branch-free passes over the total order's integer keys (the same order
-        // as `Ranked`, bit for bit): the extreme keys first, then the arm that holds each.
-        let (mut low_key, mut high_key) = (u64::MAX, 0u64);
+        // One branch-free pass over `Ranked::key`s, which order bounds and arms as `Ranked`
+        // does, bit for bit; the extreme keys give back the arms and their bounds exactly.
+        let (mut low_key, mut high_key) = (u128::MAX, 0u128);
         for (arm, (&m, &f)) in means.iter().zip(&self.factor).enumerate() {
             let r = root * f;
             let high = split.is_high(arm);
-            let (lcb, ucb) = (order_key(m - r), order_key(m + r));
+            let lcb = Ranked { value: m - r, arm }.key();
+            let ucb = Ranked { value: m + r, arm }.key();
             low_key = if high { low_key.min(lcb) } else { low_key };
             high_key = if high { high_key } else { high_key.max(ucb) };
         }
-        let value = |arm: usize, sign: f64| means[arm] + sign * (root * self.factor[arm]);
-        let h = (0..means.len())
-            .rev()
-            .find(|&a| split.is_high(a) && order_key(value(a, -1.0)) == low_key)
-            .map(|arm| Ranked {
-                value: value(arm, -1.0),
-                arm,
-            });
-        let l = (0..means.len())
-            .find(|&a| !split.is_high(a) && order_key(value(a, 1.0)) == high_key)
-            .map(|arm| Ranked {
-                value: value(arm, 1.0),
-                arm,
-            });
+        let h = (low_key != u128::MAX).then(|| Ranked::from_key(low_key));
+        let l = (high_key != 0).then(|| Ranked::from_key(high_key));
         let (h, l) = (h?, l?);
         if h.value > l.value {
             return None;

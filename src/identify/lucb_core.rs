@@ -9,7 +9,7 @@
 
 use super::Samples;
 use super::confidence::Lil;
-use crate::util::ranking::{MeanSplit, Ranked, RankedSet, Swap};
+use crate::util::ranking::{MeanSplit, Ranked, RankedSet, Swap, order_key};
 
 /// High/Low split with confidence bounds kept in order.
 #[derive(Clone, Debug)]
@@ -25,6 +25,9 @@ pub(crate) struct LucbCore {
     lcb_high: RankedSet,
     ucb_low: RankedSet,
     bound: Vec<f64>,
+    /// The [`order_key`] of each arm's radius on its current side (read every sample by
+    /// lil'CLUCB).
+    radius_key: Vec<u64>,
     /// `l_t` of a round whose `h_t` was just returned (rules that sample both).
     pending: Option<usize>,
 }
@@ -44,6 +47,7 @@ impl LucbCore {
             lcb_high: RankedSet::default(),
             ucb_low: RankedSet::default(),
             bound: vec![0.0; n],
+            radius_key: vec![order_key(f64::INFINITY); n],
             pending: None,
         }
     }
@@ -84,11 +88,17 @@ impl LucbCore {
         self.samples.initial()
     }
 
-    /// Radius of `arm` on its current side.
-    pub(crate) fn radius(&self, arm: usize) -> f64 {
-        match &self.split {
-            Some(s) if !s.is_high(arm) => self.radius_low[arm],
-            _ => self.radius_high[arm],
+    /// The [`order_key`] of each arm's radius on its current side (High's before the split
+    /// exists).
+    pub(crate) fn radius_keys(&self) -> &[u64] {
+        &self.radius_key
+    }
+
+    fn side_radius_of(&self, arm: usize, high: bool) -> f64 {
+        if high {
+            self.radius_high[arm]
+        } else {
+            self.radius_low[arm]
         }
     }
 
@@ -112,6 +122,7 @@ impl LucbCore {
     fn link(&mut self, arm: usize, high: bool) {
         let b = self.bound_of(arm, high);
         self.bound[arm] = b;
+        self.radius_key[arm] = order_key(self.side_radius_of(arm, high));
         if high {
             self.lcb_high.insert(arm, b);
         } else {
@@ -126,25 +137,33 @@ impl LucbCore {
         (self.radius_high[arm], self.radius_low[arm]) =
             self.lil.radii(t, self.omega_high, self.omega_low);
         let Some(split) = &self.split else {
+            self.radius_key[arm] = order_key(self.radius_high[arm]);
             if self.samples.initialised() {
                 self.build();
             }
             return;
         };
         let was_high = split.is_high(arm);
-        self.unlink(arm, was_high);
         let mean = self.samples.means()[arm];
         let swap = self.split.as_mut().and_then(|s| s.update(arm, mean));
         match swap {
-            None => self.link(arm, was_high),
+            None => {
+                // Same side: the bound moves within its set, usually by a few places.
+                let (old, new) = (self.bound[arm], self.bound_of(arm, was_high));
+                self.bound[arm] = new;
+                self.radius_key[arm] = order_key(self.side_radius_of(arm, was_high));
+                if was_high {
+                    self.lcb_high.replace(arm, old, new);
+                } else {
+                    self.ucb_low.replace(arm, old, new);
+                }
+            }
             Some(Swap { demoted, promoted }) => {
-                // Only `arm`'s mean moved, so it is one of the two; the other changes sides with
-                // it and needs its bound moved between the sets.
+                // Only `arm`'s mean moved, so it is one of the two; both change sides, each
+                // leaving its set under the bound it was stored with.
                 debug_assert!(arm == demoted || arm == promoted);
                 for (a, now_high) in [(demoted, false), (promoted, true)] {
-                    if a != arm {
-                        self.unlink(a, !now_high);
-                    }
+                    self.unlink(a, !now_high);
                     self.link(a, now_high);
                 }
             }
@@ -167,14 +186,14 @@ impl LucbCore {
         Some((self.lcb_high.worst()?, self.ucb_low.best()?))
     }
 
-    /// High arms by lower bound, lowest-ranked first.
-    pub(crate) fn high_by_bound(&self) -> impl Iterator<Item = &Ranked> {
-        self.lcb_high.ascending()
+    /// High arms' lower bounds as [`Ranked::key`]s, lowest-ranked first.
+    pub(crate) fn high_keys_by_bound(&self) -> impl Iterator<Item = u128> {
+        self.lcb_high.keys_ascending()
     }
 
-    /// Low arms by upper bound, highest-ranked first.
-    pub(crate) fn low_by_bound(&self) -> impl Iterator<Item = &Ranked> {
-        self.ucb_low.descending()
+    /// Low arms' upper bounds as [`Ranked::key`]s, highest-ranked first.
+    pub(crate) fn low_keys_by_bound(&self) -> impl Iterator<Item = u128> {
+        self.ucb_low.keys_descending()
     }
 
     /// The empirical top-K set.

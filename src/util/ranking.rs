@@ -7,7 +7,9 @@
 //! decisions, so [`MeanSplit`] repairs the top-K set with at most one swap instead of re-sorting.
 
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+
+mod set;
+pub(crate) use set::RankedSet;
 
 /// `x`'s place in `f64::total_cmp`'s order as an unsigned integer: `order_key(a) < order_key(b)`
 /// exactly when `a.total_cmp(&b)` is `Less`, so integer minima and maxima rank as [`Ranked`]
@@ -27,6 +29,34 @@ pub(crate) struct Ranked {
     pub arm: usize,
 }
 
+impl Ranked {
+    /// This entry as one integer in the same order: the value's [`order_key`] above the arm's
+    /// complement (a lower arm ranks higher). Minima, maxima and searches over keys are integer
+    /// operations, branch-free where a comparison of `Ranked`s branches.
+    #[inline]
+    pub(crate) fn key(self) -> u128 {
+        (u128::from(order_key(self.value)) << 64) | u128::from(!(self.arm as u64))
+    }
+
+    /// The arm of the entry whose [`Ranked::key`] is `key`.
+    #[inline]
+    pub(crate) fn arm_of_key(key: u128) -> usize {
+        !(key as u64) as usize
+    }
+
+    /// The entry whose [`Ranked::key`] is `key` (the value's exact bits).
+    #[inline]
+    pub(crate) fn from_key(key: u128) -> Ranked {
+        let (hi, lo) = ((key >> 64) as u64, key as u64);
+        // `order_key`'s inverse: a set top bit marks a value with the sign bit clear.
+        let bits = if hi >> 63 == 1 { hi & !(1 << 63) } else { !hi };
+        Ranked {
+            value: f64::from_bits(bits),
+            arm: Ranked::arm_of_key(u128::from(lo)),
+        }
+    }
+}
+
 impl PartialEq for Ranked {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other) == Ordering::Equal
@@ -43,45 +73,6 @@ impl Ord for Ranked {
         self.value
             .total_cmp(&other.value)
             .then(other.arm.cmp(&self.arm))
-    }
-}
-
-/// A set of arms ordered by a per-arm value that changes over time.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct RankedSet {
-    set: BTreeSet<Ranked>,
-}
-
-impl RankedSet {
-    /// Inserts `arm` with `value`.
-    pub(crate) fn insert(&mut self, arm: usize, value: f64) {
-        self.set.insert(Ranked { value, arm });
-    }
-
-    /// Removes `arm`, which must be present with `value`.
-    pub(crate) fn remove(&mut self, arm: usize, value: f64) {
-        let removed = self.set.remove(&Ranked { value, arm });
-        debug_assert!(removed, "arm {arm} with value {value} was not in the set");
-    }
-
-    /// The highest-ranked entry.
-    pub(crate) fn best(&self) -> Option<Ranked> {
-        self.set.last().copied()
-    }
-
-    /// The lowest-ranked entry.
-    pub(crate) fn worst(&self) -> Option<Ranked> {
-        self.set.first().copied()
-    }
-
-    /// Entries from the lowest-ranked up.
-    pub(crate) fn ascending(&self) -> impl Iterator<Item = &Ranked> {
-        self.set.iter()
-    }
-
-    /// Entries from the highest-ranked down.
-    pub(crate) fn descending(&self) -> impl Iterator<Item = &Ranked> {
-        self.set.iter().rev()
     }
 }
 
@@ -149,11 +140,9 @@ impl MeanSplit {
         let old = self.mean[arm];
         self.mean[arm] = mean;
         if self.in_high[arm] {
-            self.high.remove(arm, old);
-            self.high.insert(arm, mean);
+            self.high.replace(arm, old, mean);
         } else {
-            self.low.remove(arm, old);
-            self.low.insert(arm, mean);
+            self.low.replace(arm, old, mean);
         }
         // Only `arm` moved, so at most one pair can be out of order.
         let (worst_high, best_low) = (self.high.worst()?, self.low.best()?);
@@ -216,6 +205,23 @@ mod tests {
                 got.sort_unstable();
                 prop_assert_eq!(got, top_k(&means, k));
             }
+        }
+    }
+
+    proptest! {
+        /// Keys order as `Ranked` does and give back the exact value and arm.
+        #[test]
+        fn keys_keep_the_order_and_the_bits(
+            a in (any::<u64>(), 0usize..1 << 40),
+            b in (any::<u64>(), 0usize..1 << 40),
+        ) {
+            let (x, y) = (
+                Ranked { value: f64::from_bits(a.0), arm: a.1 },
+                Ranked { value: f64::from_bits(b.0), arm: b.1 },
+            );
+            prop_assert_eq!(x.key().cmp(&y.key()), x.cmp(&y));
+            let back = Ranked::from_key(x.key());
+            prop_assert_eq!((back.value.to_bits(), back.arm), (a.0, a.1));
         }
     }
 

@@ -1,0 +1,300 @@
+//! [`RankedSet`]: arms kept in [`Ranked`] order, as a list of short sorted runs.
+//!
+//! The identification algorithms change one arm's value per sample, and by little: a sampled
+//! arm's mean moves by O(1/n) and its confidence bound by a little more, so the entry moves a few
+//! places. A sorted run handles that as one short rotation ([`RankedSet::replace`]) where a
+//! balanced tree removes and re-inserts through its nodes, and reading the set in order (as
+//! lil'CLUCB does every sample, pair by pair from both ends) is a walk over contiguous memory.
+//! Runs are bounded ([`RUN`]), so an insertion or a long move shifts at most a run's entries and
+//! a set of any size keeps O(log N + RUN) updates.
+//!
+//! The order is [`Ranked`]'s, so every argmin, argmax and pairing read from the set is the one a
+//! `BTreeSet<Ranked>` gives (a property test compares them operation by operation).
+
+use super::Ranked;
+
+/// Entries per run at which a run is split in two; runs that fall under a quarter of it merge
+/// with a neighbour.
+const RUN: usize = 1024;
+
+/// Entries are kept as [`Ranked::key`]s: comparing two is two integer comparisons, which keeps
+/// the binary searches branch-free.
+type Key = u128;
+
+#[inline]
+fn key(arm: usize, value: f64) -> Key {
+    Ranked { value, arm }.key()
+}
+
+#[inline]
+fn ranked(key: Key) -> Ranked {
+    Ranked::from_key(key)
+}
+
+/// A set of arms ordered by a per-arm value that changes over time.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RankedSet {
+    /// Non-empty sorted runs, each entirely below the next.
+    runs: Vec<Vec<Key>>,
+}
+
+impl RankedSet {
+    /// The run that holds `key` or, for a key not present, the run it would go into.
+    #[inline]
+    fn run_of(&self, key: &Key) -> usize {
+        // The first run whose last entry is not below `key`; past the end, the last run.
+        let r = self
+            .runs
+            .partition_point(|run| run.last().is_some_and(|last| last < key));
+        r.min(self.runs.len().saturating_sub(1))
+    }
+
+    /// Inserts `arm` with `value`.
+    pub(crate) fn insert(&mut self, arm: usize, value: f64) {
+        let key = key(arm, value);
+        if self.runs.is_empty() {
+            self.runs.push(Vec::with_capacity(RUN.min(64)));
+        }
+        let r = self.run_of(&key);
+        let run = &mut self.runs[r];
+        let at = run.partition_point(|e| *e < key);
+        debug_assert!(run.get(at) != Some(&key), "arm {arm} is already in the set");
+        run.insert(at, key);
+        if run.len() >= RUN {
+            let upper = run.split_off(RUN / 2);
+            self.runs.insert(r + 1, upper);
+        }
+    }
+
+    /// Removes `arm`, which must be present with `value`.
+    pub(crate) fn remove(&mut self, arm: usize, value: f64) {
+        let key = key(arm, value);
+        let r = self.run_of(&key);
+        let Some(run) = self.runs.get_mut(r) else {
+            debug_assert!(false, "arm {arm} with value {value} was not in the set");
+            return;
+        };
+        match run.binary_search(&key) {
+            Ok(at) => {
+                run.remove(at);
+            }
+            Err(_) => {
+                debug_assert!(false, "arm {arm} with value {value} was not in the set");
+                return;
+            }
+        }
+        self.mend(r);
+    }
+
+    /// Moves `arm` from `old` (where it must be) to `new`: a rotation within its run when the
+    /// new place is in the same run, which is the usual case.
+    pub(crate) fn replace(&mut self, arm: usize, old: f64, new: f64) {
+        let (from, to) = (key(arm, old), key(arm, new));
+        let r = self.run_of(&from);
+        // The new key stays in this run when it falls between the neighbouring runs.
+        let stays = (r == 0 || self.runs[r - 1].last().is_some_and(|l| *l < to))
+            && self
+                .runs
+                .get(r + 1)
+                .is_none_or(|next| next.first().is_some_and(|f| to < *f));
+        let Some(run) = self.runs.get_mut(r) else {
+            debug_assert!(false, "arm {arm} with value {old} was not in the set");
+            return;
+        };
+        let Ok(at) = run.binary_search(&from) else {
+            debug_assert!(false, "arm {arm} with value {old} was not in the set");
+            return;
+        };
+        if !stays {
+            self.remove(arm, old);
+            self.insert(arm, new);
+            return;
+        }
+        if to > from {
+            // Entries after `at` that rank below `to` shift down one place.
+            let end = at + 1 + run[at + 1..].partition_point(|e| *e < to);
+            run[at..end].rotate_left(1);
+            run[end - 1] = to;
+        } else {
+            let start = run[..at].partition_point(|e| *e < to);
+            run[start..=at].rotate_right(1);
+            run[start] = to;
+        }
+    }
+
+    /// Merges run `r` into a neighbour when it has become short (or removes it when empty), so
+    /// that the runs stay few.
+    fn mend(&mut self, r: usize) {
+        let len = self.runs[r].len();
+        if len == 0 {
+            self.runs.remove(r);
+            return;
+        }
+        if len >= RUN / 4 || self.runs.len() == 1 {
+            return;
+        }
+        let (a, b) = if r + 1 < self.runs.len() {
+            (r, r + 1)
+        } else {
+            (r - 1, r)
+        };
+        if self.runs[a].len() + self.runs[b].len() < RUN {
+            let upper = self.runs.remove(b);
+            self.runs[a].extend_from_slice(&upper);
+        }
+    }
+
+    /// The highest-ranked entry.
+    #[inline]
+    pub(crate) fn best(&self) -> Option<Ranked> {
+        self.runs
+            .last()
+            .and_then(|run| run.last())
+            .map(|&k| ranked(k))
+    }
+
+    /// The lowest-ranked entry.
+    #[inline]
+    pub(crate) fn worst(&self) -> Option<Ranked> {
+        self.runs
+            .first()
+            .and_then(|run| run.first())
+            .map(|&k| ranked(k))
+    }
+
+    /// Entries from the lowest-ranked up.
+    pub(crate) fn ascending(&self) -> impl Iterator<Item = Ranked> {
+        self.runs
+            .iter()
+            .flat_map(|run| run.iter().map(|&k| ranked(k)))
+    }
+
+    /// The entries' [`Ranked::key`]s from the lowest-ranked up: the same order, compared as
+    /// integers.
+    pub(crate) fn keys_ascending(&self) -> impl Iterator<Item = u128> {
+        self.runs.iter().flat_map(|run| run.iter().copied())
+    }
+
+    /// The entries' [`Ranked::key`]s from the highest-ranked down.
+    pub(crate) fn keys_descending(&self) -> impl Iterator<Item = u128> {
+        self.runs
+            .iter()
+            .rev()
+            .flat_map(|run| run.iter().rev().copied())
+    }
+
+    /// Number of entries.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.runs.iter().map(Vec::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(usize, u8),
+        Remove(usize),
+        Replace(usize, u8),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0usize..3000, 0u8..40).prop_map(|(a, v)| Op::Insert(a, v)),
+            (0usize..3000).prop_map(Op::Remove),
+            (0usize..3000, 0u8..40).prop_map(|(a, v)| Op::Replace(a, v)),
+        ]
+    }
+
+    /// Coarse values (many ties, infinities and both zeros) so that every tie-break is met.
+    fn value(v: u8) -> f64 {
+        match v {
+            0 => f64::NEG_INFINITY,
+            1 => f64::INFINITY,
+            2 => -0.0,
+            3 => 0.0,
+            v => f64::from(v) * 0.25 - 4.0,
+        }
+    }
+
+    proptest! {
+        /// Every operation leaves the same entries in the same order as a `BTreeSet<Ranked>`,
+        /// with sets large enough to split and merge runs.
+        #[test]
+        fn the_set_is_a_btree_set_of_ranked(
+            fill in 0usize..2600,
+            ops in proptest::collection::vec(op(), 0..400),
+        ) {
+            let mut set = RankedSet::default();
+            let mut want = BTreeSet::new();
+            let mut value_of = std::collections::HashMap::new();
+            for arm in 0..fill {
+                let v = value((arm * 7 % 40) as u8);
+                set.insert(arm, v);
+                want.insert(Ranked { value: v, arm });
+                value_of.insert(arm, v);
+            }
+            for op in ops {
+                match op {
+                    Op::Insert(arm, v) if !value_of.contains_key(&arm) => {
+                        set.insert(arm, value(v));
+                        want.insert(Ranked { value: value(v), arm });
+                        value_of.insert(arm, value(v));
+                    }
+                    Op::Remove(arm) => {
+                        if let Some(v) = value_of.remove(&arm) {
+                            set.remove(arm, v);
+                            want.remove(&Ranked { value: v, arm });
+                        }
+                    }
+                    Op::Replace(arm, v) => {
+                        if let Some(old) = value_of.insert(arm, value(v)) {
+                            set.replace(arm, old, value(v));
+                            want.remove(&Ranked { value: old, arm });
+                            want.insert(Ranked { value: value(v), arm });
+                        } else {
+                            value_of.remove(&arm);
+                        }
+                    }
+                    Op::Insert(..) => {}
+                }
+                prop_assert_eq!(set.len(), want.len());
+                prop_assert!(set.runs.iter().all(|r| !r.is_empty() && r.len() < RUN));
+                prop_assert_eq!(set.best(), want.last().copied());
+                prop_assert_eq!(set.worst(), want.first().copied());
+            }
+            let got: Vec<(u64, usize)> = set.ascending().map(|r| (r.value.to_bits(), r.arm)).collect();
+            let exp: Vec<(u64, usize)> = want.iter().map(|r| (r.value.to_bits(), r.arm)).collect();
+            prop_assert_eq!(got, exp);
+            let got: Vec<usize> = set.keys_descending().map(Ranked::arm_of_key).collect();
+            let exp: Vec<usize> = want.iter().rev().map(|r| r.arm).collect();
+            prop_assert_eq!(got, exp);
+        }
+    }
+
+    /// Walking up a long set with small moves, as the algorithms do, never leaves a run out of
+    /// order or over size.
+    #[test]
+    fn many_small_moves_keep_runs_sorted() {
+        let mut set = RankedSet::default();
+        let mut v: Vec<f64> = (0..5000).map(|a| (a % 97) as f64).collect();
+        for (a, &x) in v.iter().enumerate() {
+            set.insert(a, x);
+        }
+        for step in 0..20_000usize {
+            let a = step * 31 % 5000;
+            let new = v[a] + ((step % 5) as f64 - 2.0) * 0.5;
+            set.replace(a, v[a], new);
+            v[a] = new;
+        }
+        let all: Vec<Ranked> = set.ascending().collect();
+        assert_eq!(all.len(), 5000);
+        assert!(all.windows(2).all(|w| w[0] < w[1]));
+        assert!(set.runs.iter().all(|r| !r.is_empty() && r.len() < RUN));
+    }
+}

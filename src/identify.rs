@@ -16,6 +16,7 @@ pub(crate) mod confidence;
 mod custom;
 mod episode;
 pub(crate) mod instance;
+mod lazy_extreme;
 pub(crate) mod lucb_core;
 #[macro_use]
 mod registry_macro;

@@ -38,23 +38,22 @@ impl Identifier for LilClucb {
         if let Some(arm) = self.core.initial() {
             return Some(arm);
         }
-        // The symmetric difference M_t Δ M̃_t, and its arm of largest radius (ties: lower
-        // index), in `Ranked`'s order through integer keys: the pairs' bounds as
-        // `Ranked::key`s, the radii as `order_key`s.
+        // The symmetric difference M_t Δ M̃_t: the pairs (j-th lowest lower bound in High, j-th
+        // highest upper bound in Low) in which the outsider ranks higher. While each side fits
+        // in one sorted run (N up to about a thousand) the pairs are read off two slices.
         let radius = self.core.radius_keys();
-        let (mut widest, mut widest_arm) = (0u64, usize::MAX);
-        for (h, l) in self.core.high_keys_by_bound().zip(self.core.low_keys_by_bound()) {
-            if l <= h {
-                break;
-            }
-            for arm in [Ranked::arm_of_key(h), Ranked::arm_of_key(l)] {
-                let r = radius[arm];
-                if r > widest || (r == widest && arm < widest_arm) {
-                    (widest, widest_arm) = (r, arm);
-                }
-            }
+        match self.core.bound_slices() {
+            Some((high, low)) => widest(
+                high.iter().copied().zip(low.iter().rev().copied()),
+                radius,
+            ),
+            None => widest(
+                self.core
+                    .high_keys_by_bound()
+                    .zip(self.core.low_keys_by_bound()),
+                radius,
+            ),
         }
-        (widest_arm != usize::MAX).then_some(widest_arm)
     }
 
     fn observe(&mut self, arm: usize, reward: f64) {
@@ -64,6 +63,26 @@ impl Identifier for LilClucb {
     fn answer(&self, out: &mut Vec<usize>) {
         self.core.answer(out);
     }
+}
+
+/// The arm of largest radius (ties: lower index) among the crossed pairs at the head of
+/// `pairs`, which holds (High lower bound, Low upper bound) pairs as `Ranked::key`s; `radius`
+/// holds each arm's radius as an `order_key`. Integer keys keep `Ranked`'s order exactly.
+#[inline]
+fn widest(pairs: impl Iterator<Item = (u128, u128)>, radius: &[u64]) -> Option<usize> {
+    let (mut widest, mut widest_arm) = (0u64, usize::MAX);
+    for (h, l) in pairs {
+        if l <= h {
+            break;
+        }
+        for arm in [Ranked::arm_of_key(h), Ranked::arm_of_key(l)] {
+            let r = radius[arm];
+            if r > widest || (r == widest && arm < widest_arm) {
+                (widest, widest_arm) = (r, arm);
+            }
+        }
+    }
+    (widest_arm != usize::MAX).then_some(widest_arm)
 }
 
 /// The scenario entry `LilClucb`: lil'CLUCB (Jiang, Li, Qiao 2017, Algorithm 2).

@@ -191,6 +191,12 @@ impl LucbCore {
         self.lcb_high.keys_ascending()
     }
 
+    /// Both sides' bounds as ascending slices of [`Ranked::key`]s (High's lower bounds, Low's
+    /// upper bounds) while each side is one sorted run.
+    pub(crate) fn bound_slices(&self) -> Option<(&[u128], &[u128])> {
+        Some((self.lcb_high.single_run()?, self.ucb_low.single_run()?))
+    }
+
     /// Low arms' upper bounds as [`Ranked::key`]s, highest-ranked first.
     pub(crate) fn low_keys_by_bound(&self) -> impl Iterator<Item = u128> {
         self.ucb_low.keys_descending()

@@ -130,6 +130,11 @@ impl MeanSplit {
         self.in_high[arm]
     }
 
+    /// Each arm's side: `true` for the top-K set.
+    pub(crate) fn sides(&self) -> &[bool] {
+        &self.in_high
+    }
+
     /// Arms of the top-K set (lowest-ranked first).
     pub(crate) fn high(&self) -> impl Iterator<Item = usize> + '_ {
         self.high.ascending().map(|r| r.arm)

@@ -110,16 +110,35 @@ impl RankedSet {
             self.insert(arm, new);
             return;
         }
+        // Entries between the old and the new place shift by one. Most moves are short, so the
+        // first few are shifted one by one as the new place is looked for; a long move finds
+        // its place by bisection and shifts the rest at once.
+        const STEPS: usize = 16;
+        let mut i = at;
         if to > from {
-            // Entries after `at` that rank below `to` shift down one place.
-            let end = at + 1 + run[at + 1..].partition_point(|e| *e < to);
-            run[at..end].rotate_left(1);
-            run[end - 1] = to;
+            let stop = run.len().min(at + 1 + STEPS);
+            while i + 1 < stop && run[i + 1] < to {
+                run[i] = run[i + 1];
+                i += 1;
+            }
+            if i + 1 == stop && stop < run.len() && run[stop] < to {
+                let end = stop + run[stop..].partition_point(|e| *e < to);
+                run.copy_within(stop..end, stop - 1);
+                i = end - 1;
+            }
         } else {
-            let start = run[..at].partition_point(|e| *e < to);
-            run[start..=at].rotate_right(1);
-            run[start] = to;
+            let stop = at.saturating_sub(STEPS);
+            while i > stop && run[i - 1] > to {
+                run[i] = run[i - 1];
+                i -= 1;
+            }
+            if i == stop && stop > 0 && run[stop - 1] > to {
+                let start = run[..stop].partition_point(|e| *e < to);
+                run.copy_within(start..stop, start + 1);
+                i = start;
+            }
         }
+        run[i] = to;
     }
 
     /// Merges run `r` into a neighbour when it has become short (or removes it when empty), so
@@ -181,6 +200,15 @@ impl RankedSet {
             .iter()
             .rev()
             .flat_map(|run| run.iter().rev().copied())
+    }
+
+    /// Every entry's [`Ranked::key`], ascending, as one slice while the set is one run.
+    pub(crate) fn single_run(&self) -> Option<&[u128]> {
+        match self.runs.as_slice() {
+            [] => Some(&[]),
+            [run] => Some(run),
+            _ => None,
+        }
     }
 
     /// Number of entries.

@@ -31,11 +31,31 @@ fn ranked(key: Key) -> Ranked {
     Ranked::from_key(key)
 }
 
+/// Where `key` is in `run` (as `binary_search` answers), looked for first within a few places of
+/// `hint`.
+#[inline]
+fn locate(run: &[Key], key: Key, hint: Option<u32>) -> Result<usize, usize> {
+    const NEAR: usize = 4;
+    if let Some(h) = hint {
+        let h = h as usize;
+        let (lo, hi) = (h.saturating_sub(NEAR), run.len().min(h + NEAR + 1));
+        if lo < hi
+            && let Some(i) = run[lo..hi].iter().position(|&e| e == key)
+        {
+            return Ok(lo + i);
+        }
+    }
+    run.binary_search(&key)
+}
+
 /// A set of arms ordered by a per-arm value that changes over time.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RankedSet {
     /// Non-empty sorted runs, each entirely below the next.
     runs: Vec<Vec<Key>>,
+    /// Per arm, where in its run it was last put. Other arms' moves shift it by a few places,
+    /// so the entry is looked for around there before bisecting the run.
+    hint: Vec<u32>,
 }
 
 impl RankedSet {
@@ -60,6 +80,10 @@ impl RankedSet {
         let at = run.partition_point(|e| *e < key);
         debug_assert!(run.get(at) != Some(&key), "arm {arm} is already in the set");
         run.insert(at, key);
+        if self.hint.len() <= arm {
+            self.hint.resize(arm + 1, 0);
+        }
+        self.hint[arm] = at as u32;
         if run.len() >= RUN {
             let upper = run.split_off(RUN / 2);
             self.runs.insert(r + 1, upper);
@@ -74,7 +98,7 @@ impl RankedSet {
             debug_assert!(false, "arm {arm} with value {value} was not in the set");
             return;
         };
-        match run.binary_search(&key) {
+        match locate(run, key, self.hint.get(arm).copied()) {
             Ok(at) => {
                 run.remove(at);
             }
@@ -101,7 +125,7 @@ impl RankedSet {
             debug_assert!(false, "arm {arm} with value {old} was not in the set");
             return;
         };
-        let Ok(at) = run.binary_search(&from) else {
+        let Ok(at) = locate(run, from, self.hint.get(arm).copied()) else {
             debug_assert!(false, "arm {arm} with value {old} was not in the set");
             return;
         };
@@ -139,6 +163,7 @@ impl RankedSet {
             }
         }
         run[i] = to;
+        self.hint[arm] = i as u32;
     }
 
     /// Merges run `r` into a neighbour when it has become short (or removes it when empty), so

@@ -139,10 +139,13 @@ impl ExpectedReward {
         mean_cost: &[f64],
     ) -> f64 {
         let previous = &self.previous;
-        let unchanged = list.len() >= previous.len() && list[..previous.len()] == previous[..] && {
-            // A list that ended there must end there again.
-            !self.complete || (list.len() == previous.len() && !more(list))
-        };
+        // Compared entry by entry: these prefixes are a few entries long, where a call to
+        // `memcmp` (what slice equality compiles to) costs more than the comparison.
+        let unchanged =
+            list.len() >= previous.len() && list.iter().zip(previous).all(|(a, b)| a == b) && {
+                // A list that ended there must end there again.
+                !self.complete || (list.len() == previous.len() && !more(list))
+            };
         if !unchanged {
             let (value, used, complete) =
                 expected_reward_prefix(list, more, &epoch.success, &epoch.stop, mean_cost);

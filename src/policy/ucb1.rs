@@ -98,20 +98,19 @@ impl Policy for Ucb1 {
             self.est.cost_hat(),
             self.est.inv_sqrt_n(),
         );
-        let mut best = 0;
-        let mut best_index = f64::NEG_INFINITY;
-        for i in 0..k {
-            let mean = match self.reward {
-                Ucb1Reward::Net => 0.5 * (theta_hat[i] - cost_hat[i] + 1.0),
-                Ucb1Reward::Idle => theta_hat[i],
-            };
-            let index = mean + s * inv[i];
-            // Strict: ties go to the lowest index.
-            if index > best_index {
-                best = i;
-                best_index = index;
-            }
-        }
+        // The reward kind is matched once per slot, and the loops run over zipped slices
+        // (no bounds checks): this is the whole of a classic bandit's decision.
+        let best = match self.reward {
+            Ucb1Reward::Net => argmax(
+                theta_hat
+                    .iter()
+                    .zip(cost_hat)
+                    .map(|(&th, &c)| 0.5 * (th - c + 1.0)),
+                inv,
+                s,
+            ),
+            Ucb1Reward::Idle => argmax(theta_hat.iter().copied(), inv, s),
+        };
         list.push(best);
     }
 
@@ -119,6 +118,21 @@ impl Policy for Ucb1 {
     fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
         self.est.observe(channel, idle, cost);
     }
+}
+
+/// The channel of largest `mean + s · inv` (strictly: ties go to the lowest index).
+#[inline(always)]
+fn argmax(means: impl Iterator<Item = f64>, inv: &[f64], s: f64) -> usize {
+    let mut best = 0;
+    let mut best_index = f64::NEG_INFINITY;
+    for (i, (mean, &inv)) in means.zip(inv).enumerate() {
+        let index = mean + s * inv;
+        if index > best_index {
+            best = i;
+            best_index = index;
+        }
+    }
+    best
 }
 
 #[cfg(test)]

@@ -43,9 +43,11 @@ const SPLITS_PER_THREAD: u64 = 4;
 const SECONDS_PER_USER_SLOT: f64 = 150e-9;
 /// A user's own policy (Rust or Python): unknown, so a cautious middle per slot and channel.
 const CUSTOM_NS_PER_SLOT: (f64, f64) = (1000.0, 20.0);
-/// Rough cost of one identification sample (about 0.7 µs measured on `paper-topk.ron`,
-/// set-up and bookkeeping included).
-const SECONDS_PER_SAMPLE: f64 = 0.7e-6;
+/// Rough cost of one identification sample: about 0.22 µs measured on `paper-topk.ron` (10 runs,
+/// 9.3 s of CPU for 4.2·10⁷ samples), set-up and bookkeeping included; 0.7 µs before the ordered
+/// sets became sorted runs and LUCB1 searched by epochs. Rounded up, as a cautious middle over
+/// the algorithms (lil'UCB's and lil'CLUCB's samples cost more than LUCB1's).
+const SECONDS_PER_SAMPLE: f64 = 0.35e-6;
 /// Samples an identification run takes, in units of `H·(ln(1/ν) + ln N)` (`H = Σ Δ⁻²`, the
 /// instance's complexity): on the paper's instances the faithful settings took 2 to 11 of
 /// them, the heuristic one 0.6 to 2.7 (`paper-topk.ron`), so these are cautious middles.

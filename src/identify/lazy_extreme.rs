@@ -149,22 +149,19 @@ impl LazyExtreme {
                 .map(|a| self.score(arms, a, self.r0).1),
         );
         self.guards = scratch.len().min(GUARDS);
-        self.threshold = match self.guards {
-            0 => u128::MAX,
-            g => {
-                let at = scratch.len() - g;
-                *scratch.select_nth_unstable(at).1
+        self.threshold = u128::MAX;
+        if self.guards > 0 {
+            let at = scratch.len() - self.guards;
+            self.threshold = *scratch.select_nth_unstable(at).1;
+            // The G largest scores, after the selection, and the arms they carry.
+            for &score in &scratch[at..] {
+                let key = if self.high { !score } else { score };
+                self.guard[Ranked::arm_of_key(key)] = true;
             }
-        };
+        }
         self.scratch = scratch;
         for a in 0..n {
-            if !self.member(arms, a) {
-                continue;
-            }
-            if self.score(arms, a, self.r0).1 >= self.threshold {
-                self.guard[a] = true;
-            }
-            if self.score(arms, a, self.r1).1 >= self.threshold {
+            if self.member(arms, a) && self.score(arms, a, self.r1).1 >= self.threshold {
                 self.candidate[a] = true;
                 self.candidates.push(a);
             }

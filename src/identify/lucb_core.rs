@@ -119,10 +119,16 @@ impl LucbCore {
         }
     }
 
-    fn link(&mut self, arm: usize, high: bool) {
+    /// Stores `arm`'s bound and radius key for side `high`; returns the bound.
+    fn refresh(&mut self, arm: usize, high: bool) -> f64 {
         let b = self.bound_of(arm, high);
         self.bound[arm] = b;
         self.radius_key[arm] = order_key(self.side_radius_of(arm, high));
+        b
+    }
+
+    fn link(&mut self, arm: usize, high: bool) {
+        let b = self.refresh(arm, high);
         if high {
             self.lcb_high.insert(arm, b);
         } else {
@@ -149,9 +155,8 @@ impl LucbCore {
         match swap {
             None => {
                 // Same side: the bound moves within its set, usually by a few places.
-                let (old, new) = (self.bound[arm], self.bound_of(arm, was_high));
-                self.bound[arm] = new;
-                self.radius_key[arm] = order_key(self.side_radius_of(arm, was_high));
+                let old = self.bound[arm];
+                let new = self.refresh(arm, was_high);
                 if was_high {
                     self.lcb_high.replace(arm, old, new);
                 } else {

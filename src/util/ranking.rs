@@ -137,7 +137,7 @@ impl MeanSplit {
 
     /// Arms of the top-K set (lowest-ranked first).
     pub(crate) fn high(&self) -> impl Iterator<Item = usize> + '_ {
-        self.high.ascending().map(|r| r.arm)
+        self.high.keys_ascending().map(Ranked::arm_of_key)
     }
 
     /// Updates `arm`'s mean and restores the split; returns the swap it caused, if any.

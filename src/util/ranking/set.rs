@@ -2,7 +2,7 @@
 //!
 //! The identification algorithms change one arm's value per sample, and by little: a sampled
 //! arm's mean moves by O(1/n) and its confidence bound by a little more, so the entry moves a few
-//! places. A sorted run handles that as one short rotation ([`RankedSet::replace`]) where a
+//! places. A sorted run handles that as one short shift ([`RankedSet::replace`]) where a
 //! balanced tree removes and re-inserts through its nodes, and reading the set in order (as
 //! lil'CLUCB does every sample, pair by pair from both ends) is a walk over contiguous memory.
 //! Runs are bounded ([`RUN`]), so an insertion or a long move shifts at most a run's entries and
@@ -24,11 +24,6 @@ type Key = u128;
 #[inline]
 fn key(arm: usize, value: f64) -> Key {
     Ranked { value, arm }.key()
-}
-
-#[inline]
-fn ranked(key: Key) -> Ranked {
-    Ranked::from_key(key)
 }
 
 /// Where `key` is in `run` (as `binary_search` answers), looked for first within a few places of
@@ -194,7 +189,7 @@ impl RankedSet {
         self.runs
             .last()
             .and_then(|run| run.last())
-            .map(|&k| ranked(k))
+            .map(|&k| Ranked::from_key(k))
     }
 
     /// The lowest-ranked entry.
@@ -203,14 +198,7 @@ impl RankedSet {
         self.runs
             .first()
             .and_then(|run| run.first())
-            .map(|&k| ranked(k))
-    }
-
-    /// Entries from the lowest-ranked up.
-    pub(crate) fn ascending(&self) -> impl Iterator<Item = Ranked> {
-        self.runs
-            .iter()
-            .flat_map(|run| run.iter().map(|&k| ranked(k)))
+            .map(|&k| Ranked::from_key(k))
     }
 
     /// The entries' [`Ranked::key`]s from the lowest-ranked up: the same order, compared as
@@ -321,7 +309,7 @@ mod tests {
                 prop_assert_eq!(set.best(), want.last().copied());
                 prop_assert_eq!(set.worst(), want.first().copied());
             }
-            let got: Vec<(u64, usize)> = set.ascending().map(|r| (r.value.to_bits(), r.arm)).collect();
+            let got: Vec<(u64, usize)> = set.keys_ascending().map(Ranked::from_key).map(|r| (r.value.to_bits(), r.arm)).collect();
             let exp: Vec<(u64, usize)> = want.iter().map(|r| (r.value.to_bits(), r.arm)).collect();
             prop_assert_eq!(got, exp);
             let got: Vec<usize> = set.keys_descending().map(Ranked::arm_of_key).collect();
@@ -345,7 +333,7 @@ mod tests {
             set.replace(a, v[a], new);
             v[a] = new;
         }
-        let all: Vec<Ranked> = set.ascending().collect();
+        let all: Vec<Ranked> = set.keys_ascending().map(Ranked::from_key).collect();
         assert_eq!(all.len(), 5000);
         assert!(all.windows(2).all(|w| w[0] < w[1]));
         assert!(set.runs.iter().all(|r| !r.is_empty() && r.len() < RUN));

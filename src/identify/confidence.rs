@@ -25,18 +25,9 @@ pub(crate) struct Lil {
 
 impl Lil {
     /// `U(t, ω)` (the modified form with `+2` inside the inner logarithm).
+    #[cfg(test)]
     pub(crate) fn radius(&self, t: u64, omega: f64) -> f64 {
-        self.radius_from(t, self.log_term(t), omega)
-    }
-
-    /// `U(t, ω₁)` and `U(t, ω₂)`, sharing the logarithm that depends on `t` alone (the same
-    /// operations as two calls of [`Lil::radius`], so the same bits).
-    pub(crate) fn radii(&self, t: u64, omega_1: f64, omega_2: f64) -> (f64, f64) {
-        let log = self.log_term(t);
-        (
-            self.radius_from(t, log, omega_1),
-            self.radius_from(t, log, omega_2),
-        )
+        self.radius_of(t, self.iterated_log(t, omega))
     }
 
     /// `ln((1 + ε)t + 2)`.
@@ -45,12 +36,32 @@ impl Lil {
         ((1.0 + self.epsilon) * t as f64 + 2.0).ln()
     }
 
+    /// `ln(ln((1 + ε)t + 2) / ω)`, the part of `U(t, ω)` that grows (slowly) with `t`; with
+    /// [`Lil::radius_of`] the same operations as [`Lil::radius`], so the same bits.
     #[inline]
-    fn radius_from(&self, t: u64, log: f64, omega: f64) -> f64 {
+    pub(crate) fn iterated_log(&self, t: u64, omega: f64) -> f64 {
+        (self.log_term(t) / omega).ln()
+    }
+
+    /// `U(t, ω)` from its [`Lil::iterated_log`] `g`. Every operation after `g` is monotone in
+    /// `g`, so a `g` taken at an earlier count gives the radius at `t` up to the few ulps by
+    /// which the logarithms may fail to be monotone (see [`Lil::radius_below`]).
+    #[inline]
+    pub(crate) fn radius_of(&self, t: u64, g: f64) -> f64 {
         let e = self.epsilon;
-        let inner = log / omega;
-        (1.0 + e.sqrt())
-            * (2.0 * self.sigma * self.sigma * (1.0 + e) * inner.ln() / t as f64).sqrt()
+        (1.0 + e.sqrt()) * (2.0 * self.sigma * self.sigma * (1.0 + e) * g / t as f64).sqrt()
+    }
+
+    /// A lower bound of `U(t, ω)` at any `t` at or after the count where `g_then` was the
+    /// [`Lil::iterated_log`], with no logarithm; `None` where `g_then` is too small for that.
+    ///
+    /// Why it holds: `ln(ln((1 + ε)t + 2)/ω)` is increasing in `t`, and each computed
+    /// logarithm is within an ulp of the true one, so the computed `g` at `t` is at least
+    /// `g_then` less a few ulps of the logarithms' arguments. While `g_then ≥ 1/64` those ulps
+    /// are below 10⁻¹³ of `g`, hence 10⁻¹³ of the radius: the margin of 10⁻¹² covers them.
+    #[inline]
+    pub(crate) fn radius_below(&self, t: u64, g_then: f64) -> Option<f64> {
+        (g_then >= 1.0 / 64.0).then(|| self.radius_of(t, g_then) * (1.0 - 1e-12))
     }
 }
 

@@ -19,8 +19,6 @@ pub(crate) struct LucbCore {
     omega_high: f64,
     omega_low: f64,
     samples: Samples,
-    radius_high: Vec<f64>,
-    radius_low: Vec<f64>,
     split: Option<MeanSplit>,
     lcb_high: RankedSet,
     ucb_low: RankedSet,
@@ -41,8 +39,6 @@ impl LucbCore {
             omega_high,
             omega_low,
             samples: Samples::new(n),
-            radius_high: vec![f64::INFINITY; n],
-            radius_low: vec![f64::INFINITY; n],
             split: None,
             lcb_high: RankedSet::default(),
             ucb_low: RankedSet::default(),
@@ -94,21 +90,16 @@ impl LucbCore {
         &self.radius_key
     }
 
+    /// `arm`'s radius on side `high` at its present count. Only the side an arm is on is
+    /// computed (two logarithms); the other side's when it changes sides, which is rare.
     fn side_radius_of(&self, arm: usize, high: bool) -> f64 {
-        if high {
-            self.radius_high[arm]
+        let omega = if high {
+            self.omega_high
         } else {
-            self.radius_low[arm]
-        }
-    }
-
-    fn bound_of(&self, arm: usize, high: bool) -> f64 {
-        let m = self.samples.means()[arm];
-        if high {
-            m - self.radius_high[arm]
-        } else {
-            m + self.radius_low[arm]
-        }
+            self.omega_low
+        };
+        let t = self.samples.counts()[arm];
+        self.lil.radius_of(t, self.lil.iterated_log(t, omega))
     }
 
     fn unlink(&mut self, arm: usize, high: bool) {
@@ -121,9 +112,11 @@ impl LucbCore {
 
     /// Stores `arm`'s bound and radius key for side `high`; returns the bound.
     fn refresh(&mut self, arm: usize, high: bool) -> f64 {
-        let b = self.bound_of(arm, high);
+        let radius = self.side_radius_of(arm, high);
+        let m = self.samples.means()[arm];
+        let b = if high { m - radius } else { m + radius };
         self.bound[arm] = b;
-        self.radius_key[arm] = order_key(self.side_radius_of(arm, high));
+        self.radius_key[arm] = order_key(radius);
         b
     }
 
@@ -139,11 +132,8 @@ impl LucbCore {
     /// Records a sample of `arm` and repairs the split and the bounds.
     pub(crate) fn observe(&mut self, arm: usize, reward: f64) {
         self.samples.add(arm, reward);
-        let t = self.samples.counts()[arm];
-        (self.radius_high[arm], self.radius_low[arm]) =
-            self.lil.radii(t, self.omega_high, self.omega_low);
         let Some(split) = &self.split else {
-            self.radius_key[arm] = order_key(self.radius_high[arm]);
+            self.radius_key[arm] = order_key(self.side_radius_of(arm, true));
             if self.samples.initialised() {
                 self.build();
             }

@@ -13,6 +13,7 @@
 //! parameter choices live in [`confidence`].
 
 pub(crate) mod confidence;
+mod crossed;
 mod custom;
 mod episode;
 pub(crate) mod instance;

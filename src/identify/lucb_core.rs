@@ -129,15 +129,16 @@ impl LucbCore {
         }
     }
 
-    /// Records a sample of `arm` and repairs the split and the bounds.
-    pub(crate) fn observe(&mut self, arm: usize, reward: f64) {
+    /// Records a sample of `arm` and repairs the split and the bounds; returns the arms that
+    /// changed sides, if any (only `arm`'s bound and radius change otherwise).
+    pub(crate) fn observe(&mut self, arm: usize, reward: f64) -> Option<Swap> {
         self.samples.add(arm, reward);
         let Some(split) = &self.split else {
             self.radius_key[arm] = order_key(self.side_radius_of(arm, true));
             if self.samples.initialised() {
                 self.build();
             }
-            return;
+            return None;
         };
         let was_high = split.is_high(arm);
         let mean = self.samples.means()[arm];
@@ -163,6 +164,15 @@ impl LucbCore {
                 }
             }
         }
+        swap
+    }
+
+    /// `arm`'s side (`true`: High) and its place in that side's set, ascending, once the
+    /// split exists and while the side is one sorted run (see [`LucbCore::bound_slices`]).
+    pub(crate) fn side_and_place(&self, arm: usize) -> Option<(bool, usize)> {
+        let high = self.split.as_ref()?.is_high(arm);
+        let set = if high { &self.lcb_high } else { &self.ucb_low };
+        Some((high, set.place_in_single_run(arm, self.bound[arm])?))
     }
 
     fn build(&mut self) {

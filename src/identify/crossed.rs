@@ -1,0 +1,184 @@
+//! lil'CLUCB's crossed pairs, kept from round to round instead of walked every round.
+//!
+//! With High's lower bounds ascending (`h_0 < h_1 < …`) and Low's upper bounds descending
+//! (`l_0 > l_1 > …`), the pair `j` is crossed when `l_j > h_j`. `l_j − h_j` falls with `j`, so
+//! the crossed pairs are the first `c`, found by bisection, and the crossed arms are the first
+//! `c` of each side. lil'CLUCB samples the crossed arm of largest radius.
+//!
+//! Between two rounds one arm is sampled: on each side at most one entry leaves and one enters,
+//! so every other entry's place moves by at most one. An arm can then join or leave the first
+//! `c` only near the old or the new `c` (or be one that moved). So a round re-checks those few
+//! places and the moved arms, and a tournament tree over the arms (a leaf holds the arm's
+//! radius key while it is crossed, 0 otherwise) gives the widest at its root: O(log N) a round
+//! instead of a walk over every crossed pair.
+
+use crate::util::ranking::{Ranked, Swap};
+
+/// Slack around the old and the new `c`: places move by at most one a round.
+const SLACK: usize = 2;
+
+/// The crossed arms of the last round and the widest of them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Crossed {
+    /// Whether `member` and `tree` describe the last round's sides.
+    valid: bool,
+    /// `c` of the last round.
+    count: usize,
+    /// Each arm: in a crossed pair.
+    member: Vec<bool>,
+    /// Tournament tree: leaves at `n..2n`, each `radius key << 64 | !arm` for a crossed arm
+    /// and 0 otherwise; an inner node is the larger of its two children, so the root is the
+    /// widest crossed arm (ties: lower index), as the walk takes it.
+    tree: Vec<u128>,
+    /// Arms whose bound or radius changed since the last round.
+    moved: Vec<usize>,
+}
+
+/// The number of crossed pairs of `high` (ascending) and `low` (ascending, read from the top).
+fn crossing(high: &[u128], low: &[u128]) -> usize {
+    let m = high.len().min(low.len());
+    let (mut lo, mut hi) = (0, m);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if low[low.len() - 1 - mid] > high[mid] {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// [`crossing`] when it was `guess` before one sample: it is then within one of `guess` (on
+/// each side the j-th entry after the sample is at least as far out as the (j+1)-th before),
+/// so it is found by stepping from there; any `guess` gives the same answer.
+fn crossing_near(high: &[u128], low: &[u128], guess: usize) -> usize {
+    let m = high.len().min(low.len());
+    let crossed = |j: usize| low[low.len() - 1 - j] > high[j];
+    let mut c = guess.min(m);
+    while c > 0 && !crossed(c - 1) {
+        c -= 1;
+    }
+    while c < m && crossed(c) {
+        c += 1;
+    }
+    c
+}
+
+impl Crossed {
+    /// Records that `arm` was sampled and which arms changed sides with it.
+    pub(crate) fn sampled(&mut self, arm: usize, swap: Option<Swap>) {
+        self.moved.push(arm);
+        if let Some(Swap { demoted, promoted }) = swap {
+            self.moved.extend([demoted, promoted]);
+        }
+    }
+
+    /// Forgets the kept state (the sides are not one sorted run each, so the caller walks).
+    pub(crate) fn invalidate(&mut self) {
+        self.valid = false;
+        self.moved.clear();
+    }
+
+    /// The widest crossed arm for sides `high` and `low` (ascending [`Ranked::key`]s of High's
+    /// lower and Low's upper bounds), `radius` each arm's radius key, and `side_and_place` each
+    /// arm's side and place in it (ascending); `None` when no pair is crossed.
+    pub(crate) fn widest(
+        &mut self,
+        high: &[u128],
+        low: &[u128],
+        radius: &[u64],
+        side_and_place: impl Fn(usize) -> Option<(bool, usize)>,
+    ) -> Option<usize> {
+        let n = radius.len();
+        // One sample since the last round keeps every place within one of where it was; more
+        // (or none kept yet) and everything is rebuilt.
+        if !self.valid || self.moved.len() > 3 || self.member.len() != n {
+            let c = crossing(high, low);
+            self.rebuild(high, low, radius, c);
+            self.count = c;
+        } else {
+            let c = crossing_near(high, low, self.count);
+            let lo = self.count.min(c).saturating_sub(SLACK);
+            let hi = self.count.max(c) + SLACK;
+            for (j, &key) in high.iter().enumerate().take(hi).skip(lo) {
+                self.set(Ranked::arm_of_key(key), j < c, radius);
+            }
+            for j in lo..hi.min(low.len()) {
+                self.set(Ranked::arm_of_key(low[low.len() - 1 - j]), j < c, radius);
+            }
+            for i in 0..self.moved.len() {
+                let arm = self.moved[i];
+                let Some((is_high, place)) = side_and_place(arm) else {
+                    // Not placed in one run: nothing kept can be trusted.
+                    self.rebuild(high, low, radius, c);
+                    break;
+                };
+                let member = if is_high {
+                    place < c
+                } else {
+                    low.len() - 1 - place < c
+                };
+                // Its radius changed too: the leaf is rewritten whether or not it stays.
+                self.member[arm] = !member;
+                self.set(arm, member, radius);
+            }
+            self.count = c;
+        }
+        self.moved.clear();
+        let root = self.tree.get(1).copied().unwrap_or(0);
+        (root != 0).then(|| Ranked::arm_of_key(root))
+    }
+
+    /// Every arm's membership and the whole tree from scratch.
+    fn rebuild(&mut self, high: &[u128], low: &[u128], radius: &[u64], c: usize) {
+        let n = radius.len();
+        self.member.clear();
+        self.member.resize(n, false);
+        self.tree.clear();
+        self.tree.resize(2 * n, 0);
+        for j in 0..c {
+            self.member[Ranked::arm_of_key(high[j])] = true;
+            self.member[Ranked::arm_of_key(low[low.len() - 1 - j])] = true;
+        }
+        for (arm, (&member, &r)) in self.member.iter().zip(radius).enumerate() {
+            self.tree[n + arm] = leaf(member, r, arm);
+        }
+        for i in (1..n).rev() {
+            self.tree[i] = self.tree[2 * i].max(self.tree[2 * i + 1]);
+        }
+        self.valid = true;
+    }
+
+    /// Makes `arm` a member or not, updating the tree when that changes.
+    #[inline]
+    fn set(&mut self, arm: usize, member: bool, radius: &[u64]) {
+        if self.member[arm] == member {
+            return;
+        }
+        self.member[arm] = member;
+        let n = radius.len();
+        let mut i = n + arm;
+        self.tree[i] = leaf(member, radius[arm], arm);
+        while i > 1 {
+            i /= 2;
+            let up = self.tree[2 * i].max(self.tree[2 * i + 1]);
+            if self.tree[i] == up {
+                // Every node above depends on this one only through its value.
+                break;
+            }
+            self.tree[i] = up;
+        }
+    }
+}
+
+/// A leaf of the tree: the radius key above the arm's complement (larger radius first, then
+/// lower index), or 0 for an arm not crossed.
+#[inline]
+fn leaf(member: bool, radius: u64, arm: usize) -> u128 {
+    if member {
+        (u128::from(radius) << 64) | u128::from(!(arm as u64))
+    } else {
+        0
+    }
+}

@@ -13,7 +13,7 @@ use super::Identifier;
 use super::confidence::Guarantee;
 use super::confidence::Lil;
 use super::crossed::Crossed;
-use super::lucb_core::LucbCore;
+use super::lucb_core::{LucbCore, Ordered};
 use super::{BuiltinIdentifier, Problem, lil_of};
 use crate::util::ranking::Ranked;
 use crate::util::rng::SimRng;
@@ -21,7 +21,7 @@ use crate::util::rng::SimRng;
 /// lil'CLUCB.
 #[derive(Clone, Debug)]
 pub(crate) struct LilClucb {
-    core: LucbCore,
+    core: LucbCore<Ordered>,
     crossed: Crossed,
 }
 

@@ -9,19 +9,117 @@
 
 use super::Samples;
 use super::confidence::Lil;
-use crate::util::ranking::{MeanSplit, Ranked, RankedSet, Swap, order_key};
+use crate::util::ranking::{ExtremeSet, MeanSplit, Ranked, RankedSet, Swap, order_key};
 
-/// High/Low split with confidence bounds kept in order.
+/// How the two sides' bounds are kept: in full order ([`Ordered`], for lil'CLUCB, which reads
+/// the pairs) or only their ends ([`Ends`], for the rules that read `h_t` and `l_t` alone).
+pub(crate) trait Sides: Clone + std::fmt::Debug {
+    /// Empty sides for `n` arms.
+    fn new(n: usize) -> Self;
+    /// Adds `arm` with bound `value` to side `high`.
+    fn insert(&mut self, high: bool, arm: usize, value: f64);
+    /// Removes `arm`, stored with bound `value`, from side `high`.
+    fn remove(&mut self, high: bool, arm: usize, value: f64);
+    /// Moves `arm`'s bound on side `high` from `old` to `new`.
+    fn replace(&mut self, high: bool, arm: usize, old: f64, new: f64);
+    /// `(h_t, l_t)`: High's lowest-ranked lower bound and Low's highest-ranked upper bound.
+    fn extremes(&self) -> Option<(Ranked, Ranked)>;
+}
+
+/// Both sides in full [`Ranked`] order.
 #[derive(Clone, Debug)]
-pub(crate) struct LucbCore {
+pub(crate) struct Ordered {
+    lcb_high: RankedSet,
+    ucb_low: RankedSet,
+}
+
+impl Ordered {
+    fn side(&mut self, high: bool) -> &mut RankedSet {
+        if high {
+            &mut self.lcb_high
+        } else {
+            &mut self.ucb_low
+        }
+    }
+}
+
+impl Sides for Ordered {
+    fn new(_: usize) -> Ordered {
+        Ordered {
+            lcb_high: RankedSet::default(),
+            ucb_low: RankedSet::default(),
+        }
+    }
+    #[inline]
+    fn insert(&mut self, high: bool, arm: usize, value: f64) {
+        self.side(high).insert(arm, value);
+    }
+    #[inline]
+    fn remove(&mut self, high: bool, arm: usize, value: f64) {
+        self.side(high).remove(arm, value);
+    }
+    #[inline]
+    fn replace(&mut self, high: bool, arm: usize, old: f64, new: f64) {
+        self.side(high).replace(arm, old, new);
+    }
+    #[inline]
+    fn extremes(&self) -> Option<(Ranked, Ranked)> {
+        Some((self.lcb_high.worst()?, self.ucb_low.best()?))
+    }
+}
+
+/// Only each side's end: a tournament tree per side.
+#[derive(Clone, Debug)]
+pub(crate) struct Ends {
+    lcb_high: ExtremeSet,
+    ucb_low: ExtremeSet,
+}
+
+impl Ends {
+    fn side(&mut self, high: bool) -> &mut ExtremeSet {
+        if high {
+            &mut self.lcb_high
+        } else {
+            &mut self.ucb_low
+        }
+    }
+}
+
+impl Sides for Ends {
+    fn new(n: usize) -> Ends {
+        Ends {
+            lcb_high: ExtremeSet::lowest(n),
+            ucb_low: ExtremeSet::highest(n),
+        }
+    }
+    #[inline]
+    fn insert(&mut self, high: bool, arm: usize, value: f64) {
+        self.side(high).insert(arm, value);
+    }
+    #[inline]
+    fn remove(&mut self, high: bool, arm: usize, _: f64) {
+        self.side(high).remove(arm);
+    }
+    #[inline]
+    fn replace(&mut self, high: bool, arm: usize, _: f64, new: f64) {
+        self.side(high).replace(arm, new);
+    }
+    #[inline]
+    fn extremes(&self) -> Option<(Ranked, Ranked)> {
+        Some((self.lcb_high.extreme()?, self.ucb_low.extreme()?))
+    }
+}
+
+/// High/Low split with confidence bounds kept in order (all of it, or its ends: `S`).
+#[derive(Clone, Debug)]
+pub(crate) struct LucbCore<S: Sides = Ends> {
     k: usize,
     lil: Lil,
     omega_high: f64,
     omega_low: f64,
     samples: Samples,
     split: Option<MeanSplit>,
-    lcb_high: RankedSet,
-    ucb_low: RankedSet,
+    sides: S,
     bound: Vec<f64>,
     /// The [`order_key`] of each arm's radius on its current side (read every sample by
     /// lil'CLUCB).
@@ -30,9 +128,15 @@ pub(crate) struct LucbCore {
     pending: Option<usize>,
 }
 
-impl LucbCore {
+impl<S: Sides> LucbCore<S> {
     /// `n` arms, top `k`, radius `U(T, ω_high)` for High arms and `U(T, ω_low)` for Low arms.
-    pub(crate) fn new(n: usize, k: usize, lil: Lil, omega_high: f64, omega_low: f64) -> LucbCore {
+    pub(crate) fn new(
+        n: usize,
+        k: usize,
+        lil: Lil,
+        omega_high: f64,
+        omega_low: f64,
+    ) -> LucbCore<S> {
         LucbCore {
             k,
             lil,
@@ -40,8 +144,7 @@ impl LucbCore {
             omega_low,
             samples: Samples::new(n),
             split: None,
-            lcb_high: RankedSet::default(),
-            ucb_low: RankedSet::default(),
+            sides: S::new(n),
             bound: vec![0.0; n],
             radius_key: vec![order_key(f64::INFINITY); n],
             pending: None,
@@ -50,7 +153,7 @@ impl LucbCore {
 
     /// Radii of LUCB++ and lil'RandLUCB: `U(T, δ/(2(N−K)))` in High, `U(T, δ/(2K))` in Low (each
     /// side's union bound runs over the arms that could be wrongly placed on it).
-    pub(crate) fn split_radii(n: usize, k: usize, lil: Lil, delta: f64) -> LucbCore {
+    pub(crate) fn split_radii(n: usize, k: usize, lil: Lil, delta: f64) -> LucbCore<S> {
         LucbCore::new(
             n,
             k,
@@ -103,11 +206,7 @@ impl LucbCore {
     }
 
     fn unlink(&mut self, arm: usize, high: bool) {
-        if high {
-            self.lcb_high.remove(arm, self.bound[arm]);
-        } else {
-            self.ucb_low.remove(arm, self.bound[arm]);
-        }
+        self.sides.remove(high, arm, self.bound[arm]);
     }
 
     /// Stores `arm`'s bound and radius key for side `high`; returns the bound.
@@ -122,11 +221,7 @@ impl LucbCore {
 
     fn link(&mut self, arm: usize, high: bool) {
         let b = self.refresh(arm, high);
-        if high {
-            self.lcb_high.insert(arm, b);
-        } else {
-            self.ucb_low.insert(arm, b);
-        }
+        self.sides.insert(high, arm, b);
     }
 
     /// Records a sample of `arm` and repairs the split and the bounds; returns the arms that
@@ -148,11 +243,7 @@ impl LucbCore {
                 // Same side: the bound moves within its set, usually by a few places.
                 let old = self.bound[arm];
                 let new = self.refresh(arm, was_high);
-                if was_high {
-                    self.lcb_high.replace(arm, old, new);
-                } else {
-                    self.ucb_low.replace(arm, old, new);
-                }
+                self.sides.replace(was_high, arm, old, new);
             }
             Some(Swap { demoted, promoted }) => {
                 // Only `arm`'s mean moved, so it is one of the two; both change sides, each
@@ -165,14 +256,6 @@ impl LucbCore {
             }
         }
         swap
-    }
-
-    /// `arm`'s side (`true`: High) and its place in that side's set, ascending, once the
-    /// split exists and while the side is one sorted run (see [`LucbCore::bound_slices`]).
-    pub(crate) fn side_and_place(&self, arm: usize) -> Option<(bool, usize)> {
-        let high = self.split.as_ref()?.is_high(arm);
-        let set = if high { &self.lcb_high } else { &self.ucb_low };
-        Some((high, set.place_in_single_run(arm, self.bound[arm])?))
     }
 
     fn build(&mut self) {
@@ -188,23 +271,7 @@ impl LucbCore {
     /// `(h_t, l_t)` with their bounds: the lowest-ranked lower bound in High and the
     /// highest-ranked upper bound in Low (`None` before the initialisation ends).
     pub(crate) fn extremes(&self) -> Option<(Ranked, Ranked)> {
-        Some((self.lcb_high.worst()?, self.ucb_low.best()?))
-    }
-
-    /// High arms' lower bounds as [`Ranked::key`]s, lowest-ranked first.
-    pub(crate) fn high_keys_by_bound(&self) -> impl Iterator<Item = u128> {
-        self.lcb_high.keys_ascending()
-    }
-
-    /// Both sides' bounds as ascending slices of [`Ranked::key`]s (High's lower bounds, Low's
-    /// upper bounds) while each side is one sorted run.
-    pub(crate) fn bound_slices(&self) -> Option<(&[u128], &[u128])> {
-        Some((self.lcb_high.single_run()?, self.ucb_low.single_run()?))
-    }
-
-    /// Low arms' upper bounds as [`Ranked::key`]s, highest-ranked first.
-    pub(crate) fn low_keys_by_bound(&self) -> impl Iterator<Item = u128> {
-        self.ucb_low.keys_descending()
+        self.sides.extremes()
     }
 
     /// The empirical top-K set.
@@ -219,23 +286,62 @@ impl LucbCore {
     }
 }
 
+impl LucbCore<Ordered> {
+    /// High arms' lower bounds as [`Ranked::key`]s, lowest-ranked first.
+    pub(crate) fn high_keys_by_bound(&self) -> impl Iterator<Item = u128> {
+        self.sides.lcb_high.keys_ascending()
+    }
+
+    /// Both sides' bounds as ascending slices of [`Ranked::key`]s (High's lower bounds, Low's
+    /// upper bounds) while each side is one sorted run.
+    pub(crate) fn bound_slices(&self) -> Option<(&[u128], &[u128])> {
+        Some((
+            self.sides.lcb_high.single_run()?,
+            self.sides.ucb_low.single_run()?,
+        ))
+    }
+
+    /// Low arms' upper bounds as [`Ranked::key`]s, highest-ranked first.
+    pub(crate) fn low_keys_by_bound(&self) -> impl Iterator<Item = u128> {
+        self.sides.ucb_low.keys_descending()
+    }
+
+    /// `arm`'s side (`true`: High) and its place in that side's set, ascending, once the
+    /// split exists and while the side is one sorted run (see [`LucbCore::bound_slices`]).
+    pub(crate) fn side_and_place(&self, arm: usize) -> Option<(bool, usize)> {
+        let high = self.split.as_ref()?.is_high(arm);
+        let set = if high {
+            &self.sides.lcb_high
+        } else {
+            &self.sides.ucb_low
+        };
+        Some((high, set.place_in_single_run(arm, self.bound[arm])?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// After any sequence of samples, h_t and l_t equal a from-scratch computation.
+    /// After any sequence of samples, h_t and l_t equal a from-scratch computation, with the
+    /// sides kept whole and with their ends only.
     #[test]
     fn incremental_bounds_match_full_recomputation() {
+        check_bounds::<Ordered>();
+        check_bounds::<Ends>();
+    }
+
+    fn check_bounds<S: Sides>() {
         use rand::RngExt;
         let mut rng = crate::util::rng::stream(4, 4, 4);
         for trial in 0..50 {
-            let n = 2 + trial % 9;
+            let n = if trial < 25 { 2 + trial % 9 } else { 3 * trial };
             let k = 1 + trial % (n - 1);
             let lil = Lil {
                 epsilon: 0.0,
                 sigma: 0.5,
             };
-            let mut core = LucbCore::new(n, k, lil, 0.01, 0.02);
+            let mut core = LucbCore::<S>::new(n, k, lil, 0.01, 0.02);
             for _ in 0..200 {
                 let arm = match core.initial() {
                     Some(a) => a,

@@ -8,7 +8,9 @@
 
 use std::cmp::Ordering;
 
+mod extreme;
 mod set;
+pub(crate) use extreme::ExtremeSet;
 pub(crate) use set::RankedSet;
 
 /// `x`'s place in `f64::total_cmp`'s order as an unsigned integer: `order_key(a) < order_key(b)`
@@ -76,11 +78,12 @@ impl Ord for Ranked {
     }
 }
 
-/// The empirical top-K set ("High") and the rest ("Low"), kept by mean.
+/// The empirical top-K set ("High") and the rest ("Low"), kept by mean. Only High's lowest
+/// and Low's highest mean decide a swap, so each side keeps its end only ([`ExtremeSet`]).
 #[derive(Clone, Debug)]
 pub(crate) struct MeanSplit {
-    high: RankedSet,
-    low: RankedSet,
+    high: ExtremeSet,
+    low: ExtremeSet,
     in_high: Vec<bool>,
     mean: Vec<f64>,
 }
@@ -109,8 +112,8 @@ impl MeanSplit {
             })
         });
         let mut split = MeanSplit {
-            high: RankedSet::default(),
-            low: RankedSet::default(),
+            high: ExtremeSet::lowest(means.len()),
+            low: ExtremeSet::highest(means.len()),
             in_high: vec![false; means.len()],
             mean: means.to_vec(),
         };
@@ -135,26 +138,34 @@ impl MeanSplit {
         &self.in_high
     }
 
-    /// Arms of the top-K set (lowest-ranked first).
-    pub(crate) fn high(&self) -> impl Iterator<Item = usize> + '_ {
-        self.high.keys_ascending().map(Ranked::arm_of_key)
+    /// Arms of the top-K set (lowest-ranked first). Sorted here: it is read once, for the
+    /// answer.
+    pub(crate) fn high(&self) -> impl Iterator<Item = usize> + use<> {
+        let mut high: Vec<Ranked> = (self.in_high.iter().enumerate())
+            .filter(|&(_, &h)| h)
+            .map(|(arm, _)| Ranked {
+                value: self.mean[arm],
+                arm,
+            })
+            .collect();
+        high.sort_unstable();
+        high.into_iter().map(|r| r.arm)
     }
 
     /// Updates `arm`'s mean and restores the split; returns the swap it caused, if any.
     pub(crate) fn update(&mut self, arm: usize, mean: f64) -> Option<Swap> {
-        let old = self.mean[arm];
         self.mean[arm] = mean;
         if self.in_high[arm] {
-            self.high.replace(arm, old, mean);
+            self.high.replace(arm, mean);
         } else {
-            self.low.replace(arm, old, mean);
+            self.low.replace(arm, mean);
         }
         // Only `arm` moved, so at most one pair can be out of order.
-        let (worst_high, best_low) = (self.high.worst()?, self.low.best()?);
+        let (worst_high, best_low) = (self.high.extreme()?, self.low.extreme()?);
         if best_low > worst_high {
             let (d, p) = (worst_high.arm, best_low.arm);
-            self.high.remove(d, worst_high.value);
-            self.low.remove(p, best_low.value);
+            self.high.remove(d);
+            self.low.remove(p);
             self.high.insert(p, best_low.value);
             self.low.insert(d, worst_high.value);
             self.in_high[d] = false;

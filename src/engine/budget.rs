@@ -43,11 +43,12 @@ const SPLITS_PER_THREAD: u64 = 4;
 const SECONDS_PER_USER_SLOT: f64 = 150e-9;
 /// A user's own policy (Rust or Python): unknown, so a cautious middle per slot and channel.
 const CUSTOM_NS_PER_SLOT: (f64, f64) = (1000.0, 20.0);
-/// Rough cost of one identification sample: about 0.22 µs measured on `paper-topk.ron` (10 runs,
-/// 9.3 s of CPU for 4.2·10⁷ samples), set-up and bookkeeping included; 0.7 µs before the ordered
-/// sets became sorted runs and LUCB1 searched by epochs. Rounded up, as a cautious middle over
-/// the algorithms (lil'UCB's and lil'CLUCB's samples cost more than LUCB1's).
-const SECONDS_PER_SAMPLE: f64 = 0.35e-6;
+/// Rough cost of one identification sample: about 0.18 µs measured on `paper-topk.ron` (10 runs,
+/// 6.75 s of CPU for 3.8·10⁷ samples) and 0.08 µs on `paper-best1.ron` (10.8 s for 1.3·10⁸),
+/// set-up and bookkeeping included; 0.7 µs before the ordered sets became sorted runs and
+/// trees, LUCB1 searched by epochs and lil'UCB decided from bounds. Rounded up, as a cautious
+/// middle over the algorithms and machines.
+const SECONDS_PER_SAMPLE: f64 = 0.2e-6;
 /// Samples an identification run takes, in units of `H·(ln(1/ν) + ln N)` (`H = Σ Δ⁻²`, the
 /// instance's complexity): on the paper's instances the faithful settings took 2 to 11 of
 /// them, the heuristic one 0.6 to 2.7 (`paper-topk.ron`), so these are cautious middles.
@@ -160,6 +161,9 @@ pub(crate) fn duration(seconds: f64) -> String {
     };
     if v < 100.0 {
         format!("{v:.1} {unit}")
+    } else if v < 1e4 {
+        // 100 to 119 seconds or minutes, or a few thousand years.
+        format!("{v:.0} {unit}")
     } else {
         format!("{v:.3e} {unit}")
     }
@@ -440,6 +444,8 @@ mod tests {
         assert_eq!(duration(90.0), "90.0 seconds");
         assert_eq!(duration(5400.0), "90.0 minutes");
         assert!(duration(1e18).ends_with("years"), "{}", duration(1e18));
+        // No exponent for a value of three or four digits.
+        assert_eq!(duration(110.0), "110 seconds");
         assert_eq!(product(&[u64::MAX, 2]), u64::MAX);
         assert_eq!(parse_bytes("8G"), Ok(8 << 30));
         assert_eq!(parse_bytes("1.5GiB"), Ok(3 << 29));

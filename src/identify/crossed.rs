@@ -12,13 +12,13 @@
 //! radius key while it is crossed, 0 otherwise) gives the widest at its root: O(log N) a round
 //! instead of a walk over every crossed pair.
 
-use crate::util::ranking::{Ranked, Swap};
+use crate::util::ranking::{ExtremeSet, Ranked, Swap};
 
 /// Slack around the old and the new `c`: places move by at most one a round.
 const SLACK: usize = 2;
 
 /// The crossed arms of the last round and the widest of them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Crossed {
     /// Whether `member` and `tree` describe the last round's sides.
     valid: bool,
@@ -26,10 +26,9 @@ pub(crate) struct Crossed {
     count: usize,
     /// Each arm: in a crossed pair.
     member: Vec<bool>,
-    /// Tournament tree: leaves at `n..2n`, each `radius key << 64 | !arm` for a crossed arm
-    /// and 0 otherwise; an inner node is the larger of its two children, so the root is the
-    /// widest crossed arm (ties: lower index), as the walk takes it.
-    tree: Vec<u128>,
+    /// The crossed arms keyed by radius: its extreme is the widest (ties: lower index), as the
+    /// walk takes it.
+    widest: ExtremeSet,
     /// Arms whose bound or radius changed since the last round.
     moved: Vec<usize>,
 }
@@ -66,6 +65,17 @@ fn crossing_near(high: &[u128], low: &[u128], guess: usize) -> usize {
 }
 
 impl Crossed {
+    /// Nothing kept yet.
+    pub(crate) fn new() -> Crossed {
+        Crossed {
+            valid: false,
+            count: 0,
+            member: Vec::new(),
+            widest: ExtremeSet::highest(0),
+            moved: Vec::new(),
+        }
+    }
+
     /// Records that `arm` was sampled and which arms changed sides with it.
     pub(crate) fn sampled(&mut self, arm: usize, swap: Option<Swap>) {
         self.moved.push(arm);
@@ -126,8 +136,7 @@ impl Crossed {
             self.count = c;
         }
         self.moved.clear();
-        let root = self.tree.get(1).copied().unwrap_or(0);
-        (root != 0).then(|| Ranked::arm_of_key(root))
+        self.widest.extreme().map(|r| r.arm)
     }
 
     /// Every arm's membership and the whole tree from scratch.
@@ -135,17 +144,11 @@ impl Crossed {
         let n = radius.len();
         self.member.clear();
         self.member.resize(n, false);
-        self.tree.clear();
-        self.tree.resize(2 * n, 0);
+        self.widest = ExtremeSet::highest(n);
         for j in 0..c {
-            self.member[Ranked::arm_of_key(high[j])] = true;
-            self.member[Ranked::arm_of_key(low[low.len() - 1 - j])] = true;
-        }
-        for (arm, (&member, &r)) in self.member.iter().zip(radius).enumerate() {
-            self.tree[n + arm] = leaf(member, r, arm);
-        }
-        for i in (1..n).rev() {
-            self.tree[i] = self.tree[2 * i].max(self.tree[2 * i + 1]);
+            for key in [high[j], low[low.len() - 1 - j]] {
+                self.set(Ranked::arm_of_key(key), true, radius);
+            }
         }
         self.valid = true;
     }
@@ -157,28 +160,10 @@ impl Crossed {
             return;
         }
         self.member[arm] = member;
-        let n = radius.len();
-        let mut i = n + arm;
-        self.tree[i] = leaf(member, radius[arm], arm);
-        while i > 1 {
-            i /= 2;
-            let up = self.tree[2 * i].max(self.tree[2 * i + 1]);
-            if self.tree[i] == up {
-                // Every node above depends on this one only through its value.
-                break;
-            }
-            self.tree[i] = up;
+        if member {
+            self.widest.insert_key(Ranked::key_of(radius[arm], arm));
+        } else {
+            self.widest.remove(arm);
         }
-    }
-}
-
-/// A leaf of the tree: the radius key above the arm's complement (larger radius first, then
-/// lower index), or 0 for an arm not crossed.
-#[inline]
-fn leaf(member: bool, radius: u64, arm: usize) -> u128 {
-    if member {
-        (u128::from(radius) << 64) | u128::from(!(arm as u64))
-    } else {
-        0
     }
 }

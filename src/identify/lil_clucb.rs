@@ -31,7 +31,7 @@ impl LilClucb {
         let omega = delta / n as f64;
         LilClucb {
             core: LucbCore::new(n, k, lil, omega, omega),
-            crossed: Crossed::default(),
+            crossed: Crossed::new(),
         }
     }
 }

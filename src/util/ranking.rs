@@ -37,7 +37,13 @@ impl Ranked {
     /// operations, branch-free where a comparison of `Ranked`s branches.
     #[inline]
     pub(crate) fn key(self) -> u128 {
-        (u128::from(order_key(self.value)) << 64) | u128::from(!(self.arm as u64))
+        Ranked::key_of(order_key(self.value), self.arm)
+    }
+
+    /// The [`Ranked::key`] of `arm` with a value whose [`order_key`] is `order`.
+    #[inline]
+    pub(crate) fn key_of(order: u64, arm: usize) -> u128 {
+        (u128::from(order) << 64) | u128::from(!(arm as u64))
     }
 
     /// The arm of the entry whose [`Ranked::key`] is `key`.

@@ -36,23 +36,21 @@ impl ExtremeSet {
         }
     }
 
-    /// The key as stored: the larger stored value is the extreme. A lowest-first set stores
-    /// the complement. Neither is ever 0 (the absent leaf): a key's low half is an arm's
-    /// complement, never 0, and a complement is 0 only for arm 0 with the one NaN whose bits
-    /// are all ones after the sign, which no bound is.
-    #[inline]
-    fn encode(&self, arm: usize, value: f64) -> u128 {
-        let key = Ranked { value, arm }.key();
-        let stored = if self.highest { key } else { !key };
-        debug_assert!(stored != 0, "arm {arm}, value {value}");
-        stored
-    }
-
     /// Inserts `arm` with `value` (it must not be in the set).
     #[inline]
     pub(crate) fn insert(&mut self, arm: usize, value: f64) {
-        let stored = self.encode(arm, value);
-        self.set(arm, stored);
+        self.insert_key(Ranked { value, arm }.key());
+    }
+
+    /// Inserts the entry whose [`Ranked::key`] is `key`. Stored so that the larger stored value
+    /// is the extreme: a lowest-first set stores the complement. Neither is ever 0 (the absent
+    /// leaf): a key's low half is an arm's complement, never 0, and a complement is 0 only for
+    /// arm 0 with the one NaN whose bits are all ones after the sign, which no bound is.
+    #[inline]
+    pub(crate) fn insert_key(&mut self, key: u128) {
+        let stored = if self.highest { key } else { !key };
+        debug_assert!(stored != 0, "key {key:#x}");
+        self.set(Ranked::arm_of_key(key), stored);
     }
 
     /// Removes `arm` (its value is not needed: the tree is indexed by arm).

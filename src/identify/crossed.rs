@@ -31,6 +31,8 @@ pub(crate) struct Crossed {
     widest: ExtremeSet,
     /// Arms whose bound or radius changed since the last round.
     moved: Vec<usize>,
+    /// Samples since the last round.
+    samples: usize,
 }
 
 /// The number of crossed pairs of `high` (ascending) and `low` (ascending, read from the top).
@@ -73,11 +75,13 @@ impl Crossed {
             member: Vec::new(),
             widest: ExtremeSet::highest(0),
             moved: Vec::new(),
+            samples: 0,
         }
     }
 
     /// Records that `arm` was sampled and which arms changed sides with it.
     pub(crate) fn sampled(&mut self, arm: usize, swap: Option<Swap>) {
+        self.samples += 1;
         self.moved.push(arm);
         if let Some(Swap { demoted, promoted }) = swap {
             self.moved.extend([demoted, promoted]);
@@ -88,6 +92,7 @@ impl Crossed {
     pub(crate) fn invalidate(&mut self) {
         self.valid = false;
         self.moved.clear();
+        self.samples = 0;
     }
 
     /// The widest crossed arm for sides `high` and `low` (ascending [`Ranked::key`]s of High's
@@ -103,7 +108,7 @@ impl Crossed {
         let n = radius.len();
         // One sample since the last round keeps every place within one of where it was; more
         // (or none kept yet) and everything is rebuilt.
-        if !self.valid || self.moved.len() > 3 || self.member.len() != n {
+        if !self.valid || self.samples > 1 || self.member.len() != n {
             let c = crossing(high, low);
             self.rebuild(high, low, radius, c);
             self.count = c;
@@ -136,6 +141,7 @@ impl Crossed {
             self.count = c;
         }
         self.moved.clear();
+        self.samples = 0;
         self.widest.extreme().map(|r| r.arm)
     }
 

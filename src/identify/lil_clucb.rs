@@ -152,10 +152,15 @@ mod tests {
                 if let Some(want) = want {
                     assert_eq!(Some(arm), want, "trial {trial}, round {round}");
                 }
-                let reward = f64::from(rng.random_range(0..3u8)) * 0.5;
-                let swap = p.core.observe(arm, reward);
-                swaps += usize::from(swap.is_some());
-                p.crossed.sampled(arm, swap);
+                // Now and then more samples before the next round (a caller that samples more
+                // than it asks), which the kept pairs must notice.
+                let extra = if round % 97 == 96 { 4 } else { 0 };
+                for arm in (0..=extra).map(|e| (arm + e) % n) {
+                    let reward = f64::from(rng.random_range(0..3u8)) * 0.5;
+                    let swap = p.core.observe(arm, reward);
+                    swaps += usize::from(swap.is_some());
+                    p.crossed.sampled(arm, swap);
+                }
             }
         }
         assert!(swaps > 1000, "{swaps}");

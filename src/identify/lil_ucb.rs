@@ -185,8 +185,8 @@ mod tests {
     }
 
     /// Deciding from a bound while the leader is resampled picks the exact argmax, ties
-    /// included: coarse rewards make equal means and counts common, and arms of equal laws make
-    /// long runs with many changes of leader. The stopping rule is never met by construction
+    /// included: coarse rewards make equal means and counts common, and two close laws (every
+    /// third arm half a unit better) make long runs with many changes of leader. The stopping rule is never met by construction
     /// (λ is huge), so every run lasts its 3 000 samples.
     #[test]
     fn next_samples_the_exact_argmax() {

@@ -2,15 +2,15 @@
 //!
 //! With High's lower bounds ascending (`h_0 < h_1 < …`) and Low's upper bounds descending
 //! (`l_0 > l_1 > …`), the pair `j` is crossed when `l_j > h_j`. `l_j − h_j` falls with `j`, so
-//! the crossed pairs are the first `c`, found by bisection, and the crossed arms are the first
-//! `c` of each side. lil'CLUCB samples the crossed arm of largest radius.
+//! the crossed pairs are the first `c`, and the crossed arms are the first `c` of each side.
+//! lil'CLUCB samples the crossed arm of largest radius.
 //!
 //! Between two rounds one arm is sampled: on each side at most one entry leaves and one enters,
-//! so every other entry's place moves by at most one. An arm can then join or leave the first
-//! `c` only near the old or the new `c` (or be one that moved). So a round re-checks those few
-//! places and the moved arms, and a tournament tree over the arms (a leaf holds the arm's
-//! radius key while it is crossed, 0 otherwise) gives the widest at its root: O(log N) a round
-//! instead of a walk over every crossed pair.
+//! so every other entry's place moves by at most one, and `c` by at most one (found by stepping
+//! from the last `c`). An arm can then join or leave the first `c` only near the old or the new
+//! `c` (or be one that moved). So a round re-checks those few places and the moved arms, and an
+//! [`ExtremeSet`] of the crossed arms keyed by radius gives the widest: O(log N) a round instead
+//! of a walk over every crossed pair.
 
 use crate::util::ranking::{ExtremeSet, Ranked, Swap};
 

@@ -35,25 +35,11 @@ pub(crate) struct Crossed {
     samples: usize,
 }
 
-/// The number of crossed pairs of `high` (ascending) and `low` (ascending, read from the top).
-fn crossing(high: &[u128], low: &[u128]) -> usize {
-    let m = high.len().min(low.len());
-    let (mut lo, mut hi) = (0, m);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if low[low.len() - 1 - mid] > high[mid] {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
-}
-
-/// [`crossing`] when it was `guess` before one sample: it is then within one of `guess` (on
-/// each side the j-th entry after the sample is at least as far out as the (j+1)-th before),
-/// so it is found by stepping from there; any `guess` gives the same answer.
-fn crossing_near(high: &[u128], low: &[u128], guess: usize) -> usize {
+/// The number of crossed pairs of `high` (ascending) and `low` (ascending, read from the top),
+/// found by stepping from `guess`: any guess gives the answer, and after one sample the last
+/// round's count is within one of it (on each side the j-th entry after the sample is at
+/// least as far out as the (j+1)-th before). A rebuild steps at most the `c` it then walks.
+fn crossing(high: &[u128], low: &[u128], guess: usize) -> usize {
     let m = high.len().min(low.len());
     let crossed = |j: usize| low[low.len() - 1 - j] > high[j];
     let mut c = guess.min(m);
@@ -106,14 +92,12 @@ impl Crossed {
         side_and_place: impl Fn(usize) -> Option<(bool, usize)>,
     ) -> Option<usize> {
         let n = radius.len();
+        let c = crossing(high, low, self.count);
         // One sample since the last round keeps every place within one of where it was; more
         // (or none kept yet) and everything is rebuilt.
         if !self.valid || self.samples > 1 || self.member.len() != n {
-            let c = crossing(high, low);
             self.rebuild(high, low, radius, c);
-            self.count = c;
         } else {
-            let c = crossing_near(high, low, self.count);
             let lo = self.count.min(c).saturating_sub(SLACK);
             let hi = self.count.max(c) + SLACK;
             for (j, &key) in high.iter().enumerate().take(hi).skip(lo) {
@@ -138,8 +122,8 @@ impl Crossed {
                 self.member[arm] = !member;
                 self.set(arm, member, radius);
             }
-            self.count = c;
         }
+        self.count = c;
         self.moved.clear();
         self.samples = 0;
         self.widest.extreme().map(|r| r.arm)

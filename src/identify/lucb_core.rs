@@ -187,8 +187,8 @@ impl<S: Sides> LucbCore<S> {
         self.samples.initial()
     }
 
-    /// The [`order_key`] of each arm's radius on its current side (High's before the split
-    /// exists).
+    /// The [`order_key`] of each arm's radius on its current side, once the split exists
+    /// (every arm's is set when it is built).
     pub(crate) fn radius_keys(&self) -> &[u64] {
         &self.radius_key
     }
@@ -229,7 +229,6 @@ impl<S: Sides> LucbCore<S> {
     pub(crate) fn observe(&mut self, arm: usize, reward: f64) -> Option<Swap> {
         self.samples.add(arm, reward);
         let Some(split) = &self.split else {
-            self.radius_key[arm] = order_key(self.side_radius_of(arm, true));
             if self.samples.initialised() {
                 self.build();
             }

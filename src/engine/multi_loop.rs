@@ -196,7 +196,7 @@ const NOT_STARTED: u32 = u32::MAX;
 /// recording into `record` (reset here).
 // Users are indices into several parallel per-user arrays (lists, paths, streams, slots).
 #[allow(clippy::needless_range_loop)]
-pub(crate) fn episode<T: Team, S: Spectrum>(
+pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
     setup: &Setup<'_>,
     spectra: &[S],
     team: &mut T,
@@ -266,78 +266,115 @@ pub(crate) fn episode<T: Team, S: Spectrum>(
         }
         team.plan(t, &mut b.lists, rngs);
         b.users.iter_mut().for_each(|s| *s = UserSlot::default());
-        b.started.iter_mut().for_each(|s| *s = NOT_STARTED);
-        // The probe steps.
-        let mut step = 0u32;
-        loop {
-            let mut any = false;
+        if CLASSIC {
+            // One channel per user at most, probed at the slot's start (no duration): one
+            // pass over the users in the step loop's order, with the step loop's values. No
+            // user hears another (carrier sensing needs an earlier step), and the lists are
+            // complete (`extend` is the default `false` for classic teams), so what the step
+            // loop would add is the second step's finding that every user is done.
             for u in 0..m {
                 let us = &mut b.users[u];
-                if us.done {
-                    continue;
-                }
-                let list = &mut b.lists[u];
-                if us.at == list.len() && !team.extend(u, list) {
-                    us.done = true;
-                    continue;
-                }
-                let Some(offset) = us.slot.offset(duration) else {
-                    us.done = true;
+                let Some(&i) = b.lists[u].first() else {
                     continue;
                 };
-                let i = list[us.at];
-                us.at += 1;
+                debug_assert_eq!(b.lists[u].len(), 1, "a classic team lists one channel");
                 let path = &mut paths[u];
-                let p = spectrum_of(u).probe(&path.keys, &mut path.occupancy, i, t, offset);
+                let p = spectrum_of(u).probe(&path.keys, &mut path.occupancy, i, t, 0.0);
                 b.probed[u * k + i] = Probed {
                     slot: t,
-                    offset,
+                    offset: 0.0,
                     probe: p,
                 };
                 record.channel_probes[i] += 1;
                 us.last = Some(i);
                 us.last_cost = p.cost.cost;
-                any = true;
                 if !senses {
-                    // No sensing: transmit on the first channel of the list.
-                    let sent = Probe { sensed: true, ..p };
-                    us.slot.add(&sent);
+                    us.slot.add(&Probe { sensed: true, ..p });
                     us.last_sensed = p.idle;
                     us.tx = Some(i);
-                    us.done = true;
-                    if b.started[i] == NOT_STARTED {
-                        b.started[i] = step;
-                    }
-                    continue;
-                }
-                let heard = carrier && b.started[i] < step;
-                let seen = if heard {
-                    // Carrier sensing: another user's transmission, not an opportunity missed.
-                    Probe {
-                        idle: false,
-                        sensed: false,
-                        ..p
-                    }
                 } else {
-                    p
-                };
-                us.last_sensed = seen.sensed;
-                if us.slot.add(&seen) {
-                    us.tx = Some(i);
-                    us.done = true;
-                    // Heard from the next step on: users probing `i` at this step compare
-                    // `started < step` and do not hear it.
-                    if b.started[i] == NOT_STARTED {
-                        b.started[i] = step;
+                    us.last_sensed = p.sensed;
+                    if us.slot.add(&p) {
+                        us.tx = Some(i);
+                    } else {
+                        team.busy(u, i, p.cost.cost);
                     }
-                } else {
-                    team.busy(u, i, p.cost.cost);
                 }
             }
-            if !any {
-                break;
+        } else {
+            b.started.iter_mut().for_each(|s| *s = NOT_STARTED);
+            // The probe steps.
+            let mut step = 0u32;
+            loop {
+                let mut any = false;
+                for u in 0..m {
+                    let us = &mut b.users[u];
+                    if us.done {
+                        continue;
+                    }
+                    let list = &mut b.lists[u];
+                    if us.at == list.len() && !team.extend(u, list) {
+                        us.done = true;
+                        continue;
+                    }
+                    let Some(offset) = us.slot.offset(duration) else {
+                        us.done = true;
+                        continue;
+                    };
+                    let i = list[us.at];
+                    us.at += 1;
+                    let path = &mut paths[u];
+                    let p = spectrum_of(u).probe(&path.keys, &mut path.occupancy, i, t, offset);
+                    b.probed[u * k + i] = Probed {
+                        slot: t,
+                        offset,
+                        probe: p,
+                    };
+                    record.channel_probes[i] += 1;
+                    us.last = Some(i);
+                    us.last_cost = p.cost.cost;
+                    any = true;
+                    if !senses {
+                        // No sensing: transmit on the first channel of the list.
+                        let sent = Probe { sensed: true, ..p };
+                        us.slot.add(&sent);
+                        us.last_sensed = p.idle;
+                        us.tx = Some(i);
+                        us.done = true;
+                        if b.started[i] == NOT_STARTED {
+                            b.started[i] = step;
+                        }
+                        continue;
+                    }
+                    let heard = carrier && b.started[i] < step;
+                    let seen = if heard {
+                        // Carrier sensing: another user's transmission, not an opportunity missed.
+                        Probe {
+                            idle: false,
+                            sensed: false,
+                            ..p
+                        }
+                    } else {
+                        p
+                    };
+                    us.last_sensed = seen.sensed;
+                    if us.slot.add(&seen) {
+                        us.tx = Some(i);
+                        us.done = true;
+                        // Heard from the next step on: users probing `i` at this step compare
+                        // `started < step` and do not hear it.
+                        if b.started[i] == NOT_STARTED {
+                            b.started[i] = step;
+                        }
+                    } else {
+                        team.busy(u, i, p.cost.cost);
+                    }
+                }
+                if !any {
+                    break;
+                }
+                step += 1;
             }
-            step += 1;
         }
         // Collisions between users.
         b.transmitters.iter_mut().for_each(|c| *c = 0);

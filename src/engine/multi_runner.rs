@@ -286,6 +286,21 @@ pub(crate) fn run_multi_user(
     s: &MultiUserScenario,
     opts: &RunOptions,
 ) -> Result<MultiStats, RunError> {
+    run_on(s, opts, Loops::Fastest)
+}
+
+/// Which slot loops a run may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loops {
+    /// The fast paths where they apply (the papers' channels, the classic model).
+    Fastest,
+    /// The general loop on the general channels only: what the fast paths must equal.
+    #[cfg(test)]
+    General,
+}
+
+/// [`run_multi_user`] with the choice of loops.
+fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<MultiStats, RunError> {
     if let Some(p) = s.policies.iter().find(|p| !p.runnable()) {
         return Err(RunError::NotRunnable(p.label.clone()));
     }
@@ -308,7 +323,7 @@ pub(crate) fn run_multi_user(
     // user's channels allow it.
     let envs = s.user_envs();
     let simple: Vec<Simple> = envs.iter().filter_map(Simple::of).collect();
-    let simple = if simple.len() == envs.len() {
+    let simple = if simple.len() == envs.len() && loops == Loops::Fastest {
         simple
     } else {
         Vec::new()
@@ -452,6 +467,7 @@ impl<'a> Worker<'a> {
         team.visit(Play {
             setup: self.setup,
             simple: self.simple,
+            classic: self.entry.is_classic(),
             draws: RunDraws {
                 rngs: &mut self.rngs,
                 paths: &mut self.paths,
@@ -470,6 +486,8 @@ impl<'a> Worker<'a> {
 struct Play<'a, 'b> {
     setup: &'a Setup<'a>,
     simple: &'a [Simple],
+    /// A built-in team whose users list one channel each (see [`TeamEntry::is_classic`]).
+    classic: bool,
     draws: RunDraws<'b>,
     record: &'b mut MultiRecord,
     buffers: &'b mut MultiBuffers,
@@ -482,17 +500,22 @@ impl TeamVisitor for Play<'_, '_> {
     fn visit<T: Team>(self, mut team: T) {
         if self.simple.is_empty() {
             let general: Vec<General> = self.setup.envs.iter().map(General::of).collect();
-            self.play(&mut team, &general)
+            self.play::<T, General, false>(&mut team, &general)
+        } else if self.classic {
+            // The classic model on the papers' channels: one probe per user at the slot's
+            // start, without the step loop's machinery.
+            let simple = self.simple;
+            self.play::<T, Simple, true>(&mut team, simple)
         } else {
             let simple = self.simple;
-            self.play(&mut team, simple)
+            self.play::<T, Simple, false>(&mut team, simple)
         }
     }
 }
 
 impl Play<'_, '_> {
-    fn play<T: Team, S: Spectrum>(self, team: &mut T, spectra: &[S]) {
-        episode(
+    fn play<T: Team, S: Spectrum, const CLASSIC: bool>(self, team: &mut T, spectra: &[S]) {
+        episode::<T, S, CLASSIC>(
             self.setup,
             spectra,
             team,
@@ -531,6 +554,65 @@ mod tests {
             panic!()
         };
         crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap()
+    }
+
+    /// The fast paths (the papers' channels; one probe per user for classic teams) give what
+    /// the general loop on the general channels gives, bit for bit, for every classic team
+    /// under every feedback level, collision model and timing, with fewer and more users than
+    /// channels.
+    #[test]
+    fn the_fast_paths_equal_the_general_loop() {
+        let channels = "channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.6, cost: Bernoulli(0.2)), (theta: 0.5, cost: Constant(0.1)), (theta: 0.2, cost: Constant(0.0))]";
+        let teams = [
+            "Selfish(policy: Ucb1(reward: Idle))",
+            "Selfish(policy: Ucb1)",
+            "CentralizedMultiplePlay",
+            "RhoRand",
+            "RandTopM(index: Ucb1)",
+            "McTopM",
+            "MusicalChairs",
+            "Mega",
+            "SicMmab",
+        ];
+        let collisions = [
+            "AllLost",
+            "OneWinner",
+            "NoCollision",
+            "Capture(distances: [3.0, 1.0, 2.0, 1.0, 5.0, 0.5])",
+        ];
+        let mut checked = 0;
+        for team in teams {
+            for users in [1, 3, 6] {
+                for collision in collisions {
+                    for feedback in [
+                        "SensingThenCollision",
+                        "SensingAndCollision",
+                        "CollisionOnly",
+                    ] {
+                        for timing in ["Synchronous", "Blind"] {
+                            let text = format!(
+                                "MultiUser(name: \"m\", seed: 5, horizon: 600, runs: 2, users: {users}, timing: {timing}, collision: {collision}, feedback: {feedback}, {channels}, policies: [(policy: {team})])"
+                            );
+                            let Ok(Scenario::MultiUser(m)) = parse(&text, Path::new("m.ron"))
+                            else {
+                                // A combination the scenario check refuses (SIC-MMAB's feedback,
+                                // Capture's distances per user).
+                                continue;
+                            };
+                            let opts = RunOptions {
+                                threads: Some(1),
+                                ..Default::default()
+                            };
+                            let fast = run_on(&m, &opts, Loops::Fastest).unwrap();
+                            let general = run_on(&m, &opts, Loops::General).unwrap();
+                            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{text}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 300, "{checked} combinations");
     }
 
     /// One user running Selfish(P) is the single-user P, bit for bit: every metric of every

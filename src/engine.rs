@@ -1,9 +1,11 @@
-//! Running scenarios: the slot loop ([`slot_loop`]), the Monte Carlo runners ([`runner`],
+//! Running scenarios: the slot loop ([`slot_loop`], and [`classic_loop`] for a policy that lists
+//! one channel), the Monte Carlo runners ([`runner`],
 //! [`identify_runner`]) and the shards they run ([`shard`]), what a
 //! run records and how runs fold ([`recorder`]), results in memory ([`results`]), the resource
 //! estimate ([`budget`]) and progress reporting. Never reads or writes files.
 
 pub(crate) mod budget;
+pub(crate) mod classic_loop;
 pub(crate) mod identify_runner;
 pub(crate) mod multi_loop;
 pub(crate) mod multi_runner;

@@ -329,6 +329,12 @@ impl PolicyEntry {
         }
     }
 
+    /// Whether it is a built-in policy whose lists hold one channel (a user's lists are not
+    /// known to).
+    pub(crate) fn single_channel(&self) -> bool {
+        matches!(&self.policy, PolicyKind::Builtin(spec) if spec.single_channel())
+    }
+
     /// Builds the policy for one run (`None` for a user's policy known by name only, as in a
     /// merge).
     pub(crate) fn build(&self, env: &Environment) -> Option<AnyPolicy> {

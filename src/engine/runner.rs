@@ -7,6 +7,7 @@
 //! on which thread or shard ran it. Runs fold into [`PolicyStats`] whose merge is exact, so rayon
 //! may split and join the work any way it likes and the output bytes never change.
 
+use crate::engine::classic_loop::{self, ClassicBuffers};
 use crate::engine::progress::Progress;
 use crate::engine::recorder::{PolicyStats, Row, RunRecord, add_differences};
 use crate::engine::shard::Shard;
@@ -293,6 +294,7 @@ struct Worker<'a> {
     record: RunRecord,
     paths: Paths,
     buffers: Buffers,
+    classic: ClassicBuffers,
     /// Where a user's policy's broken list is reported.
     faults: &'a ListFaults,
 }
@@ -318,6 +320,7 @@ impl<'a> Worker<'a> {
             record: RunRecord::new(k, n),
             paths: Paths::default(),
             buffers: Buffers::new(k),
+            classic: ClassicBuffers::default(),
             faults,
         }
     }
@@ -329,6 +332,7 @@ impl<'a> Worker<'a> {
         for (entry, stats) in self.s.policies.iter().zip(&mut self.stats) {
             self.record.reset();
             self.paths.reset(env, key);
+            let classic = entry.single_channel();
             let policy = match entry
                 .build(env)
                 .expect("every policy was checked runnable before the runs started")
@@ -346,6 +350,7 @@ impl<'a> Worker<'a> {
             policy.visit(Episode {
                 env,
                 simple: self.simple,
+                classic: classic.then_some(&mut self.classic),
                 horizon: self.s.horizon,
                 checkpoints: self.checkpoints,
                 rng: &mut stream(self.s.seed, self.domain, run),
@@ -373,6 +378,8 @@ impl<'a> Worker<'a> {
 struct Episode<'a> {
     env: &'a Environment,
     simple: Option<&'a Simple>,
+    /// The classic loop's buffers, for a built-in policy that lists one channel per slot.
+    classic: Option<&'a mut ClassicBuffers>,
     horizon: u64,
     checkpoints: &'a [u64],
     rng: &'a mut SimRng,
@@ -387,6 +394,7 @@ impl PolicyVisitor for Episode<'_> {
 
     fn visit<P: Policy>(self, mut policy: P) {
         match self.simple {
+            Some(simple) if self.classic.is_some() => self.play_classic(&mut policy, simple),
             Some(simple) => self.play(&mut policy, simple),
             None => {
                 let general = General::of(self.env);
@@ -397,6 +405,23 @@ impl PolicyVisitor for Episode<'_> {
 }
 
 impl Episode<'_> {
+    /// The episode of a one-channel policy on the papers' channels.
+    fn play_classic<P: Policy>(self, policy: &mut P, spectrum: &Simple) {
+        let buffers = self.classic.expect("the classic loop's buffers");
+        classic_loop::episode(
+            self.env,
+            spectrum,
+            policy,
+            self.horizon,
+            self.checkpoints,
+            self.rng,
+            self.paths,
+            self.record,
+            buffers,
+            self.cancel,
+        );
+    }
+
     /// The episode on spectrum `S` (monomorphised for both paths).
     fn play<P: Policy, S: Spectrum>(self, policy: &mut P, spectrum: &S) {
         episode(

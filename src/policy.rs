@@ -18,6 +18,7 @@ mod lazy_rank;
 #[macro_use]
 mod registry_macro;
 mod registry;
+mod slot_ahead;
 
 pub(crate) use cc_ucb::DEFAULT_ALPHA;
 pub(crate) use cc_ucb::MAX_ALPHA;
@@ -29,6 +30,7 @@ pub(crate) use estimates::Estimates;
 pub(crate) use registry::CatalogueEntry;
 pub(crate) use registry::PolicyVisitor;
 pub use registry::builtin_policy;
+pub(crate) use slot_ahead::SlotAhead;
 #[cfg(test)]
 pub(crate) use {oracle::Oracle, random_list::RandomList};
 

@@ -89,12 +89,12 @@ struct Index<'a> {
 impl MonotoneIndex for Index<'_> {
     #[inline]
     fn index(&self, i: usize, budget: f64) -> f64 {
-        kl_upper(self.est.theta_hat()[i], self.est.counts()[i] as f64, budget)
+        kl_upper(self.est.theta_hat()[i], self.est.count(i) as f64, budget)
     }
 
     #[inline]
     fn class(&self, i: usize) -> Class {
-        [self.est.theta_hat()[i].to_bits(), self.est.counts()[i], 0, 0]
+        [self.est.theta_hat()[i].to_bits(), self.est.count(i), 0, 0]
     }
 
     #[inline]
@@ -138,11 +138,11 @@ impl Policy for CascadeKlUcb {
             return;
         }
         let budget = kl_budget(t);
-        let (theta_hat, counts) = (self.est.theta_hat(), self.est.counts());
+        let (theta_hat, est) = (self.est.theta_hat(), &self.est);
         let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
         candidates.extend((0..k).map(|i| Ranked {
-            value: kl_upper_bound(theta_hat[i], counts[i] as f64, budget),
+            value: kl_upper_bound(theta_hat[i], est.count(i) as f64, budget),
             arm: i,
         }));
         let mut heap = BinaryHeap::from(candidates);
@@ -157,7 +157,7 @@ impl Policy for CascadeKlUcb {
             heap.pop();
             let i = c.arm;
             let entry = Ranked {
-                value: kl_upper(theta_hat[i], counts[i] as f64, budget),
+                value: kl_upper(theta_hat[i], est.count(i) as f64, budget),
                 arm: i,
             };
             let pos = best.iter().position(|b| entry > *b).unwrap_or(best.len());
@@ -240,7 +240,7 @@ mod tests {
             p.plan(t, &mut got, &mut rng);
             let budget = kl_budget(t);
             let key: Vec<f64> = (0..k)
-                .map(|i| kl_upper(p.est.theta_hat()[i], p.est.counts()[i] as f64, budget))
+                .map(|i| kl_upper(p.est.theta_hat()[i], p.est.count(i) as f64, budget))
                 .collect();
             let mut want = Vec::new();
             top_by_key(&mut want, &key, len);

@@ -9,7 +9,7 @@
 //! initialisation (each channel probed alone once, counted in the horizon and the regret) is used
 //! instead so that every policy pays for what it learns, and `t` is the slot index.
 
-use super::{Builtin, Estimates, ParamError, Policy, initial_probe, top_by_key};
+use super::{Builtin, Estimates, ParamError, Policy, SlotAhead, initial_probe, top_by_key};
 use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
 
@@ -55,6 +55,14 @@ pub(crate) struct CascadeUcb1 {
     list_len: usize,
     est: Estimates,
     key: Vec<f64>,
+    /// `sqrt(1.5 ln t)`, one slot ahead.
+    level: SlotAhead,
+}
+
+/// CascadeUCB1's exploration factor `sqrt(1.5 ln t)`.
+#[inline]
+fn level(t: u64) -> f64 {
+    (1.5 * (t as f64).ln()).sqrt()
 }
 
 impl CascadeUcb1 {
@@ -64,6 +72,7 @@ impl CascadeUcb1 {
             list_len,
             est: Estimates::new(k),
             key: vec![0.0; k],
+            level: SlotAhead::default(),
         }
     }
 }
@@ -75,12 +84,13 @@ impl Policy for CascadeUcb1 {
             list.push(i);
             return;
         }
-        let s = (1.5 * (t as f64).ln()).sqrt();
+        let s = self.level.get(t, level);
         let (theta_hat, inv_sqrt_n) = (self.est.theta_hat(), self.est.inv_sqrt_n());
         for i in 0..k {
             self.key[i] = theta_hat[i] + s * inv_sqrt_n[i];
         }
         top_by_key(list, &self.key, self.list_len);
+        self.level.prepare_next(t, level);
     }
 
     #[inline]

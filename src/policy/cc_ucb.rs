@@ -14,7 +14,9 @@
 //!   slot this is the same as the paper's update at the end of the slot.
 
 use super::lazy_rank::{Class, LazyRanking, MonotoneIndex};
-use super::{Builtin, Estimates, ParamError, Policy, initial_probe, resort_by_key_desc};
+use super::{
+    Builtin, Estimates, ParamError, Policy, SlotAhead, initial_probe, resort_by_key_desc,
+};
 use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
 
@@ -143,6 +145,9 @@ pub(crate) struct CcUcb {
     /// lazy ranking pays a heap operation per entry of the prefix the slot reads, ~40-100 for
     /// the exact expected reward, against a few ns per channel for the re-sort).
     lazy: Option<LazyRanking>,
+    /// `sqrt(α ln t)`, one slot ahead (for the re-sort; the lazy ranking takes its levels
+    /// itself).
+    level: SlotAhead,
 }
 
 /// The number of channels from which the lazy ranking is used (measured: at K = 256 the
@@ -199,6 +204,7 @@ impl CcUcb {
             epsilon,
             known_cost: None,
             est: Estimates::new(k),
+            level: SlotAhead::default(),
             key: vec![0.0; k],
             order: (0..k).collect(),
             lazy: (k >= LAZY_FROM).then(|| LazyRanking::new(k, 1.0)),
@@ -213,6 +219,7 @@ impl CcUcb {
             epsilon: 0.0,
             known_cost: Some(mean_cost),
             est: Estimates::new(k),
+            level: SlotAhead::default(),
             key: vec![0.0; k],
             order: (0..k).collect(),
             lazy: (k >= LAZY_FROM).then(|| LazyRanking::new(k, 1.0)),
@@ -283,7 +290,7 @@ impl Policy for CcUcb {
             lazy.extend(&index, list);
             return;
         }
-        let s = level(t);
+        let s = self.level.get(t, level);
         ratio_list(
             s,
             self.est.theta_hat(),
@@ -295,6 +302,7 @@ impl Policy for CcUcb {
             &mut self.order,
             list,
         );
+        self.level.prepare_next(t, level);
     }
 
     #[inline]

@@ -11,7 +11,7 @@
 //!
 //! Its regret is linear whenever the UCR-T1 list holds more than one channel, or none.
 
-use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
+use super::{Builtin, Estimates, ParamError, Policy, SlotAhead, initial_probe};
 use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +73,8 @@ use crate::util::rng::SimRng;
 pub(crate) struct Ucb1 {
     est: Estimates,
     reward: Ucb1Reward,
+    /// `sqrt(2 ln t)`, one slot ahead.
+    level: SlotAhead,
 }
 
 impl Ucb1 {
@@ -81,6 +83,7 @@ impl Ucb1 {
         Ucb1 {
             est: Estimates::new(k),
             reward,
+            level: SlotAhead::default(),
         }
     }
 }
@@ -92,7 +95,7 @@ impl Policy for Ucb1 {
             list.push(i);
             return;
         }
-        let s = (2.0 * (t as f64).ln()).sqrt();
+        let s = self.level.get(t, level);
         let (theta_hat, cost_hat, inv) = (
             self.est.theta_hat(),
             self.est.cost_hat(),
@@ -112,12 +115,19 @@ impl Policy for Ucb1 {
             Ucb1Reward::Idle => argmax(theta_hat.iter().copied(), inv, s),
         };
         list.push(best);
+        self.level.prepare_next(t, level);
     }
 
     #[inline]
     fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
         self.est.observe(channel, idle, cost);
     }
+}
+
+/// UCB1's common exploration factor `sqrt(2 ln t)`.
+#[inline]
+fn level(t: u64) -> f64 {
+    (2.0 * (t as f64).ln()).sqrt()
 }
 
 /// The channel of largest `mean + s · inv` (strictly: ties go to the lowest index).

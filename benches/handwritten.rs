@@ -4,6 +4,9 @@
 //! the same pseudo-regret bit for bit (checked by `tests/it/floor.rs`),
 //! and the benchmark compares like with like.
 
+// Each bench and test that includes this file uses some of its floors.
+#![allow(dead_code)]
+
 /// The common random numbers of specprobe's engine, restated (see `src/util/crn.rs`): each
 /// (run, channel) key, and the draw at slot `t` of a key's counter stream, SplitMix64 at
 /// position `t`.
@@ -158,6 +161,88 @@ pub(crate) fn cc_ucb(
         oracle += (if found { 1.0 } else { 0.0 }) - spent;
         regret += best - value(&list);
         reward += net;
+    }
+    Outcome {
+        pseudo_regret: regret,
+        reward,
+        realized_regret: oracle - reward,
+    }
+}
+
+/// One classic UCB1 run (Auer et al. 2002: the channel of largest θ̂ + sqrt(2 ln t / N) on the
+/// idle indicator, each channel once first) with the same cost `cost` for every probe, run
+/// `run` of `seed`, the oracle's realised reward on the same paths beside it. Written with the
+/// two latency tricks specprobe uses (each probe's next θ̂ and 1/√N, and the next slot's
+/// sqrt(2 ln t), computed one step ahead), so that it is the floor for the same work.
+pub(crate) fn ucb1(theta: &[f64], cost: f64, horizon: u64, seed: u64, run: u64) -> Outcome {
+    let k = theta.len();
+    let key = crn::run_key(seed, 0, run);
+    let idle_key: Vec<u64> = (0..k).map(|i| crn::channel(key, i, 1)).collect();
+    let idle: Vec<u64> = theta.iter().map(|&p| crn::threshold(p)).collect();
+    // UCR-T1 (with equal costs: the channels worth probing by decreasing θ) and the expected
+    // reward of each one-channel list.
+    let mut opt: Vec<usize> = (0..k).filter(|&i| theta[i] > cost).collect();
+    opt.sort_by(|&a, &b| theta[b].total_cmp(&theta[a]).then(a.cmp(&b)));
+    let value: Vec<f64> = theta.iter().map(|&p| p - cost).collect();
+    let best = {
+        let (mut reach, mut total) = (1.0, 0.0);
+        for &i in &opt {
+            total += value[i] * reach;
+            reach *= 1.0 - theta[i];
+        }
+        total
+    };
+    let level = |t: u64| (2.0 * (t as f64).ln()).sqrt();
+    let (mut n, mut idles) = (vec![0u64; k], vec![0u64; k]);
+    let (mut th, mut inv) = (vec![0.0f64; k], vec![f64::INFINITY; k]);
+    // Per channel, the next probe's θ̂ (found busy, found idle) and 1/√N.
+    let mut next = vec![[0.0, 1.0, 1.0]; k];
+    let mut s_next = level(k as u64 + 1);
+    let (mut regret, mut reward, mut oracle) = (0.0, 0.0, 0.0);
+    for t in 1..=horizon {
+        let i = if t <= k as u64 {
+            t as usize - 1
+        } else {
+            let s = s_next;
+            let (mut b, mut bi) = (0, f64::NEG_INFINITY);
+            for j in 0..k {
+                let x = th[j] + s * inv[j];
+                if x > bi {
+                    (b, bi) = (j, x);
+                }
+            }
+            s_next = level(t + 1);
+            b
+        };
+        let x = crn::bernoulli(crn::bits(idle_key[i], t), idle[i]);
+        let ahead = next[i];
+        th[i] = ahead[usize::from(x)];
+        inv[i] = ahead[2];
+        n[i] += 1;
+        idles[i] += u64::from(x);
+        let nf = (n[i] + 1) as f64;
+        next[i] = [
+            idles[i] as f64 / nf,
+            (idles[i] + 1) as f64 / nf,
+            1.0 / nf.sqrt(),
+        ];
+        let mut spent = 0.0;
+        let mut found = false;
+        for &j in &opt {
+            let xj = if j == i {
+                x
+            } else {
+                crn::bernoulli(crn::bits(idle_key[j], t), idle[j])
+            };
+            spent += cost;
+            if xj {
+                found = true;
+                break;
+            }
+        }
+        oracle += (if found { 1.0 } else { 0.0 }) - spent;
+        regret += best - value[i];
+        reward += (if x { 1.0 } else { 0.0 }) - cost;
     }
     Outcome {
         pseudo_regret: regret,

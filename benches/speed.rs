@@ -17,6 +17,11 @@
 //!    (K = 9, M = 6) through the library, one thread; with `SPECPROBE_SMPY=<python with
 //!    SMPyBandits>` also SMPyBandits' on the same workload (`scripts/smpy_multiplayer.py`) and
 //!    the ratio; and the peak memory of the binary at T = 10⁴ and 10⁵ (flat in T).
+//! 7. **Classic UCB1**: CPU per pull of the built-in `Ucb1(reward: Idle)` on the 6-arm instance
+//!    θ = 0.8 … 0.3 (200 runs × 10⁵, one thread, through the library, realised regret included);
+//!    beside the hand-written floor with the same semantics (`handwritten::ucb1`, checked bit
+//!    for bit on run 0); with `SPECPROBE_SMPY` also SMPyBandits' `UCB` in its minimal loop
+//!    (`scripts/smpy_ucb1.py`), interleaved, and the ratios.
 //!
 //! `SPEED_QUICK=1` shortens everything (a smoke run); `SPEED_PARTS=1,3` runs some parts only.
 
@@ -432,6 +437,9 @@ fn main() {
     if part(6) {
         many_users();
     }
+    if part(7) {
+        classic_ucb1();
+    }
 }
 
 /// Part 6: many users against SMPyBandits' multi-player evaluator.
@@ -536,4 +544,106 @@ fn many_users() {
         }
         println!();
     }
+}
+
+/// Part 7: classic UCB1 against SMPyBandits' `UCB` and the hand-written floor, CPU per pull.
+fn classic_ucb1() {
+    let (runs, horizon): (u64, u64) = if quick() { (4, 10_000) } else { (200, 100_000) };
+    let theta = [0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
+    let scenario = |runs: u64| {
+        let channels: Vec<String> = theta
+            .iter()
+            .map(|t| format!("(theta: {t:?}, cost: Constant(0.75))"))
+            .collect();
+        let text = format!(
+            "Regret(name: \"ucb1\", seed: 2002, horizon: {horizon}, runs: {runs}, channels: [{}], policies: [(policy: Ucb1(reward: Idle))])",
+            channels.join(", ")
+        );
+        specprobe::parse(&text, std::path::Path::new("ucb1.ron")).expect("the scenario")
+    };
+    // The floor computes what the engine computes: checked on run 0.
+    let one = support::run(Simulation::new(scenario(1)));
+    let hand = handwritten::ucb1(&theta, 0.75, horizon, 2002, 0);
+    assert_eq!(
+        one.experiments()[0].policies[0].pseudo_regret.mean,
+        hand.pseudo_regret,
+        "engine against floor"
+    );
+    assert_eq!(
+        one.experiments()[0].policies[0].realized_regret.mean,
+        hand.realized_regret,
+        "engine against floor"
+    );
+    let scenario = scenario(runs);
+    let pulls = (runs * horizon) as f64;
+    let ours = || {
+        let t0 = process_cpu();
+        std::hint::black_box(
+            Simulation::new(scenario.clone())
+                .threads(1)
+                .run()
+                .expect("runs"),
+        );
+        (process_cpu() - t0).as_secs_f64() / pulls
+    };
+    let floor = || {
+        let t0 = process_cpu();
+        for run in 0..runs {
+            std::hint::black_box(handwritten::ucb1(&theta, 0.75, horizon, 2002, run));
+        }
+        (process_cpu() - t0).as_secs_f64() / pulls
+    };
+    let smpy = std::env::var("SPECPROBE_SMPY").ok();
+    let theirs = |python: &str| -> Option<f64> {
+        let (reps, t) = if quick() {
+            ("1", "10000")
+        } else {
+            ("2", "100000")
+        };
+        let out = Command::new(python)
+            .args(["scripts/smpy_ucb1.py", reps, t])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout).lines().find_map(|l| {
+            let us = l
+                .strip_prefix("RESULT UCB: ")?
+                .strip_suffix(" µs per pull")?;
+            us.trim().parse::<f64>().ok().map(|us| us * 1e-6)
+        })
+    };
+    let (mut a, mut f, mut b) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..3 {
+        a.push(ours());
+        f.push(floor());
+        if let Some(t) = smpy.as_deref().and_then(theirs) {
+            b.push(t);
+        }
+    }
+    let (ns, floor_ns) = (median(a) * 1e9, median(f) * 1e9);
+    println!(
+        "## 7. Classic UCB1, 6 arms, {runs} runs x {horizon}, one thread: CPU per pull (medians of 3, interleaved)\n"
+    );
+    println!("| implementation | ns per pull | SMPyBandits' UCB / it |\n|---|---:|---:|");
+    let ratio = |ns: f64| {
+        if b.is_empty() {
+            "—".to_string()
+        } else {
+            format!("{:.0}×", median(b.clone()) * 1e9 / ns)
+        }
+    };
+    println!(
+        "| specprobe (library, realised regret included) | {ns:.1} | {} |",
+        ratio(ns)
+    );
+    println!(
+        "| hand-written loop (benches/handwritten.rs) | {floor_ns:.1} | {} |",
+        ratio(floor_ns)
+    );
+    if !b.is_empty() {
+        println!(
+            "| SMPyBandits' UCB, minimal loop (scripts/smpy_ucb1.py) | {:.0} | 1× |",
+            median(b.clone()) * 1e9
+        );
+    }
+    println!();
 }

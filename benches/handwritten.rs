@@ -1,8 +1,9 @@
-//! The floor: CC-UCB (unknown costs, Bernoulli costs) written as one plain loop over plain
-//! vectors, no traits, no enums, no recorder. It draws the same random numbers as specprobe's
-//! engine (each channel's state and cost at slot t from its counter streams), so both compute
-//! the same pseudo-regret bit for bit (checked by `tests/it/floor.rs`),
-//! and the benchmark compares like with like.
+//! The floors: CC-UCB (unknown costs, Bernoulli costs) and classic UCB1 (constant costs), each
+//! written as one plain loop over plain vectors, no traits, no enums, no recorder. They draw the
+//! same random numbers as specprobe's engine (each channel's state and cost at slot t from its
+//! counter streams), so both compute the same pseudo-regret, reward and realised regret bit for
+//! bit (checked by `tests/it/floor.rs` and by the benches), and the benchmarks compare like
+//! with like.
 
 // Each bench and test that includes this file uses some of its floors.
 #![allow(dead_code)]

@@ -550,17 +550,7 @@ fn many_users() {
 fn classic_ucb1() {
     let (runs, horizon): (u64, u64) = if quick() { (4, 10_000) } else { (200, 100_000) };
     let theta = [0.8, 0.7, 0.6, 0.5, 0.4, 0.3];
-    let scenario = |runs: u64| {
-        let channels: Vec<String> = theta
-            .iter()
-            .map(|t| format!("(theta: {t:?}, cost: Constant(0.75))"))
-            .collect();
-        let text = format!(
-            "Regret(name: \"ucb1\", seed: 2002, horizon: {horizon}, runs: {runs}, channels: [{}], policies: [(policy: Ucb1(reward: Idle))])",
-            channels.join(", ")
-        );
-        specprobe::parse(&text, std::path::Path::new("ucb1.ron")).expect("the scenario")
-    };
+    let scenario = |runs: u64| support::ucb1_scenario(&theta, horizon, runs);
     // The floor computes what the engine computes: checked on run 0.
     let one = support::run(Simulation::new(scenario(1)));
     let hand = handwritten::ucb1(&theta, 0.75, horizon, 2002, 0);

@@ -46,6 +46,20 @@ pub(crate) fn scenario(
     specprobe::parse(&text, Path::new("bench.ron")).expect("a valid bench scenario")
 }
 
+/// Classic UCB1 (`Ucb1(reward: Idle)`) on channels `theta`, every probe costing 0.75 (so that
+/// UCR-T1 is the best channel alone and the regret is the classic bandit's), seed 2002.
+pub(crate) fn ucb1_scenario(theta: &[f64], horizon: u64, runs: u64) -> Scenario {
+    let channels: Vec<String> = theta
+        .iter()
+        .map(|t| format!("(theta: {t:?}, cost: Constant(0.75))"))
+        .collect();
+    let text = format!(
+        "Regret(name: \"ucb1\", seed: 2002, horizon: {horizon}, runs: {runs}, channels: [{}], policies: [(policy: Ucb1(reward: Idle))])",
+        channels.join(", ")
+    );
+    specprobe::parse(&text, Path::new("ucb1.ron")).expect("a valid bench scenario")
+}
+
 /// Runs a simulation on one thread and returns its summary.
 pub(crate) fn run(sim: Simulation) -> RegretSummary {
     sim.threads(1)

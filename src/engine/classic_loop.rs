@@ -121,14 +121,7 @@ pub(crate) fn episode<P: Policy>(
         benchmark_reward += bench.net();
         let expected = probed.map_or(silent, |(i, _)| value[i]);
         cum[Metric::PseudoRegret as usize] += best - expected;
-        cum[Metric::Reward as usize] += slot.net();
-        cum[Metric::Cost as usize] += slot.cost;
-        cum[Metric::Energy as usize] += slot.energy;
-        cum[Metric::Delay as usize] += slot.delay;
-        cum[Metric::Probes as usize] += slot.probes as f64;
-        cum[Metric::IdleFound as usize] += if slot.success { 1.0 } else { 0.0 };
-        cum[Metric::PuCollisions as usize] += if slot.collision { 1.0 } else { 0.0 };
-        cum[Metric::MissedOpportunities as usize] += f64::from(slot.missed);
+        slot.add_to(&mut cum);
         probes_per_slot[slot.probes] += 1;
         if t == next_t {
             cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];

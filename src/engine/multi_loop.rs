@@ -429,14 +429,7 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             let net = slot.net();
             record.user_reward[u] += net;
             record.user_success[u] += u64::from(slot.success);
-            cum[Metric::Reward as usize] += net;
-            cum[Metric::Cost as usize] += slot.cost;
-            cum[Metric::Energy as usize] += slot.energy;
-            cum[Metric::Delay as usize] += slot.delay;
-            cum[Metric::Probes as usize] += slot.probes as f64;
-            cum[Metric::IdleFound as usize] += if slot.success { 1.0 } else { 0.0 };
-            cum[Metric::PuCollisions as usize] += if slot.collision { 1.0 } else { 0.0 };
-            cum[Metric::MissedOpportunities as usize] += f64::from(slot.missed);
+            slot.add_to(&mut cum);
             if let Some(i) = us.last {
                 record.selections[i] += 1;
                 if t > 1 && b.chosen_before[u] != Some(i) {

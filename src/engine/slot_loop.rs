@@ -107,6 +107,20 @@ impl Slot {
     pub(crate) fn net(&self) -> f64 {
         (if self.success { 1.0 } else { 0.0 }) - self.cost
     }
+
+    /// Adds the slot to the cumulative metrics it counts in (reward, costs, probes, what the
+    /// probes found); the regrets are the caller's.
+    #[inline(always)]
+    pub(crate) fn add_to(&self, cum: &mut [f64]) {
+        cum[Metric::Reward as usize] += self.net();
+        cum[Metric::Cost as usize] += self.cost;
+        cum[Metric::Energy as usize] += self.energy;
+        cum[Metric::Delay as usize] += self.delay;
+        cum[Metric::Probes as usize] += self.probes as f64;
+        cum[Metric::IdleFound as usize] += if self.success { 1.0 } else { 0.0 };
+        cum[Metric::PuCollisions as usize] += if self.collision { 1.0 } else { 0.0 };
+        cum[Metric::MissedOpportunities as usize] += f64::from(self.missed);
+    }
 }
 
 /// The expected reward of the lists a policy writes, reused while the prefix it depends on is
@@ -251,14 +265,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
         let mut more = |l: &mut Vec<usize>| policy.extend(l);
         let value = expected.of(list, &mut more, &epochs[epoch], mean_cost);
         cum[Metric::PseudoRegret as usize] += best - value;
-        cum[Metric::Reward as usize] += slot.net();
-        cum[Metric::Cost as usize] += slot.cost;
-        cum[Metric::Energy as usize] += slot.energy;
-        cum[Metric::Delay as usize] += slot.delay;
-        cum[Metric::Probes as usize] += slot.probes as f64;
-        cum[Metric::IdleFound as usize] += if slot.success { 1.0 } else { 0.0 };
-        cum[Metric::PuCollisions as usize] += if slot.collision { 1.0 } else { 0.0 };
-        cum[Metric::MissedOpportunities as usize] += f64::from(slot.missed);
+        slot.add_to(&mut cum);
         record.probes_per_slot[slot.probes] += 1;
         if t == next_t {
             cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];

@@ -39,7 +39,7 @@ pub(crate) struct Ucb1Spec {
 }
 
 impl Builtin for Ucb1Spec {
-    const NS_PER_SLOT: (f64, f64) = (73.0, 1.5);
+    const NS_PER_SLOT: (f64, f64) = (33.0, 0.9);
     const NAME: &'static str = "Ucb1";
     const SUMMARY: &'static str = "UCB1 on one channel per slot, on the net reward X − Y (or reward: Idle, classic UCB1 on X)";
     type Policy = Ucb1;

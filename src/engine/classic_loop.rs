@@ -174,37 +174,28 @@ mod tests {
         let cps = CheckpointSpec::default().slots(horizon);
         let simple = Simple::of(env).expect("the papers' setting");
         let k = env.len();
-        let general = {
+        // The same streams and paths for both loops; only the loop differs.
+        let run = |classic: bool| {
             let mut rec = RunRecord::new(k, cps.len());
             let mut paths = Paths::new(env, RunKey::new(seed, 0, 1));
-            slot_loop::episode(
-                env,
-                &simple,
-                &mut make(),
-                horizon,
-                &cps,
-                &mut crate::util::rng::stream(seed, 0, 1),
-                &mut paths,
-                &mut rec,
-                &mut Buffers::new(k),
-                &Cancel::new(),
-            );
+            let mut rng = crate::util::rng::stream(seed, 0, 1);
+            let (policy, cancel) = (&mut make(), &Cancel::new());
+            if classic {
+                let buffers = &mut ClassicBuffers::default();
+                episode(
+                    env, &simple, policy, horizon, &cps, &mut rng, &mut paths, &mut rec, buffers,
+                    cancel,
+                );
+            } else {
+                let buffers = &mut Buffers::new(k);
+                slot_loop::episode(
+                    env, &simple, policy, horizon, &cps, &mut rng, &mut paths, &mut rec, buffers,
+                    cancel,
+                );
+            }
             rec
         };
-        let mut rec = RunRecord::new(k, cps.len());
-        let mut paths = Paths::new(env, RunKey::new(seed, 0, 1));
-        episode(
-            env,
-            &simple,
-            &mut make(),
-            horizon,
-            &cps,
-            &mut crate::util::rng::stream(seed, 0, 1),
-            &mut paths,
-            &mut rec,
-            &mut ClassicBuffers::default(),
-            &Cancel::new(),
-        );
+        let (general, rec) = (run(false), run(true));
         for (a, b) in rec.rows.iter().zip(&general.rows) {
             for (x, y) in a.iter().zip(b) {
                 assert_eq!(x.to_bits(), y.to_bits(), "seed {seed}: {a:?} against {b:?}");

@@ -13,7 +13,7 @@
 
 use crate::engine::recorder::{Metric, N_METRICS, RunRecord};
 use crate::engine::slot_loop::Slot;
-use crate::engine::spectrum::{Probe, Simple, Spectrum};
+use crate::engine::spectrum::{Simple, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::theory::expected_reward_prefix;
 use crate::policy::Policy;
@@ -68,10 +68,8 @@ pub(crate) fn episode<P: Policy>(
     let epochs = env.epochs();
     let mean_cost = env.mean_cost();
     let mut epoch = 0;
-    let mut epoch_last = epochs[0].last;
-    let mut best = epochs[0].optimum.expected_reward;
-    let mut bench_list: &[usize] = &epochs[0].optimum.list;
-    one_channel_values(&epochs[0], mean_cost, value);
+    let mut current = &epochs[0];
+    one_channel_values(current, mean_cost, value);
     // The empty list's expected reward (a slot without a probe).
     let silent = 0.0;
     // Sliced to K once, so that a channel checked against K indexes them without more checks.
@@ -85,14 +83,12 @@ pub(crate) fn episode<P: Policy>(
         if t & CHECK_MASK == 0 && cancel.is_cancelled() {
             return;
         }
-        if t > epoch_last {
+        if t > current.last {
             while t > epochs[epoch].last {
                 epoch += 1;
             }
-            epoch_last = epochs[epoch].last;
-            best = epochs[epoch].optimum.expected_reward;
-            bench_list = &epochs[epoch].optimum.list;
-            one_channel_values(&epochs[epoch], mean_cost, value);
+            current = &epochs[epoch];
+            one_channel_values(current, mean_cost, value);
         }
         list.clear();
         policy.plan(t, list, rng);
@@ -109,8 +105,8 @@ pub(crate) fn episode<P: Policy>(
         });
         // The benchmark's probes on the same paths: the policy's where it probed the channel.
         let mut bench = Slot::default();
-        for &i in bench_list {
-            let p: Probe = match probed {
+        for &i in &current.optimum.list {
+            let p = match probed {
                 Some((c, p)) if c == i => p,
                 _ => spectrum.probe(&paths.keys, &mut paths.benchmark, i, t, 0.0),
             };
@@ -120,7 +116,7 @@ pub(crate) fn episode<P: Policy>(
         }
         benchmark_reward += bench.net();
         let expected = probed.map_or(silent, |(i, _)| value[i]);
-        cum[Metric::PseudoRegret as usize] += best - expected;
+        cum[Metric::PseudoRegret as usize] += current.optimum.expected_reward - expected;
         slot.add_to(&mut cum);
         probes_per_slot[slot.probes] += 1;
         if t == next_t {

@@ -8,7 +8,7 @@
 /// Counts, sums and cached derived values for K channels.
 #[derive(Clone, Debug)]
 pub(crate) struct Estimates {
-    /// Per channel, the sums a probe updates together (one bounds check, one cache line).
+    /// Per channel, the sums a probe updates together (one bounds check for all of them).
     sums: Vec<Sums>,
     theta_hat: Vec<f64>,
     cost_hat: Vec<f64>,
@@ -21,7 +21,7 @@ struct Sums {
     n: u64,
     idle: u64,
     cost: f64,
-    /// What the next probe makes `θ̂` (found idle, found busy) and `1/√N`: the same divisions
+    /// What the next probe makes `θ̂` (indexed by what it finds: busy, idle) and `1/√N`: the same divisions
     /// and square root, computed one probe ahead so that the next slot's index waits for a
     /// select after a probe, not for them (they are the slot loop's longest chain).
     next_theta: [f64; 2],

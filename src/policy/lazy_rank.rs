@@ -22,7 +22,19 @@
 //! one the full sort would put next (ties included: the order is the index, larger first, then
 //! the channel, as in [`super::resort_by_key_desc`]), which a property test checks against the
 //! full sort slot by slot. Per slot the cost is O((probed + revealed) log K); an epoch's start
-//! recomputes every group's bound, O(K log K) every t/32 slots.
+//! recomputes every group's bound, O(G log G) for G groups.
+//!
+//! How long an epoch lasts is a trade: a long one is rebuilt rarely, but its bounds are loose
+//! at its start (the level at its end is further away), so a slot reveals groups it then does
+//! not emit. That waste per slot is about `W₀ + c·d` at distance `d` from the epoch's end (`W₀`
+//! the few reveals any order check needs), and a rebuild costs `R` whatever the length `L`, so
+//! the cost per slot is `R/L + c·L/2 + W₀`, least at `L = √(2R/c)`. Each epoch measures `c`
+//! from its two halves (their mean distances differ by `L/2`) and sets the next one's length
+//! from it, at most t/32 (the first epoch's length). Once UCB's exploration has packed the
+//! indices tightly, a fixed t/32 left ~80 groups revealed and not emitted a slot at K = 4096;
+//! this leaves ~5. The length changes only how fast the list comes, never which list: every
+//! epoch's bounds hold. A revealed group that ranks before everything else is emitted at once,
+//! without going through the heap.
 //!
 //! The B-tree and the group lists allocate as groups split and merge: rarely in steady state,
 //! and never more than O(K) memory in all.
@@ -93,6 +105,12 @@ pub(crate) struct LazyRanking {
     s: f64,
     epoch_end: u64,
     s_end: f64,
+    /// This epoch's first slot and the first of its second half; per half, its slots and the
+    /// groups they revealed and did not emit (see the module docs: what sets the next epoch's
+    /// length).
+    epoch_start: u64,
+    epoch_mid: u64,
+    halves: [Half; 2],
     /// Only entries whose index ranks above this one are listed ([`order_key`]).
     threshold: u64,
     built: bool,
@@ -116,6 +134,9 @@ impl LazyRanking {
             s: 0.0,
             epoch_end: 0,
             s_end: f64::NEG_INFINITY,
+            epoch_start: 0,
+            epoch_mid: 0,
+            halves: [Half::default(); 2],
             threshold: order_key(threshold),
             built: false,
         }
@@ -142,8 +163,19 @@ impl LazyRanking {
         // The bound holds while s ≤ s_end: checked, not assumed of `ln` (a NaN level starts a
         // new epoch too).
         let within = s.partial_cmp(&self.s_end).is_some_and(|o| o.is_le());
+        // What the last slot revealed and did not emit.
+        let last = t.wrapping_sub(1);
+        if last >= self.epoch_start {
+            let half = &mut self.halves[usize::from(last >= self.epoch_mid)];
+            half.slots += 1;
+            half.wasted += self.revealed.len() as u64;
+        }
         if t > self.epoch_end || !within {
-            self.epoch_end = t.saturating_add((t >> 5).max(1));
+            let length = self.next_epoch_length(t);
+            self.epoch_start = t;
+            self.epoch_mid = t.saturating_add(length / 2);
+            self.halves = [Half::default(); 2];
+            self.epoch_end = t.saturating_add(length);
             self.s_end = level(self.epoch_end).max(s);
             self.rebound(index);
         }
@@ -151,6 +183,28 @@ impl LazyRanking {
         self.upcoming.clear();
         self.cursor = None;
         self.exhausted = false;
+    }
+
+    /// The length of the epoch starting at `t` (see the module docs): `√(2R/c)`, with the
+    /// rebuild `R` counted as half a reveal per group (a bound and a tree entry, against an
+    /// index, a heap entry and a tree read) and `c` the growth of the waste per slot with the
+    /// distance to the epoch's end, from the last epoch's halves; at most `t/32`, at least 1.
+    fn next_epoch_length(&self, t: u64) -> u64 {
+        let longest = (t >> 5).max(1);
+        let [first, second] = self.halves;
+        if self.epoch_start == 0 || first.slots == 0 || second.slots == 0 {
+            // No measure yet (or an epoch too short to halve): the longest.
+            return longest;
+        }
+        let per_slot = |h: Half| h.wasted as f64 / h.slots as f64;
+        let length = (first.slots + second.slots) as f64;
+        let c = 2.0 * (per_slot(first) - per_slot(second)) / length;
+        if c <= 0.0 {
+            return longest;
+        }
+        let rebuild = self.bounds.len() as f64 / 2.0;
+        // `as` saturates.
+        ((2.0 * rebuild / c).sqrt() as u64).clamp(1, longest)
     }
 
     /// The first unrevealed entry of the tree, copying the next run of entries when needed.
@@ -201,21 +255,26 @@ impl LazyRanking {
         }
         self.dirty.clear();
         self.built = true;
-        // Bounds come with the first epoch.
+        // Bounds come with the first epoch, whose length owes nothing to an earlier run.
         self.epoch_end = 0;
+        self.epoch_start = 0;
     }
 
     /// Every group's bound at the epoch's end, and the tree rebuilt.
     fn rebound(&mut self, index: &impl MonotoneIndex) {
-        self.bounds.clear();
         let s_end = self.s_end;
-        for (g, group) in self.groups.iter_mut().enumerate() {
-            if group.members.is_empty() {
-                continue;
-            }
-            group.bound = order_key(index.bound(group.members[0] as usize, s_end));
-            self.bounds.insert(group.entry(g as u32));
-        }
+        // Collected, a B-tree sorts its entries and builds itself in one pass, rather than
+        // searching for the place of each.
+        self.bounds = self
+            .groups
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, group)| !group.members.is_empty())
+            .map(|(g, group)| {
+                group.bound = order_key(index.bound(group.members[0] as usize, s_end));
+                group.entry(g as u32)
+            })
+            .collect();
     }
 
     /// Moves each channel probed since the last slot to the group of its new statistics.
@@ -301,30 +360,17 @@ impl LazyRanking {
     /// The next channel of this slot's list, or `None` when the list is complete.
     pub(crate) fn next(&mut self, index: &impl MonotoneIndex) -> Option<usize> {
         loop {
-            let unrevealed = self
-                .peek_unrevealed()
-                // A group whose bound does not exceed the threshold lists nothing, nor do those
-                // after it.
-                .filter(|&(neg, _, _)| u64::MAX - neg > self.threshold);
+            let unrevealed = self.peek_listed();
             let top = self.revealed.peek().copied();
-            let emit = match (top, unrevealed) {
-                (None, None) => return None,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                // The top ranks before every unrevealed channel when it ranks before the
-                // first unrevealed group's bound (each index is at most its bound).
-                (Some(r), Some((neg, min, _))) => {
-                    let bound = u64::MAX - neg;
-                    r.key > bound || (r.key == bound && r.member < min)
-                }
+            let emit = match top {
+                None if unrevealed.is_none() => return None,
+                None => false,
+                Some(r) => r.before(unrevealed),
             };
             if emit {
                 let r = top.expect("an entry to emit");
                 if r.key <= self.threshold {
-                    // Everything left ranks lower: the list ends here (for every later call too).
-                    self.upcoming.clear();
-                    self.exhausted = true;
-                    return None;
+                    return self.end();
                 }
                 match self.groups[r.group as usize].members.get(r.at as usize + 1) {
                     // The group's next member takes its place (same index, next channel).
@@ -347,9 +393,48 @@ impl LazyRanking {
                 group: g,
                 at: 0,
             };
+            // The revealed group is usually the next entry (once the epoch's bounds are tight):
+            // emitted at once, it skips the heap. The same test as the loop's next turn would
+            // make with it on top.
+            if self.revealed.peek().is_none_or(|top| r > *top) && r.before(self.peek_listed()) {
+                if r.key <= self.threshold {
+                    return self.end();
+                }
+                if let Some(&next) = self.groups[g as usize].members.get(1) {
+                    self.revealed.push(Revealed {
+                        member: next,
+                        at: 1,
+                        ..r
+                    });
+                }
+                return Some(min as usize);
+            }
             self.revealed.push(r);
         }
     }
+
+    /// The first unrevealed entry that can be listed: a group whose bound does not exceed the
+    /// threshold lists nothing, nor do those after it.
+    #[inline]
+    fn peek_listed(&mut self) -> Option<(u64, u32, u32)> {
+        let threshold = self.threshold;
+        self.peek_unrevealed()
+            .filter(|&(neg, _, _)| u64::MAX - neg > threshold)
+    }
+
+    /// Ends the list: everything left ranks at or below the threshold (for every later call too).
+    fn end(&mut self) -> Option<usize> {
+        self.upcoming.clear();
+        self.exhausted = true;
+        None
+    }
+}
+
+/// Slots of half an epoch, and the groups they revealed and did not emit.
+#[derive(Clone, Copy, Debug, Default)]
+struct Half {
+    slots: u64,
+    wasted: u64,
 }
 
 /// A revealed group: its exact index and the next member to emit.
@@ -361,6 +446,18 @@ struct Revealed {
     group: u32,
     /// `member`'s place in the group.
     at: u32,
+}
+
+impl Revealed {
+    /// Whether this entry ranks before every unrevealed channel: before the first unrevealed
+    /// group's bound (each index is at most its bound), or there is none.
+    #[inline]
+    fn before(&self, unrevealed: Option<(u64, u32, u32)>) -> bool {
+        unrevealed.is_none_or(|(neg, min, _)| {
+            let bound = u64::MAX - neg;
+            self.key > bound || (self.key == bound && self.member < min)
+        })
+    }
 }
 
 /// The heap's order: the entry ranking first (larger index, then the lower channel) is the
@@ -463,6 +560,49 @@ mod tests {
             .into_iter()
             .take_while(|&i| key[i] > threshold)
             .collect()
+    }
+
+    /// An epoch whose waste grows with the distance to its end is followed by a shorter one,
+    /// at the length that balances the two costs; a flat waste (or none measured) keeps the
+    /// longest.
+    #[test]
+    fn epochs_shorten_where_loose_bounds_waste_reveals() {
+        let mut lazy = LazyRanking::new(4, 1.0);
+        lazy.bounds = (0..800).map(|g| (u64::from(g), g, g)).collect();
+        let t = 1_000_000;
+        assert_eq!(lazy.next_epoch_length(t), t >> 5, "nothing measured yet");
+        lazy.epoch_start = t - 200;
+        lazy.halves = [
+            Half {
+                slots: 100,
+                wasted: 1000,
+            },
+            Half {
+                slots: 100,
+                wasted: 200,
+            },
+        ];
+        // c = 2·(10 − 2)/200 = 0.08 a slot of distance, R = 800/2: √(2·400/0.08) = 100.
+        assert_eq!(lazy.next_epoch_length(t), 100);
+        lazy.halves[1].wasted = 1000;
+        assert_eq!(
+            lazy.next_epoch_length(t),
+            t >> 5,
+            "flat waste: the bounds are not why"
+        );
+        lazy.halves[1].slots = 0;
+        assert_eq!(lazy.next_epoch_length(t), t >> 5, "one half unmeasured");
+        lazy.halves = [
+            Half {
+                slots: 1,
+                wasted: 1_000_000,
+            },
+            Half {
+                slots: 1,
+                wasted: 0,
+            },
+        ];
+        assert_eq!(lazy.next_epoch_length(t), 1, "at least one slot");
     }
 
     proptest! {

@@ -208,23 +208,30 @@ impl LazyRanking {
     }
 
     /// The first unrevealed entry of the tree, copying the next run of entries when needed.
-    #[inline]
+    #[inline(always)]
     fn peek_unrevealed(&mut self) -> Option<(u64, u32, u32)> {
         if self.upcoming.is_empty() && !self.exhausted {
-            let from = match self.cursor {
-                None => std::ops::Bound::Unbounded,
-                Some(c) => std::ops::Bound::Excluded(c),
-            };
-            self.upcoming.extend(
-                self.bounds
-                    .range((from, std::ops::Bound::Unbounded))
-                    .take(UPCOMING),
-            );
-            self.exhausted = self.upcoming.len() < UPCOMING;
-            self.cursor = self.upcoming.last().copied();
-            self.upcoming.reverse();
+            self.copy_upcoming();
         }
         self.upcoming.last().copied()
+    }
+
+    /// Copies the next run of entries from the tree (apart from the inlined peek: a run serves
+    /// 32 peeks, and the tree's range search would bloat every caller).
+    #[inline(never)]
+    fn copy_upcoming(&mut self) {
+        let from = match self.cursor {
+            None => std::ops::Bound::Unbounded,
+            Some(c) => std::ops::Bound::Excluded(c),
+        };
+        self.upcoming.extend(
+            self.bounds
+                .range((from, std::ops::Bound::Unbounded))
+                .take(UPCOMING),
+        );
+        self.exhausted = self.upcoming.len() < UPCOMING;
+        self.cursor = self.upcoming.last().copied();
+        self.upcoming.reverse();
     }
 
     /// Groups every channel by class.

@@ -12,7 +12,7 @@
 //! bookkeeping was most of its time.
 
 use crate::engine::recorder::{Metric, N_METRICS, RunRecord};
-use crate::engine::slot_loop::Slot;
+use crate::engine::slot_loop::{Checkpoints, Slot, close_row};
 use crate::engine::spectrum::{Simple, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::theory::expected_reward_prefix;
@@ -77,8 +77,7 @@ pub(crate) fn episode<P: Policy>(
     let probes_per_slot = &mut record.probes_per_slot;
     let mut cum = [0.0f64; N_METRICS];
     let mut benchmark_reward = 0.0f64;
-    let mut next = 0;
-    let mut next_t = checkpoints[0];
+    let mut rows = Checkpoints::new(checkpoints);
     for t in 1..=horizon {
         if t & CHECK_MASK == 0 && cancel.is_cancelled() {
             return;
@@ -119,11 +118,9 @@ pub(crate) fn episode<P: Policy>(
         cum[Metric::PseudoRegret as usize] += current.optimum.expected_reward - expected;
         slot.add_to(&mut cum);
         probes_per_slot[slot.probes] += 1;
-        if t == next_t {
-            cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];
-            record.rows[next] = cum;
-            next += 1;
-            next_t = checkpoints.get(next).copied().unwrap_or(u64::MAX);
+        if let Some(row) = rows.due(t) {
+            close_row(&mut cum, benchmark_reward);
+            record.rows[row] = cum;
         }
     }
 }

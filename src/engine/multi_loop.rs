@@ -19,7 +19,7 @@
 //! Besson & Kaufmann (2018, Lemma 1) alongside.
 
 use crate::engine::recorder::{Metric, N_METRICS};
-use crate::engine::slot_loop::{ExpectedReward, Slot};
+use crate::engine::slot_loop::{Checkpoints, ExpectedReward, Slot, close_row};
 use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Paths};
 use crate::model::sharing::Shared;
@@ -248,8 +248,7 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
     let mut best = epochs[0].optimum.expected_reward;
     let mut cum = [0.0f64; N_MULTI];
     let mut benchmark_reward = 0.0f64;
-    let mut next = 0;
-    let mut next_t = setup.checkpoints[0];
+    let mut rows = Checkpoints::new(setup.checkpoints);
     for t in 1..=setup.horizon {
         if t & CHECK_MASK == 0 && cancel.is_cancelled() {
             return;
@@ -486,18 +485,16 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             }
             Expected::None => cum[Metric::PseudoRegret as usize] = f64::NAN,
         }
-        if t == next_t {
-            cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];
+        if let Some(row) = rows.due(t) {
+            close_row(&mut cum, benchmark_reward);
             if setup.expected == Expected::Classic {
                 let d = decomposition(setup, b);
                 cum[Metric::PseudoRegret as usize] = d[3].value();
-                if next + 1 == setup.checkpoints.len() {
+                if rows.is_last(row) {
                     record.decomposition = Some(d);
                 }
             }
-            record.rows[next] = cum;
-            next += 1;
-            next_t = setup.checkpoints.get(next).copied().unwrap_or(u64::MAX);
+            record.rows[row] = cum;
         }
     }
 }

@@ -123,6 +123,50 @@ impl Slot {
     }
 }
 
+/// Where the next row of cumulative metrics goes: the three slot loops record at the same
+/// slots, and close a row the same way.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checkpoints<'a> {
+    slots: &'a [u64],
+    next: usize,
+    /// The slot of row `next` (`u64::MAX` past the last).
+    next_t: u64,
+}
+
+impl<'a> Checkpoints<'a> {
+    /// A cursor at the first of `slots` (increasing, not empty).
+    pub(crate) fn new(slots: &'a [u64]) -> Checkpoints<'a> {
+        Checkpoints {
+            slots,
+            next: 0,
+            next_t: slots[0],
+        }
+    }
+
+    /// The row slot `t` closes, if it is a checkpoint (then the cursor moves to the next).
+    #[inline(always)]
+    pub(crate) fn due(&mut self, t: u64) -> Option<usize> {
+        if t != self.next_t {
+            return None;
+        }
+        let row = self.next;
+        self.next += 1;
+        self.next_t = self.slots.get(self.next).copied().unwrap_or(u64::MAX);
+        Some(row)
+    }
+
+    /// Whether `row` is the last (the horizon's).
+    pub(crate) fn is_last(&self, row: usize) -> bool {
+        row + 1 == self.slots.len()
+    }
+}
+
+/// Sets a row's realised regret: what the benchmark earned on the same paths, less the reward.
+#[inline(always)]
+pub(crate) fn close_row(cum: &mut [f64], benchmark_reward: f64) {
+    cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];
+}
+
 /// The expected reward of the lists a policy writes, reused while the prefix it depends on is
 /// unchanged: policies often repeat last slot's list.
 #[derive(Clone, Debug, Default)]
@@ -208,8 +252,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
     expected.reset();
     let mut cum = [0.0f64; N_METRICS];
     let mut benchmark_reward = 0.0f64;
-    let mut next = 0;
-    let mut next_t = checkpoints[0];
+    let mut rows = Checkpoints::new(checkpoints);
     for t in 1..=horizon {
         if t & CHECK_MASK == 0 && cancel.is_cancelled() {
             return;
@@ -267,11 +310,9 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
         cum[Metric::PseudoRegret as usize] += best - value;
         slot.add_to(&mut cum);
         record.probes_per_slot[slot.probes] += 1;
-        if t == next_t {
-            cum[Metric::RealizedRegret as usize] = benchmark_reward - cum[Metric::Reward as usize];
-            record.rows[next] = cum;
-            next += 1;
-            next_t = checkpoints.get(next).copied().unwrap_or(u64::MAX);
+        if let Some(row) = rows.due(t) {
+            close_row(&mut cum, benchmark_reward);
+            record.rows[row] = cum;
         }
     }
 }
@@ -286,6 +327,18 @@ mod tests {
     use crate::policy::{Oracle, RandomList};
     use crate::util::crn::RunKey;
     use crate::util::stats::CheckpointSpec;
+
+    /// Rows close at their checkpoints only, in order, and nothing after the last.
+    #[test]
+    fn checkpoints_close_rows_at_their_slots() {
+        let slots = [1, 3, 10];
+        let mut rows = Checkpoints::new(&slots);
+        let due: Vec<(u64, usize)> = (1..=12)
+            .filter_map(|t| rows.due(t).map(|r| (t, r)))
+            .collect();
+        assert_eq!(due, [(1, 0), (3, 1), (10, 2)]);
+        assert!(rows.is_last(2) && !rows.is_last(1));
+    }
 
     fn env(theta: &[f64], cost: f64) -> Environment {
         let law = Law::new(&LawSpec::Bernoulli(cost)).unwrap();

@@ -155,6 +155,9 @@ pub(crate) struct MusicalChairsSpec {
     /// Length of the random exploration phase.
     #[serde(default)]
     pub t0: musical_chairs::T0,
+    /// Whose definitions (default specprobe's; see `musical_chairs`).
+    #[serde(default, skip_serializing_if = "crate::policy::Convention::is_default")]
+    pub convention: crate::policy::Convention,
 }
 
 /// A multi-player policy as a scenario names it.
@@ -234,12 +237,12 @@ impl TeamSpec {
     pub(crate) fn label(&self) -> String {
         match self {
             TeamSpec::Selfish(s) => format!("selfish-{}", s.policy.default_label()),
-            TeamSpec::CentralizedMultiplePlay(i) => format!("centralized-{}", i.index.label()),
-            TeamSpec::RhoRand(i) => format!("rhorand-{}", i.index.label()),
-            TeamSpec::RandTopM(i) => format!("randtopm-{}", i.index.label()),
-            TeamSpec::McTopM(i) => format!("mctopm-{}", i.index.label()),
-            TeamSpec::MusicalChairs(_) => "musical-chairs".into(),
-            TeamSpec::Mega(_) => "mega".into(),
+            TeamSpec::CentralizedMultiplePlay(i) => format!("centralized-{}", i.label()),
+            TeamSpec::RhoRand(i) => format!("rhorand-{}", i.label()),
+            TeamSpec::RandTopM(i) => format!("randtopm-{}", i.label()),
+            TeamSpec::McTopM(i) => format!("mctopm-{}", i.label()),
+            TeamSpec::MusicalChairs(m) => format!("musical-chairs{}", m.convention.suffix()),
+            TeamSpec::Mega(m) => format!("mega{}", m.convention.suffix()),
             TeamSpec::SicMmab(_) => "sic-mmab".into(),
             TeamSpec::RankOffset(s) => format!("rank-offset-{}", s.policy.default_label()),
             TeamSpec::McTopMCascade(s) => {
@@ -327,13 +330,13 @@ impl TeamSpec {
                 AnyTeam::Selfish(selfish::Selfish::new(env, rngs, &|e, _| s.policy.build(e)))
             }
             TeamSpec::CentralizedMultiplePlay(i) => {
-                AnyTeam::Centralized(centralized::Centralized::new(k, users, i.index))
+                AnyTeam::Centralized(centralized::Centralized::new(k, users, *i))
             }
-            TeamSpec::RhoRand(i) => AnyTeam::RhoRand(rho_rand::RhoRand::new(k, users, i.index)),
-            TeamSpec::RandTopM(i) => AnyTeam::TopM(top_m::TopM::new(k, users, i.index, false)),
-            TeamSpec::McTopM(i) => AnyTeam::TopM(top_m::TopM::new(k, users, i.index, true)),
+            TeamSpec::RhoRand(i) => AnyTeam::RhoRand(rho_rand::RhoRand::new(k, users, *i)),
+            TeamSpec::RandTopM(i) => AnyTeam::TopM(top_m::TopM::new(k, users, *i, false)),
+            TeamSpec::McTopM(i) => AnyTeam::TopM(top_m::TopM::new(k, users, *i, true)),
             TeamSpec::MusicalChairs(m) => AnyTeam::MusicalChairs(
-                musical_chairs::MusicalChairs::new(k, users, m.t0.slots(k, horizon)),
+                musical_chairs::MusicalChairs::new(k, users, m.t0.slots(k, horizon), m.convention),
             ),
             TeamSpec::Mega(m) => AnyTeam::Mega(mega::Mega::new(k, users, m)),
             TeamSpec::SicMmab(m) => AnyTeam::SicMmab(sic_mmab::SicMmab::new(k, users, horizon, m)),
@@ -436,4 +439,23 @@ pub(crate) fn top(index: &[f64], m: usize, out: &mut Vec<usize>) {
     }
     out.truncate(m);
     out.sort_unstable_by_key(key);
+}
+
+/// The M channels of largest `index`, equal indices ordered by `prio` (then the lower
+/// channel), best first, into `out`: [`top`] under `ties: Random`, `prio` being the slot's
+/// random order.
+pub(crate) fn top_by(index: &[f64], prio: &[u64], m: usize, out: &mut Vec<usize>) {
+    out.clear();
+    out.extend(0..index.len());
+    let m = m.min(index.len());
+    let cmp = |&a: &usize, &b: &usize| {
+        index[b]
+            .total_cmp(&index[a])
+            .then((prio[a], a).cmp(&(prio[b], b)))
+    };
+    if m < out.len() && m > 0 {
+        out.select_nth_unstable_by(m - 1, cmp);
+    }
+    out.truncate(m);
+    out.sort_unstable_by(cmp);
 }

@@ -14,7 +14,9 @@
 mod checked;
 mod custom;
 mod estimates;
+mod index_rule;
 mod lazy_rank;
+mod one_channel;
 #[macro_use]
 mod registry_macro;
 mod registry;
@@ -27,6 +29,7 @@ pub(crate) use checked::{Checked, ListFaults, first_offence};
 pub use custom::CustomPolicy;
 pub use custom::PolicyFactory;
 pub(crate) use estimates::Estimates;
+pub(crate) use index_rule::{Clock, Convention, IndexKind, Rules, Ties, log_clock};
 pub(crate) use registry::CatalogueEntry;
 pub(crate) use registry::PolicyVisitor;
 pub use registry::builtin_policy;
@@ -52,6 +55,7 @@ builtin_policies! {
     cascade_kl_ucb::{CascadeKlUcb(CascadeKlUcbSpec)},
     thompson::{ThompsonSampling(ThompsonSpec)},
     ucb1::{Ucb1(Ucb1Spec)},
+    kl_ucb::{KlUcb(KlUcbSpec)},
     random_list::{RandomList(RandomListSpec)},
     sw_cc_ucb::{SwCcUcb(SwCcUcbSpec)},
     d_cc_ucb::{DCcUcb(DCcUcbSpec)},

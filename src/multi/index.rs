@@ -19,49 +19,18 @@
 //! still undecided computes exact indices of the slot (cached for the slot). Every answer is
 //! the one the full computation gives, which the tests check against it.
 
-use crate::model::theory::{kl_upper, kl_upper_bound, kl_upper_one_step};
+use crate::model::theory::{kl_upper_bound, kl_upper_one_step};
+pub(crate) use crate::policy::IndexKind;
+use crate::policy::{Clock, Convention, Rules, Ties, log_clock};
 use crate::util::ranking::Ranked;
+use crate::util::rng::SimRng;
+use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-/// Which index.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum IndexKind {
-    /// UCB1.
-    Ucb,
-    /// kl-UCB (the default, as in Besson & Kaufmann's experiments).
-    #[default]
-    KlUcb,
-}
-
+// The lazy comparisons' bounds on an index (inherent methods of the policy layer's
+// `IndexKind`, private to this module).
 impl IndexKind {
-    /// The label suffix.
-    pub(crate) fn label(self) -> &'static str {
-        match self {
-            IndexKind::Ucb => "ucb",
-            IndexKind::KlUcb => "klucb",
-        }
-    }
-
-    /// The index of a channel with `n` samples, `s` of them ones, at slot `t`.
-    pub(crate) fn value(self, n: u64, s: u64, t: u64) -> f64 {
-        self.value_log(n, s, log_slot(t))
-    }
-
-    /// [`IndexKind::value`] with `ln t` given (the same bits: `log_t` is [`log_slot`]`(t)`).
-    #[inline]
-    fn value_log(self, n: u64, s: u64, log_t: f64) -> f64 {
-        if n == 0 {
-            return f64::INFINITY;
-        }
-        let n = n as f64;
-        let mean = s as f64 / n;
-        match self {
-            IndexKind::Ucb => mean + (2.0 * log_t / n).sqrt(),
-            IndexKind::KlUcb => kl_upper(mean, n, log_t),
-        }
-    }
-
-    /// Bounds on the index at every slot of `[first, last]` (samples unchanged).
+    /// Bounds on the index at every clock of `[first, last]` (samples unchanged).
     fn bounds(self, n: u64, s: u64, first: u64, last: u64) -> (f64, f64) {
         let (lo, hi) = (self.value(n, s, first), self.value(n, s, last));
         if n == 0 {
@@ -125,12 +94,6 @@ impl IndexKind {
     }
 }
 
-/// `ln t` as the indices take it (`ln 1 = 0` for slot 0).
-#[inline]
-fn log_slot(t: u64) -> f64 {
-    (t.max(1) as f64).ln()
-}
-
 /// Up to this many best channels, [`Indices::top`] picks them by lazy comparisons (m·K of
 /// them); beyond, it computes every index and selects.
 const SELECT_BY_COMPARISON: usize = 16;
@@ -138,21 +101,49 @@ const SELECT_BY_COMPARISON: usize = 16;
 /// Relative margin of the kl-UCB bounds (see [`IndexKind::bounds`]).
 const MARGIN: f64 = 1e-9;
 
-/// `(index: Ucb)` or `(index: KlUcb)`.
+/// `(index: Ucb)` or `(index: KlUcb)`, with the definitions it follows
+/// (`convention: SMPyBandits`, `time: Samples`, `ties: Random`; see [`crate::policy::Rules`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct IndexSpec {
     /// The index (default kl-UCB).
     #[serde(default)]
     pub index: IndexKind,
+    /// Whose definitions the policy follows (default specprobe's).
+    #[serde(default, skip_serializing_if = "Convention::is_default")]
+    pub convention: Convention,
+    /// The `t` of `ln t`, overriding the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Clock>,
+    /// How ties are broken, overriding the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties: Option<Ties>,
+}
+
+impl IndexSpec {
+    /// The rules the index follows.
+    pub(crate) fn rules(&self) -> Rules {
+        Rules::new(self.convention, self.time, self.ties)
+    }
+
+    /// The label suffix: the index, then `-smpy` under SMPyBandits' convention.
+    pub(crate) fn label(&self) -> String {
+        format!("{}{}", self.index.label(), self.convention.suffix())
+    }
 }
 
 /// Samples of each channel and their indices, compared lazily (see the module docs).
 #[derive(Clone, Debug)]
 pub(crate) struct Indices {
     kind: IndexKind,
+    rules: Rules,
     n: Vec<u64>,
     s: Vec<u64>,
+    /// Samples of every channel.
+    total: u64,
+    /// Under `ties: Random`, each channel's rank among equal indices in the current slot
+    /// (drawn at [`Indices::start`]); unused otherwise.
+    prio: Vec<u64>,
     /// The epoch's interval of each channel, and whether it holds: computed this epoch, and
     /// no sample since (`changed`).
     lo: Vec<f64>,
@@ -171,20 +162,31 @@ pub(crate) struct Indices {
     step_hi: Vec<f64>,
     /// Scratch of [`Indices::top`]: channels already picked.
     taken: Vec<bool>,
+    /// The current slot (what the per-slot caches are stamped with).
     t: u64,
-    /// `ln t` of the current slot, computed once per slot.
+    /// The current clock (the slot, or the samples so far: [`Rules::clock`]), and its `ln`,
+    /// computed once per slot.
+    clock: u64,
     log_t: f64,
+    /// The current epoch, in clock values.
     first: u64,
     last: u64,
 }
 
 impl Indices {
     /// `k` channels, nothing seen.
-    pub(crate) fn new(k: usize, kind: IndexKind) -> Indices {
+    pub(crate) fn new(k: usize, kind: IndexKind, rules: Rules) -> Indices {
         Indices {
             kind,
+            rules,
             n: vec![0; k],
             s: vec![0; k],
+            total: 0,
+            prio: if rules.ties == Ties::Random {
+                vec![0; k]
+            } else {
+                Vec::new()
+            },
             lo: vec![0.0; k],
             hi: vec![0.0; k],
             fresh: vec![false; k],
@@ -197,6 +199,7 @@ impl Indices {
             step_hi: vec![0.0; k],
             taken: Vec::with_capacity(k),
             t: 0,
+            clock: 0,
             log_t: 0.0,
             first: 0,
             last: 0,
@@ -213,6 +216,7 @@ impl Indices {
     pub(crate) fn add(&mut self, channel: usize, one: bool) {
         self.n[channel] += 1;
         self.s[channel] += u64::from(one);
+        self.total += 1;
         self.changed[channel] = true;
         self.stamp[channel] = 0;
         self.bound_stamp[channel] = 0;
@@ -229,17 +233,43 @@ impl Indices {
         self.kind
     }
 
-    /// Moves to slot `t` (nondecreasing).
-    pub(crate) fn start(&mut self, t: u64) {
-        if t != self.t {
-            self.log_t = log_slot(t);
+    /// The rules the index follows.
+    pub(crate) fn rules(&self) -> Rules {
+        self.rules
+    }
+
+    /// The current clock (the `t` of `ln t`).
+    pub(crate) fn clock(&self) -> u64 {
+        self.clock
+    }
+
+    /// Moves to slot `t` (nondecreasing); under `ties: Random`, draws the slot's order of
+    /// equal indices from `rng` (K draws), and draws nothing otherwise.
+    pub(crate) fn start(&mut self, t: u64, rng: &mut SimRng) {
+        let clock = self.rules.clock(t, self.total);
+        if clock != self.clock {
+            self.log_t = log_clock(clock);
         }
         self.t = t;
-        if t > self.last {
-            self.first = t;
-            self.last = t + t / 32;
+        self.clock = clock;
+        if clock > self.last {
+            self.first = clock;
+            self.last = clock + clock / 32;
             self.fresh.iter_mut().for_each(|f| *f = false);
             self.changed.iter_mut().for_each(|c| *c = false);
+        }
+        if self.rules.ties == Ties::Random {
+            self.prio.iter_mut().for_each(|p| *p = rng.next_u64());
+        }
+    }
+
+    /// The order of channels `i` and `j` when their indices are equal: whether `i` goes
+    /// first (the lower channel, or under `ties: Random` the slot's random order).
+    #[inline]
+    fn first_among_equals(&self, i: usize, j: usize) -> bool {
+        match self.rules.ties {
+            Ties::LowerChannel => i < j,
+            Ties::Random => (self.prio[i], i) < (self.prio[j], j),
         }
     }
 
@@ -305,7 +335,8 @@ impl Indices {
         (self.step_lo[i], self.step_hi[i])
     }
 
-    /// Whether channel `i` ranks above channel `j` (larger index, ties to the lower channel).
+    /// Whether channel `i` ranks above channel `j` (larger index; ties to the lower channel, or
+    /// in the slot's random order).
     /// Decided by the coarsest bounds that separate the two: the intervals, then (kl-UCB) the
     /// one-step bounds of the slot, then the exact indices.
     #[inline]
@@ -323,6 +354,9 @@ impl Indices {
             return above;
         }
         let (vi, vj) = (self.value(i), self.value(j));
+        if self.rules.ties == Ties::Random && vi == vj {
+            return self.first_among_equals(i, j);
+        }
         Ranked { value: vi, arm: i } > Ranked { value: vj, arm: j }
     }
 
@@ -355,7 +389,10 @@ impl Indices {
         let k = self.len();
         if m > SELECT_BY_COMPARISON {
             let values: Vec<f64> = (0..k).map(|i| self.value(i)).collect();
-            super::top(&values, m, out);
+            match self.rules.ties {
+                Ties::LowerChannel => super::top(&values, m, out),
+                Ties::Random => super::top_by(&values, &self.prio, m, out),
+            }
             return;
         }
         // A few best channels: picked one by one with lazy comparisons, which need the exact
@@ -402,12 +439,12 @@ mod tests {
     #[test]
     fn unseen_channels_come_first_and_indices_exceed_means() {
         for kind in [IndexKind::Ucb, IndexKind::KlUcb] {
-            let mut ix = Indices::new(3, kind);
+            let mut ix = Indices::new(3, kind, Rules::default());
             for _ in 0..10 {
                 ix.add(0, true);
                 ix.add(1, false);
             }
-            ix.start(20);
+            ix.start(20, &mut crate::util::rng::stream(1, 0, 0));
             assert!(ix.value(2).is_infinite());
             assert!(ix.value(0) >= 1.0 - 1e-12, "{kind:?}");
             assert!(ix.value(1) > 0.0 && ix.value(1) < ix.value(0));
@@ -421,14 +458,14 @@ mod tests {
     #[test]
     fn cheap_kl_bounds_hold_the_computed_index() {
         let kind = IndexKind::KlUcb;
-        assert_eq!(IndexKind::Ucb.cheap_bounds(10, 5, log_slot(100)), None);
-        assert_eq!(kind.cheap_bounds(0, 0, log_slot(100)), None);
+        assert_eq!(IndexKind::Ucb.cheap_bounds(10, 5, log_clock(100)), None);
+        assert_eq!(kind.cheap_bounds(0, 0, log_clock(100)), None);
         for n in [1u64, 2, 3, 7, 10, 64, 1000, 123_457, 10_000_000] {
             for s in [0, 1, n / 3, n / 2, n - n / 10, n.saturating_sub(1), n] {
                 let s = s.min(n);
                 for t in [1u64, 2, 3, 10, 1000, 100_000, 1 << 40] {
                     let v = kind.value(n, s, t);
-                    let (lo, hi) = kind.cheap_bounds(n, s, log_slot(t)).unwrap();
+                    let (lo, hi) = kind.cheap_bounds(n, s, log_clock(t)).unwrap();
                     assert!(lo <= v && v <= hi, "n {n} s {s} t {t}: {lo} <= {v} <= {hi}");
                     let p = s as f64 / n as f64;
                     if n >= 64 && t >= 1000 && p > 0.1 && p < 0.9 {
@@ -445,14 +482,17 @@ mod tests {
     #[test]
     fn one_step_kl_bounds_hold_the_computed_index() {
         let kind = IndexKind::KlUcb;
-        assert_eq!(IndexKind::Ucb.step_bounds(10, 5, log_slot(100), None), None);
-        assert_eq!(kind.step_bounds(0, 0, log_slot(100), None), None);
+        assert_eq!(
+            IndexKind::Ucb.step_bounds(10, 5, log_clock(100), None),
+            None
+        );
+        assert_eq!(kind.step_bounds(0, 0, log_clock(100), None), None);
         let mut used = 0;
         for n in [1u64, 2, 3, 7, 10, 64, 1000, 123_457, 10_000_000] {
             for s in [0, 1, n / 3, n / 2, n - n / 10, n.saturating_sub(1), n] {
                 let s = s.min(n);
                 for t in [1u64, 2, 3, 10, 1000, 100_000, 1 << 40] {
-                    let Some((lo, hi)) = kind.step_bounds(n, s, log_slot(t), None) else {
+                    let Some((lo, hi)) = kind.step_bounds(n, s, log_clock(t), None) else {
                         continue;
                     };
                     used += 1;
@@ -471,31 +511,57 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Slot after slot, the lazy comparisons, top sets and counts equal those of every index
-        /// computed in full, ties included (coarse rewards make equal statistics common).
+        /// computed in full, ties included (coarse rewards make equal statistics common), under
+        /// either clock (the slot, or the samples so far) and either tie rule (the lower
+        /// channel, or the slot's random order).
         #[test]
         fn lazy_answers_equal_the_full_computation(
             k in 2usize..24,
             m in 1usize..20,
             kl in any::<bool>(),
+            samples in any::<bool>(),
+            random in any::<bool>(),
             seed in 0u64..1000,
         ) {
             use rand::RngExt;
             let kind = if kl { IndexKind::KlUcb } else { IndexKind::Ucb };
+            let rules = Rules::new(
+                Convention::Specprobe,
+                Some(if samples { Clock::Samples } else { Clock::Slots }),
+                Some(if random { Ties::Random } else { Ties::LowerChannel }),
+            );
             let mut rng = crate::util::rng::stream(seed, 5, 0);
-            let mut ix = Indices::new(k, kind);
+            let mut ix = Indices::new(k, kind, rules);
             let mut hint = Vec::new();
             let theta: Vec<f64> = (0..k).map(|_| rng.random::<f64>()).collect();
             for t in 1..400u64 {
-                ix.start(t);
-                let full: Vec<f64> = (0..k).map(|i| kind.value(ix.n[i], ix.s[i], t)).collect();
+                ix.start(t, &mut rng);
+                let clock = if samples { ix.n.iter().sum() } else { t };
+                prop_assert_eq!(ix.clock(), clock);
+                let full: Vec<f64> = (0..k).map(|i| kind.value(ix.n[i], ix.s[i], clock)).collect();
                 let mut want = Vec::new();
-                crate::multi::top(&full, m, &mut want);
+                let prio = ix.prio.clone();
+                // The order in full: larger index first, then the tie rule.
+                let before = |i: usize, j: usize| {
+                    full[i] > full[j]
+                        || (full[i] == full[j]
+                            && if random { (prio[i], i) < (prio[j], j) } else { i < j })
+                };
+                if random {
+                    crate::multi::top_by(&full, &prio, m, &mut want);
+                } else {
+                    crate::multi::top(&full, m, &mut want);
+                }
                 ix.top(m, &mut hint);
                 prop_assert_eq!(&hint, &want, "slot {}", t);
                 let a = rng.random_range(0..k);
-                let above = (0..k)
-                    .filter(|&i| i != a && Ranked { value: full[i], arm: i } > Ranked { value: full[a], arm: a })
-                    .count();
+                let above = (0..k).filter(|&i| i != a && before(i, a)).count();
+                if !random {
+                    let ranked = (0..k)
+                        .filter(|&i| i != a && Ranked { value: full[i], arm: i } > Ranked { value: full[a], arm: a })
+                        .count();
+                    prop_assert_eq!(ranked, above);
+                }
                 prop_assert_eq!(ix.count_above(a, k), above);
                 prop_assert_eq!(ix.in_top(a, m), above < m);
                 // A few samples per slot, on channels near the top.
@@ -503,6 +569,29 @@ mod tests {
                     let c = if rng.random::<f64>() < 0.7 { want[rng.random_range(0..want.len())] } else { rng.random_range(0..k) };
                     ix.add(c, rng.random::<f64>() < theta[c]);
                 }
+            }
+        }
+
+        /// Under `ties: Random` equal indices are ordered uniformly: with every channel unseen
+        /// (all infinite), each of K channels is the best in about 1/K of the slots.
+        #[test]
+        fn random_ties_are_uniform(k in 2usize..6, seed in 0u64..50) {
+            let rules = Rules::new(Convention::SMPyBandits, None, None);
+            let mut ix = Indices::new(k, IndexKind::KlUcb, rules);
+            let mut rng = crate::util::rng::stream(seed, 9, 0);
+            let mut first = vec![0u32; k];
+            let mut best = Vec::new();
+            let slots = 4000u32;
+            for t in 1..=u64::from(slots) {
+                ix.start(t, &mut rng);
+                ix.top(1, &mut best);
+                first[best[0]] += 1;
+            }
+            // Binomial(4000, 1/k): 5 standard deviations either side.
+            let p = 1.0 / k as f64;
+            let sd = (f64::from(slots) * p * (1.0 - p)).sqrt();
+            for &c in &first {
+                prop_assert!((f64::from(c) - f64::from(slots) * p).abs() < 5.0 * sd, "{:?}", first);
             }
         }
     }

@@ -12,9 +12,12 @@
 //! channels first; ties drawn uniformly, as SMPyBandits does); with none available, a uniform
 //! channel. One deviation from the reference code: its exploitation step takes the best mean over
 //! all channels, unavailable ones included, which contradicts the paper's unavailability rule;
-//! here it is over the available channels.
+//! here it is over the available channels, never-tried ones first. `convention: SMPyBandits`
+//! restores the reference code's step: the best mean over all channels, a never-tried channel's
+//! mean being −∞ (`meanRewards.fill(-inf)`), so that it is exploited last.
 
 use super::{Seen, Team};
+use crate::policy::Convention;
 use crate::util::rng::SimRng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -38,6 +41,9 @@ pub(crate) struct MegaSpec {
     /// Exploration constant d ∈ (0, 1).
     #[serde(default = "default_d")]
     pub d: f64,
+    /// Whose definition of the exploitation step (default specprobe's).
+    #[serde(default, skip_serializing_if = "Convention::is_default")]
+    pub convention: Convention,
 }
 
 fn half() -> f64 {
@@ -58,6 +64,7 @@ impl Default for MegaSpec {
             beta: 0.5,
             c: 0.1,
             d: 0.01,
+            convention: Convention::Specprobe,
         }
     }
 }
@@ -153,16 +160,25 @@ impl Team for Mega {
             if user.chosen.is_none() {
                 self.available.clear();
                 self.available.extend((0..k).filter(|&i| user.next[i] <= t));
+                let reference = self.spec.convention == Convention::SMPyBandits;
                 let pick = if self.available.is_empty() {
                     rng.random_range(0..k)
                 } else if rng.random::<f64>() < epsilon {
                     self.available[rng.random_range(0..self.available.len())]
                 } else {
-                    // Best empirical mean among the available channels, never-tried first;
-                    // ties drawn uniformly.
+                    // Best empirical mean among the available channels, never-tried first
+                    // (the reference code's: among all channels, never-tried last); ties drawn
+                    // uniformly.
+                    let untried = if reference {
+                        self.available.clear();
+                        self.available.extend(0..k);
+                        f64::NEG_INFINITY
+                    } else {
+                        f64::INFINITY
+                    };
                     let mean = |i: usize| {
                         if user.pulls[i] == 0 {
-                            f64::INFINITY
+                            untried
                         } else {
                             user.sum[i] as f64 / user.pulls[i] as f64
                         }

@@ -11,13 +11,22 @@
 //! lower channel; a channel never observed has mean 0). Phase 2: it picks uniformly among them
 //! until a slot without a collision, then stays on that channel for good.
 //!
+//! `convention: SMPyBandits` follows SMPyBandits 0.9.7's `MusicalChair` (its players given
+//! directly, as its configuration files do; wrapped in `Selfish` their collisions would be
+//! hidden): phase 1 ends at the end of the first slot after slot `T0` whose transmission saw
+//! no collision (its internal clock starts at 0 and it checks `t ≥ T0` on a reward), so it
+//! lasts at least `T0 + 1` slots; `M̂` takes `T0` itself in the formula and the collisions of
+//! the whole phase; a channel's empirical mean is `(1 + S)/(1 + N)`; and ties among the `M̂`
+//! best are broken at random.
+//!
 //! `T0`: the paper's Theorem 1 gives `max(K/2 · ln(2K²/δ), 16K/ε² · ln(4K²/δ),
 //! K² ln(2/δ²)/0.02)`, 367 680 slots for K = 6, ε = 0.05, δ = 0.01 (the last term's δ² is read as SMPyBandits'
 //! `optimalT0` reads it). The default is SMPyBandits' `Time0 = 0.25`: a quarter of the horizon.
 
 use super::{Seen, Team};
+use crate::policy::Convention;
 use crate::util::rng::SimRng;
-use rand::RngExt;
+use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
 /// The length of the exploration phase.
@@ -96,6 +105,8 @@ struct Chair {
     seated: bool,
     /// Draw a new chair before the next slot (at the start, and after a collision).
     retry: bool,
+    /// Phase 1 is over (SMPyBandits' convention: it ends on a reward after slot `T0`).
+    ended: bool,
 }
 
 /// M Musical Chairs users.
@@ -105,11 +116,15 @@ pub(crate) struct MusicalChairs {
     t0: u64,
     k: usize,
     t: u64,
+    /// SMPyBandits' definitions (see the module docs).
+    reference: bool,
+    /// Scratch: a random order of equal means.
+    prio: Vec<u64>,
 }
 
 impl MusicalChairs {
     /// `k` channels, `users` users, exploration for `t0` slots.
-    pub(crate) fn new(k: usize, users: usize, t0: u64) -> MusicalChairs {
+    pub(crate) fn new(k: usize, users: usize, t0: u64, convention: Convention) -> MusicalChairs {
         let chair = Chair {
             observed: vec![0; k],
             idle: vec![0; k],
@@ -119,12 +134,24 @@ impl MusicalChairs {
             chair: None,
             seated: false,
             retry: true,
+            ended: false,
         };
         MusicalChairs {
             users: vec![chair; users],
             t0,
             k,
             t: 0,
+            reference: convention == Convention::SMPyBandits,
+            prio: vec![0; k],
+        }
+    }
+
+    /// Whether user `c` is in phase 1 at the current slot.
+    fn exploring(&self, c: &Chair) -> bool {
+        if self.reference {
+            !c.ended
+        } else {
+            self.t <= self.t0
         }
     }
 
@@ -143,22 +170,34 @@ impl Team for MusicalChairs {
     fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
         self.t = t;
         let k = self.k;
-        for ((c, list), rng) in self.users.iter_mut().zip(lists).zip(rngs) {
-            if t <= self.t0 {
+        for u in 0..self.users.len() {
+            let (list, rng) = (&mut lists[u], &mut rngs[u]);
+            if self.exploring(&self.users[u]) {
                 list.push(rng.random_range(0..k));
                 continue;
             }
+            let c = &mut self.users[u];
             if c.best.is_empty() {
-                let m = Self::estimate_m(c.informed, c.collisions, k);
-                let mean = |i: usize| {
-                    if c.observed[i] == 0 {
-                        0.0
-                    } else {
-                        c.idle[i] as f64 / c.observed[i] as f64
-                    }
-                };
-                let means: Vec<f64> = (0..k).map(mean).collect();
-                super::top(&means, m, &mut c.best);
+                if self.reference {
+                    let informed = self.t0;
+                    let m = Self::estimate_m(informed, c.collisions, k);
+                    let means: Vec<f64> = (0..k)
+                        .map(|i| (1 + c.idle[i]) as f64 / (1 + c.observed[i]) as f64)
+                        .collect();
+                    self.prio.iter_mut().for_each(|p| *p = rng.next_u64());
+                    super::top_by(&means, &self.prio, m, &mut c.best);
+                } else {
+                    let m = Self::estimate_m(c.informed, c.collisions, k);
+                    let mean = |i: usize| {
+                        if c.observed[i] == 0 {
+                            0.0
+                        } else {
+                            c.idle[i] as f64 / c.observed[i] as f64
+                        }
+                    };
+                    let means: Vec<f64> = (0..k).map(mean).collect();
+                    super::top(&means, m, &mut c.best);
+                }
             }
             if !c.seated && c.retry {
                 c.chair = Some(c.best[rng.random_range(0..c.best.len())]);
@@ -169,15 +208,21 @@ impl Team for MusicalChairs {
     }
 
     fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, _rng: &mut SimRng) {
+        let exploring = self.exploring(&self.users[u]);
+        let (t, t0, reference) = (self.t, self.t0, self.reference);
         let c = &mut self.users[u];
         let collided = seen.collision == Some(true);
-        if self.t <= self.t0 {
+        if exploring {
             c.informed += u64::from(seen.collision.is_some());
             if collided {
                 c.collisions += 1;
             } else if let Some(ch) = seen.last {
                 c.observed[ch] += 1;
                 c.idle[ch] += u64::from(seen.sample);
+                // SMPyBandits: a reward from slot T0 + 1 on ends the phase.
+                if reference && t > t0 && seen.collision == Some(false) {
+                    c.ended = true;
+                }
             }
         } else if !c.seated {
             match seen.collision {

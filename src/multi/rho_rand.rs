@@ -2,9 +2,11 @@
 //! `r_u ∈ {1, …, M}` and transmits on the channel of rank `r_u` by its own index; after a
 //! collision it draws a new rank uniformly. The first rank is drawn uniformly too (as
 //! SMPyBandits' `rhoRand` and Besson & Kaufmann describe it). With more users than channels a
-//! rank above K aims at the channel of rank `((r − 1) mod K) + 1`.
+//! rank above K aims at the channel of rank `((r − 1) mod K) + 1`. Under SMPyBandits'
+//! convention the index counts time in the user's samples and equal indices are ordered at
+//! random (`choiceWithRank`: uniform among the channels whose index equals the r-th largest).
 
-use super::index::{IndexKind, Indices};
+use super::index::{IndexSpec, Indices};
 use super::{Seen, Team};
 use crate::util::rng::SimRng;
 use rand::RngExt;
@@ -23,9 +25,11 @@ pub(crate) struct RhoRand {
 
 impl RhoRand {
     /// `k` channels, `users` users.
-    pub(crate) fn new(k: usize, users: usize, kind: IndexKind) -> RhoRand {
+    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec) -> RhoRand {
         RhoRand {
-            ix: (0..users).map(|_| Indices::new(k, kind)).collect(),
+            ix: (0..users)
+                .map(|_| Indices::new(k, spec.index, spec.rules()))
+                .collect(),
             rank: vec![None; users],
             m: users,
             best: Vec::with_capacity(k),
@@ -40,7 +44,7 @@ impl Team for RhoRand {
             let m = self.m;
             let rank = *self.rank[u].get_or_insert_with(|| rngs[u].random_range(0..m));
             let ix = &mut self.ix[u];
-            ix.start(t);
+            ix.start(t, &mut rngs[u]);
             let k = ix.len();
             let r = rank % m.min(k);
             // Last slot's channel when it still has rank r (comparisons only), else the full

@@ -16,11 +16,31 @@
 //! without sitting down (sitting on no information would seat two users on one channel for
 //! good); a collision not observed counts as none (the paper's `C^j(t) = 0`). The intersection is never empty in the paper's analysis; should it be (ties of
 //! infinite indices), the move is uniform on `M̂^j(t)`.
+//!
+//! `convention: SMPyBandits` follows SMPyBandits 0.9.7's `oneRandTopM` instead, which differs
+//! from the paper's algorithms in three places (besides the index's clock and random ties,
+//! [`crate::policy::Rules`]):
+//! - *Start*: the user's first K slots play its index policy's own choice, the channel of
+//!   largest index with ties at random: every channel once, in a uniform order (the unsampled
+//!   ones have an infinite index), whatever the collisions; the paper draws one uniform channel
+//!   and starts its rules at once. The last of those K slots counts: a transmission there
+//!   without collision seats an MCTopM user.
+//! - *A collision while standing* moves the user at once to a uniform channel of `M̂^j(t)`
+//!   (`handleCollision`), even when `A^j` has left `M̂^j(t)`, where the paper moves it within the
+//!   channels that looked no better than `A^j` (for RandTopM the two agree).
+//! - *Sitting*: an MCTopM user sits after every transmission seen without collision
+//!   (`getReward`), then stands again before the next slot if its channel has left
+//!   `M̂^j(t)`; the paper's user sits when it stays. The slots in which they differ end with
+//!   the same chair.
+//!
+//! A slot without collision information (a channel sensed busy under `SensingThenCollision`,
+//! a model SMPyBandits does not have) leaves the chair as it was under both conventions.
 
-use super::index::{IndexKind, Indices};
+use super::index::{IndexSpec, Indices};
 #[cfg(test)]
 use super::top;
 use super::{Seen, Team};
+use crate::policy::Convention;
 use crate::util::rng::SimRng;
 use rand::RngExt;
 
@@ -30,11 +50,18 @@ pub(crate) struct TopM {
     ix: Vec<Indices>,
     /// Each user's samples of its channel before last slot's sample (for `g(t − 1)`).
     before: Vec<(u64, u64)>,
+    /// Each user's clock at its previous slot (the `t − 1` of `g(t − 1)`).
+    clock_before: Vec<u64>,
     chosen: Vec<Option<usize>>,
     /// What each user learnt of a collision last slot (`None`: not observed).
     collided: Vec<Option<bool>>,
     seated: Vec<bool>,
+    /// Slots each user has planned (SMPyBandits' convention starts with K slots of its index
+    /// policy's own choice).
+    plans: Vec<u64>,
     chair: bool,
+    /// SMPyBandits' definitions (see the module docs).
+    reference: bool,
     m: usize,
     /// Each user's M best channels when last computed (a hint for the next time).
     best: Vec<Vec<usize>>,
@@ -43,22 +70,28 @@ pub(crate) struct TopM {
 
 impl TopM {
     /// `k` channels, `users` users; `chair`: MCTopM, otherwise RandTopM.
-    pub(crate) fn new(k: usize, users: usize, kind: IndexKind, chair: bool) -> TopM {
+    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, chair: bool) -> TopM {
         TopM {
-            ix: (0..users).map(|_| Indices::new(k, kind)).collect(),
+            ix: (0..users)
+                .map(|_| Indices::new(k, spec.index, spec.rules()))
+                .collect(),
             before: vec![(0, 0); users],
+            clock_before: vec![0; users],
             chosen: vec![None; users],
             collided: vec![None; users],
             seated: vec![false; users],
+            plans: vec![0; users],
             chair,
+            reference: spec.convention == Convention::SMPyBandits,
             m: users,
             best: vec![Vec::with_capacity(k); users],
             candidates: Vec::with_capacity(k),
         }
     }
 
-    /// The next channel of user `u` before slot `t` (its indices at slot `t`).
-    fn choose(&mut self, u: usize, t: u64, rng: &mut SimRng) -> usize {
+    /// The next channel of user `u` before slot `t` (its indices at slot `t`), as the paper
+    /// defines it.
+    fn choose(&mut self, u: usize, rng: &mut SimRng) -> usize {
         let ix = &mut self.ix[u];
         let k = ix.len();
         let Some(a) = self.chosen[u] else {
@@ -80,26 +113,55 @@ impl TopM {
             }
             return a;
         }
-        let best = &mut self.best[u];
-        ix.top(self.m, best);
-        let uniform = |set: &[usize], rng: &mut SimRng| set[rng.random_range(0..set.len())];
+        ix.top(self.m, &mut self.best[u]);
         self.seated[u] = false;
         if in_best || (collided && !self.chair) {
-            return uniform(best, rng);
+            return uniform(&self.best[u], rng);
         }
+        self.move_down(u, rng)
+    }
+
+    /// The next channel of user `u` under SMPyBandits' convention (see the module docs).
+    fn choose_reference(&mut self, u: usize, rng: &mut SimRng) -> usize {
+        let ix = &mut self.ix[u];
+        let k = ix.len();
+        if self.plans[u] <= k as u64 {
+            // The index policy's own choice: the channel of largest index.
+            ix.top(1, &mut self.best[u]);
+            return self.best[u][0];
+        }
+        let mut a = self.chosen[u].unwrap_or(0);
+        if self.collided[u] == Some(true) && !(self.chair && self.seated[u]) {
+            ix.top(self.m, &mut self.best[u]);
+            a = uniform(&self.best[u], rng);
+        }
+        if ix.in_top(a, self.m) {
+            return a;
+        }
+        ix.top(self.m, &mut self.best[u]);
+        self.seated[u] = false;
+        self.move_down(u, rng)
+    }
+
+    /// A uniform channel of user `u`'s M best (in `best[u]`) whose index at its previous slot
+    /// was at most that of the channel it sampled then (its chosen one), or of all M best when
+    /// there is none.
+    fn move_down(&mut self, u: usize, rng: &mut SimRng) -> usize {
+        let ix = &self.ix[u];
         // g(t − 1): every channel's samples are as they were then, but `a`'s, sampled last slot.
         let kind = ix.kind();
+        let clock = self.clock_before[u];
         let (na, sa) = self.before[u];
-        let ga = kind.value(na, sa, t - 1);
+        let ga = kind.value(na, sa, clock);
         self.candidates.clear();
-        for &m in best.iter() {
+        for &m in &self.best[u] {
             let (n, s) = ix.samples(m);
-            if kind.value(n, s, t - 1) <= ga {
+            if kind.value(n, s, clock) <= ga {
                 self.candidates.push(m);
             }
         }
         let set = if self.candidates.is_empty() {
-            &best[..]
+            &self.best[u][..]
         } else {
             &self.candidates[..]
         };
@@ -107,11 +169,22 @@ impl TopM {
     }
 }
 
+/// A uniform element of a non-empty set.
+fn uniform(set: &[usize], rng: &mut SimRng) -> usize {
+    set[rng.random_range(0..set.len())]
+}
+
 impl Team for TopM {
     fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
         for (u, (list, rng)) in lists.iter_mut().zip(rngs).enumerate() {
-            self.ix[u].start(t);
-            let a = self.choose(u, t, rng);
+            self.clock_before[u] = self.ix[u].clock();
+            self.ix[u].start(t, rng);
+            self.plans[u] += 1;
+            let a = if self.reference {
+                self.choose_reference(u, rng)
+            } else {
+                self.choose(u, rng)
+            };
             self.chosen[u] = Some(a);
             list.push(a);
         }
@@ -123,6 +196,15 @@ impl Team for TopM {
             self.ix[u].add(c, seen.sample);
         }
         self.collided[u] = seen.collision;
+        // SMPyBandits' getReward: a transmission seen without collision seats the user, from
+        // the last of its first K slots on.
+        if self.reference
+            && self.chair
+            && seen.collision == Some(false)
+            && self.plans[u] >= self.ix[u].len() as u64
+        {
+            self.seated[u] = true;
+        }
     }
 }
 
@@ -140,11 +222,55 @@ mod tests {
         }
     }
 
+    /// Under SMPyBandits' convention a user's first K slots visit every channel once, whatever
+    /// the collisions, in an order that differs between users and runs; a transmission
+    /// without collision in the K-th slot seats an MCTopM user, one in an earlier slot does not.
+    #[test]
+    fn the_reference_start_visits_every_channel_once() {
+        let spec = IndexSpec {
+            convention: Convention::SMPyBandits,
+            ..IndexSpec::default()
+        };
+        let k = 5;
+        let mut orders = std::collections::BTreeSet::new();
+        for seed in 0..20 {
+            let mut team = TopM::new(k, 3, spec, true);
+            let mut rngs: Vec<SimRng> = (0..3)
+                .map(|u| crate::util::rng::stream(seed, u, 0))
+                .collect();
+            let mut lists = vec![Vec::new(); 3];
+            let mut visited = vec![Vec::new(); 3];
+            for t in 1..=k as u64 {
+                lists.iter_mut().for_each(Vec::clear);
+                team.plan(t, &mut lists, &mut rngs);
+                for u in 0..3 {
+                    let c = lists[u][0];
+                    visited[u].push(c);
+                    // Collisions in every slot but the last; then none.
+                    let s = seen(c, t < k as u64);
+                    team.seen(u, &s, 0.0, &mut rngs[u]);
+                    assert_eq!(team.seated[u], t == k as u64, "slot {t}");
+                }
+            }
+            for v in visited {
+                let mut sorted = v.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, (0..k).collect::<Vec<_>>());
+                orders.insert(v);
+            }
+        }
+        assert!(orders.len() > 30, "{} distinct orders", orders.len());
+    }
+
     /// A seated MCTopM user ignores a collision; RandTopM moves.
     #[test]
     fn the_chair_keeps_a_seated_user() {
         for chair in [false, true] {
-            let mut team = TopM::new(4, 2, IndexKind::Ucb, chair);
+            let spec = IndexSpec {
+                index: crate::policy::IndexKind::Ucb,
+                ..IndexSpec::default()
+            };
+            let mut team = TopM::new(4, 2, spec, chair);
             let mut rngs: Vec<SimRng> = (0..2).map(|u| crate::util::rng::stream(7, u, 0)).collect();
             let mut lists = vec![Vec::new(); 2];
             // Channel 0 and 1 look best; user 0 settles on one of them without collisions.
@@ -162,7 +288,7 @@ mod tests {
             }
             // User 0 on its best channel, seated, just collided.
             let mut probe = team.ix[0].clone();
-            probe.start(201);
+            probe.start(201, &mut rngs[0]);
             let values: Vec<f64> = (0..4).map(|i| probe.value(i)).collect();
             let mut best = Vec::new();
             top(&values, 1, &mut best);

@@ -10,32 +10,37 @@
 //!   and banditpylib run it, so that a plain-bandit run is comparable with theirs.
 //!
 //! Its regret is linear whenever the UCR-T1 list holds more than one channel, or none.
+//!
+//! Under specprobe's convention (the default) `t` is the slot and the first K slots probe the
+//! channels in order (the paper's initialisation); `convention: SMPyBandits` gives
+//! SMPyBandits' `UCB`: `t` counts the samples so far (`t − 1`), and ties, the first K slots'
+//! among them, are broken uniformly at random ([`super::one_channel`]).
 
-use super::{Builtin, Estimates, ParamError, Policy, SlotAhead, initial_probe};
+use super::one_channel::{Decide, Reward};
+use super::{
+    Builtin, Clock, Convention, Estimates, IndexKind, ParamError, Policy, Rules, SlotAhead, Ties,
+    initial_probe,
+};
 use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
 
-/// What UCB1 averages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) enum Ucb1Reward {
-    /// The net reward `(X − Y + 1)/2` (cost-aware).
-    #[default]
-    Net,
-    /// The idle indicator X (classic UCB1).
-    Idle,
-}
-
-fn is_net(r: &Ucb1Reward) -> bool {
-    *r == Ucb1Reward::Net
-}
-
-/// `Ucb1(reward: Net)` or `Ucb1(reward: Idle)`.
+/// `Ucb1(reward: Net)` or `Ucb1(reward: Idle)`, with the definitions its index follows
+/// (`convention: SMPyBandits`, `time`, `ties`: see [`super::Rules`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Ucb1Spec {
     /// What the index averages (default the net reward).
-    #[serde(default, skip_serializing_if = "is_net")]
-    pub reward: Ucb1Reward,
+    #[serde(default, skip_serializing_if = "Reward::is_net")]
+    pub reward: Reward,
+    /// Whose definitions the index follows (default specprobe's).
+    #[serde(default, skip_serializing_if = "Convention::is_default")]
+    pub convention: Convention,
+    /// The `t` of `ln t`, overriding the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Clock>,
+    /// How ties are broken, overriding the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties: Option<Ties>,
 }
 
 impl Builtin for Ucb1Spec {
@@ -51,9 +56,11 @@ impl Builtin for Ucb1Spec {
         Ucb1Spec::default()
     }
     fn label(&self) -> &'static str {
-        match self.reward {
-            Ucb1Reward::Net => "ucb1",
-            Ucb1Reward::Idle => "ucb1-idle",
+        match (self.reward, self.convention) {
+            (Reward::Net, Convention::Specprobe) => "ucb1",
+            (Reward::Idle, Convention::Specprobe) => "ucb1-idle",
+            (Reward::Net, Convention::SMPyBandits) => "ucb1-smpy",
+            (Reward::Idle, Convention::SMPyBandits) => "ucb1-idle-smpy",
         }
     }
     fn check(&self, _k: usize) -> Vec<ParamError> {
@@ -63,7 +70,16 @@ impl Builtin for Ucb1Spec {
         true
     }
     fn build(&self, env: &Environment) -> Ucb1 {
-        Ucb1::new(env.len(), self.reward)
+        let rules = Rules::new(self.convention, self.time, self.ties);
+        let mut p = Ucb1::new(env.len(), self.reward);
+        if !rules.is_default() {
+            p.ruled = Some(Decide {
+                kind: IndexKind::Ucb,
+                reward: self.reward,
+                rules,
+            });
+        }
+        p
     }
 }
 use crate::util::rng::SimRng;
@@ -72,24 +88,31 @@ use crate::util::rng::SimRng;
 #[derive(Clone, Debug)]
 pub(crate) struct Ucb1 {
     est: Estimates,
-    reward: Ucb1Reward,
+    reward: Reward,
     /// `sqrt(2 ln t)`, one slot ahead.
     level: SlotAhead,
+    /// The decision under rules other than specprobe's (see the module docs).
+    ruled: Option<Decide>,
 }
 
 impl Ucb1 {
     /// `k` channels, averaging `reward`.
-    pub(crate) fn new(k: usize, reward: Ucb1Reward) -> Ucb1 {
+    pub(crate) fn new(k: usize, reward: Reward) -> Ucb1 {
         Ucb1 {
             est: Estimates::new(k),
             reward,
             level: SlotAhead::default(),
+            ruled: None,
         }
     }
 }
 
 impl Policy for Ucb1 {
-    fn plan(&mut self, t: u64, list: &mut Vec<usize>, _rng: &mut SimRng) {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
+        if let Some(d) = &self.ruled {
+            list.push(d.choose(&self.est, t, rng));
+            return;
+        }
         let k = self.est.len();
         if let Some(i) = initial_probe(t, k) {
             list.push(i);
@@ -104,7 +127,7 @@ impl Policy for Ucb1 {
         // The reward kind is matched once per slot, and the loops run over zipped slices
         // (no bounds checks): this is the whole of a classic bandit's decision.
         let best = match self.reward {
-            Ucb1Reward::Net => argmax(
+            Reward::Net => argmax(
                 theta_hat
                     .iter()
                     .zip(cost_hat)
@@ -112,7 +135,7 @@ impl Policy for Ucb1 {
                 inv,
                 s,
             ),
-            Ucb1Reward::Idle => argmax(theta_hat.iter().copied(), inv, s),
+            Reward::Idle => argmax(theta_hat.iter().copied(), inv, s),
         };
         list.push(best);
         self.level.prepare_next(t, level);
@@ -151,7 +174,7 @@ mod tests {
 
     #[test]
     fn picks_the_best_net_reward_channel() {
-        let mut p = Ucb1::new(2, Ucb1Reward::Net);
+        let mut p = Ucb1::new(2, Reward::Net);
         for _ in 0..1000 {
             p.observe(0, true, 0.9); // net 0.1
             p.observe(1, true, 0.2); // net 0.8

@@ -19,6 +19,10 @@ fn what(rust_name: &str) -> &'static str {
         "Collision" => "collision model",
         "Feedback" => "feedback level",
         "IndexKind" => "index",
+        "Convention" => "convention",
+        "Clock" => "time convention",
+        "Ties" => "tie rule",
+        "Reward" => "reward",
         "KRule" => "K rule",
         _ => "name",
     }

@@ -1,0 +1,132 @@
+//! kl-UCB (Garivier & Cappé 2011) on one channel per slot: the classic bandit's kl-UCB, and,
+//! as `Selfish(policy: KlUcb(reward: Idle))`, the Selfish learner of Besson & Kaufmann's
+//! experiments (SMPyBandits' `Selfish(…, klUCB)`).
+//!
+//! It probes one channel per slot, the one of largest index `max{q : N · kl(μ̂, q) ≤ ln t}`
+//! (Bernoulli divergence, c = 1, no `ln ln t` term; [`crate::model::theory::kl_upper`]), where
+//! the mean is of the net reward `(X − Y + 1)/2` (`reward: Net`, the default, as `Ucb1`'s) or of
+//! the idle indicator X (`reward: Idle`). A channel never probed has an infinite index, so the
+//! first K slots probe each channel once: in index order under specprobe's convention (the
+//! paper's initialisation), in a uniform order under `convention: SMPyBandits`, which also
+//! counts the `t` of `ln t` in samples (see [`super::Rules`]).
+
+use super::one_channel::{Decide, Reward};
+use super::{Builtin, Clock, Convention, Estimates, IndexKind, ParamError, Policy, Rules, Ties};
+use crate::model::channel::Environment;
+use crate::util::rng::SimRng;
+use serde::{Deserialize, Serialize};
+
+/// `KlUcb(reward: …, convention: …, time: …, ties: …)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KlUcbSpec {
+    /// What the index averages (default the net reward).
+    #[serde(default, skip_serializing_if = "Reward::is_net")]
+    pub reward: Reward,
+    /// Whose definitions the index follows (default specprobe's).
+    #[serde(default, skip_serializing_if = "Convention::is_default")]
+    pub convention: Convention,
+    /// The `t` of `ln t`, overriding the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<Clock>,
+    /// How ties are broken, overriding the convention's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties: Option<Ties>,
+}
+
+impl Builtin for KlUcbSpec {
+    const NAME: &'static str = "KlUcb";
+    const SUMMARY: &'static str = "kl-UCB on one channel per slot, on the net reward X − Y (or reward: Idle, classic kl-UCB on X)";
+    // A root search per channel and slot: measured like the others by
+    // scripts/calibrate-costs.py.
+    const NS_PER_SLOT: (f64, f64) = (40.0, 60.0);
+    type Policy = KlUcb;
+
+    fn bare() -> Result<Self, &'static str> {
+        Ok(KlUcbSpec::default())
+    }
+    fn example() -> Self {
+        KlUcbSpec::default()
+    }
+    fn label(&self) -> &'static str {
+        match (self.reward, self.convention) {
+            (Reward::Net, Convention::Specprobe) => "klucb",
+            (Reward::Idle, Convention::Specprobe) => "klucb-idle",
+            (Reward::Net, Convention::SMPyBandits) => "klucb-smpy",
+            (Reward::Idle, Convention::SMPyBandits) => "klucb-idle-smpy",
+        }
+    }
+    fn check(&self, _k: usize) -> Vec<ParamError> {
+        Vec::new()
+    }
+    fn single_channel(&self) -> bool {
+        true
+    }
+    fn build(&self, env: &Environment) -> KlUcb {
+        KlUcb {
+            est: Estimates::new(env.len()),
+            decide: Decide {
+                kind: IndexKind::KlUcb,
+                reward: self.reward,
+                rules: Rules::new(self.convention, self.time, self.ties),
+            },
+        }
+    }
+}
+
+/// Single-channel kl-UCB.
+#[derive(Clone, Debug)]
+pub(crate) struct KlUcb {
+    est: Estimates,
+    decide: Decide,
+}
+
+impl Policy for KlUcb {
+    fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
+        list.push(self.decide.choose(&self.est, t, rng));
+    }
+
+    #[inline]
+    fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+        self.est.observe(channel, idle, cost);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::channel::Channel;
+    use crate::model::cost::CostModel;
+    use crate::model::law::{Law, LawSpec};
+
+    fn env(theta: &[f64]) -> Environment {
+        Environment::new(
+            theta
+                .iter()
+                .map(|&t| Channel::new(t, CostModel::Plain(Law::new(&LawSpec::Constant(0.0)).unwrap())))
+                .collect(),
+        )
+    }
+
+    /// The paper's start (each channel once, in order), then the channel of largest kl-UCB
+    /// index: a channel seen idle every time beats one seen busy every time.
+    #[test]
+    fn starts_in_order_then_follows_the_index() {
+        let spec = KlUcbSpec {
+            reward: Reward::Idle,
+            ..KlUcbSpec::default()
+        };
+        let mut p = spec.build(&env(&[0.2, 0.9, 0.5]));
+        let mut rng = crate::util::rng::stream(1, 0, 0);
+        let mut list = Vec::new();
+        for t in 1..=3 {
+            list.clear();
+            p.plan(t, &mut list, &mut rng);
+            assert_eq!(list, [t as usize - 1]);
+            p.observe(list[0], list[0] == 1, 0.0);
+        }
+        list.clear();
+        p.plan(4, &mut list, &mut rng);
+        assert_eq!(list, [1]);
+    }
+}

@@ -556,6 +556,10 @@ fn resolve(
 /// `R = Σ_e T_e Σ_{k∈best} μ_k − Σ_k (s_k W_k − c_k N_k)`,
 /// `(a) = Σ_{k∉best} (μ* − μ_k) N_k`, `(b) = Σ_{k∈best} (μ_k − μ*)(T_e − N_k)`,
 /// `(c) = Σ_k s_k (N_k − W_k)`, and `(a) + (b) + (c) = R` exactly since `Σ_k N_k = min(M, K)·T_e`.
+///
+/// Every term is a sum of products of one of `s_k`, `c_k` (never of the rounded difference
+/// `s_k − c_k`) with an integer count, each added exactly: the identity then holds between
+/// the exact sums as it does between real numbers, whatever the costs.
 fn decomposition(setup: &Setup<'_>, b: &MultiBuffers) -> [ExactSum; 4] {
     let env = setup.env;
     let cost = env.mean_cost();
@@ -569,11 +573,23 @@ fn decomposition(setup: &Setup<'_>, b: &MultiBuffers) -> [ExactSum; 4] {
         let s = &epoch.success;
         let bench = &setup.benchmarks[e].lists;
         let in_best = |k: usize| bench.iter().any(|l| l.first() == Some(&k));
-        let mu = |k: usize| s[k] - cost[k];
+        // `μ·x` added exactly as `s·x − c·x`.
+        let add_mu = |sum: &mut ExactSum, k: usize, x: f64| {
+            sum.add_product(s[k], x);
+            if cost[k] != 0.0 {
+                sum.add_product(-cost[k], x);
+            }
+        };
+        // The `min(M, K)`-th best channel, whose `μ` is `μ*` (none when M > K: `μ* = 0`).
         let star = if setup.users > env.len() {
-            0.0
+            None
         } else {
-            bench.last().and_then(|l| l.first()).map_or(0.0, |&k| mu(k))
+            bench.last().and_then(|l| l.first()).copied()
+        };
+        let add_star = |sum: &mut ExactSum, x: f64| {
+            if let Some(j) = star {
+                add_mu(sum, j, x);
+            }
         };
         for k in 0..env.len() {
             let n = b.chose[e][k] as f64;
@@ -583,15 +599,15 @@ fn decomposition(setup: &Setup<'_>, b: &MultiBuffers) -> [ExactSum; 4] {
                 if let Some(&best) = bench.first().and_then(|l| l.first())
                     && k == best
                 {
-                    d[3].add_product(mu(k), slots * bench.len() as f64);
+                    add_mu(&mut d[3], k, slots * bench.len() as f64);
                 }
             } else if in_best(k) {
-                d[1].add_product(mu(k), slots - n);
-                d[1].add_product(-star, slots - n);
-                d[3].add_product(mu(k), slots);
+                add_mu(&mut d[1], k, slots - n);
+                add_star(&mut d[1], -(slots - n));
+                add_mu(&mut d[3], k, slots);
             } else {
-                d[0].add_product(star, n);
-                d[0].add_product(-mu(k), n);
+                add_star(&mut d[0], n);
+                add_mu(&mut d[0], k, -n);
             }
             d[2].add_product(s[k], n - w);
             d[3].add_product(-s[k], w);

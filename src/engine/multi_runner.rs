@@ -709,6 +709,51 @@ mod tests {
         assert_eq!(r.stats[0].curves.last().unwrap()[SU].mean(), 0.0);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        /// With probing costs the three terms still sum to the regret exactly on every run:
+        /// random costs (constant and Bernoulli, where `μ = s − c` does not round exactly) and
+        /// means, every classic policy family and collision model. (Rounding `μ` before
+        /// multiplying left ~3·10⁻¹³ between the sums, so that no run summed exactly.)
+        #[test]
+        fn the_decomposition_is_exact_with_costs(
+            theta in proptest::collection::vec(0.05f64..0.95, 3..6),
+            costs in proptest::collection::vec(0.0f64..0.3, 6),
+            bernoulli in proptest::collection::vec(proptest::bool::ANY, 6),
+            users in 2usize..5,
+            pick in 0usize..6,
+        ) {
+            let channels = theta
+                .iter()
+                .enumerate()
+                .map(|(i, &th)| {
+                    let c = costs[i];
+                    let law = if bernoulli[i] { format!("Bernoulli({c})") } else { format!("Constant({c})") };
+                    format!("(theta: {th}, cost: {law})")
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let (collision, policy) = [
+                ("AllLost", "CentralizedMultiplePlay(index: KlUcb)"),
+                ("AllLost", "McTopM(index: Ucb, convention: SMPyBandits)"),
+                ("OneWinner", "RhoRand(index: KlUcb)"),
+                ("AllLost", "Selfish(policy: KlUcb(reward: Idle))"),
+                ("OneWinner", "RandTopM(index: KlUcb)"),
+                ("AllLost", "Mega(convention: SMPyBandits)"),
+            ][pick];
+            let text = format!(
+                "MultiUser(name: \"m\", seed: 9, horizon: 400, runs: 3, users: {users}, collision: {collision}, channels: [{channels}], policies: [(policy: {policy})])"
+            );
+            let Scenario::MultiUser(s) = parse(&text, Path::new("m.ron")).unwrap() else {
+                panic!()
+            };
+            let r = run_multi_user(&s, &RunOptions::default()).unwrap();
+            proptest::prop_assert_eq!(r.expected, Expected::Classic);
+            let st = &r.stats[0];
+            proptest::prop_assert_eq!(st.decomposition_exact, st.runs, "{} {}", policy, channels);
+        }
+    }
+
     const SU: usize = crate::engine::multi_loop::SU_COLLISIONS;
 
     /// The same seed gives the same bytes on any number of threads.

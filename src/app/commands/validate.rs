@@ -77,6 +77,14 @@ pub fn policies() -> String {
             let _ = writeln!(out, "  {ron}\n  {:<38} {label:<32} {summary}", "");
         }
     }
+    let _ = writeln!(
+        out,
+        "\nThe index policies (Ucb1, KlUcb, CentralizedMultiplePlay, RhoRand, RandTopM, McTopM) and \
+         Mega and MusicalChairs take `convention: SMPyBandits` for SMPyBandits 0.9.7's definitions \
+         (the index's t counted in samples, ties at random, the reference code's start and \
+         rules; README, \"Many users\"); the index policies also `time: Slots | Samples` and \
+         `ties: LowerChannel | Random` alone."
+    );
     out
 }
 

@@ -6,7 +6,7 @@ SMPyBandits 0.9.7 (`python3 -m venv smpy && smpy/bin/pip install SMPyBandits "sc
 not meant to be called by hand. Reads a JSON cell from argv[1]:
 
     {"means": [...], "users": M, "horizon": T, "policy": "mctopm-klucb",
-     "runs": R, "seed": S, "memo": true}
+     "runs": R, "seed": S, "memo": true, "simd": false}
 
 and prints one JSON line: the per-run pseudo-regret and its three terms, computed from
 `EvaluatorMultiPlayers`' own per-repetition arrays (`lastPulls`, `lastCumCollisions`), with its
@@ -26,10 +26,37 @@ would be bypassed: Selfish turns a collision into a zero reward).
 import contextlib
 import io
 import json
+import os
 import random
 import sys
 
-import numpy as np
+#: numpy's SIMD sorts (x86-simd-sort, dispatched on AVX2 and AVX-512 machines since numpy
+#: 1.25) order equal values differently from its baseline sort, and data-dependently; the
+#: baseline sort (introsort, insertion sort below 17 elements) keeps them in index order, as
+#: every numpy did when SMPyBandits' figures were made. SMPyBandits takes its policies' M best
+#: channels as the last M of `np.argsort(index)`, so MCTopM's and RandTopM's numbers depend on
+#: that order: the worker disables the SIMD dispatch (a documented numpy switch), so that its
+#: numbers are the same on every machine, and checks the sort it gets.
+SIMD = "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR AVX2 FMA3"
+CELL = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+if not CELL.get("simd", False):
+    os.environ["NPY_DISABLE_CPU_FEATURES"] = SIMD
+
+import numpy as np  # noqa: E402  (after the switch, which numpy reads at import)
+
+
+def check_sort():
+    """Fails unless `np.argsort` keeps equal values in index order on small arrays."""
+    rng = np.random.default_rng(0)
+    for n in range(2, 17):
+        for _ in range(200):
+            a = rng.integers(0, 3, size=n).astype(float)
+            if not (np.argsort(a) == np.argsort(a, kind="stable")).all():
+                raise SystemExit(
+                    "smpy_cell.py: numpy's argsort orders equal values out of index order even "
+                    f"with NPY_DISABLE_CPU_FEATURES={SIMD!r}; the cross-check needs the "
+                    "baseline sort"
+                )
 
 
 def players(name, k, m, horizon):
@@ -90,7 +117,9 @@ def memoise_indices():
 
 
 def main():
-    cell = json.loads(sys.argv[1])
+    cell = CELL
+    if not cell.get("simd", False):
+        check_sort()
     means = [float(x) for x in cell["means"]]
     k, m, horizon, runs = len(means), cell["users"], cell["horizon"], cell["runs"]
     np.random.seed(cell["seed"])

@@ -27,6 +27,14 @@ policy for an unchanged state (`computeAllIndex` is a pure function of `t`, `pul
 halves. `--check-memo` runs short chunks both ways and checks that every per-run value is the
 same.
 
+SMPyBandits takes its policies' M best as the last M of `np.argsort(index)`, whose order among
+equal values numpy leaves unspecified: its baseline sort keeps them in index order (as every
+numpy did when SMPyBandits' figures were made), its SIMD sorts (AVX2 and AVX-512 machines,
+numpy >= 1.25) do not, and data-dependently. The worker runs numpy with its SIMD dispatch
+disabled (`NPY_DISABLE_CPU_FEATURES`) and checks that it gets the baseline sort, so that
+SMPyBandits' numbers do not depend on the machine; `--simd` runs it as the machine's numpy
+does instead (cached apart), to measure what that changes.
+
 `--reduced` runs instead the short cells CI checks (T = 1000, one cell per definition that
 differs between the two simulators: the start of MCTopM, the coordinator's clock, random
 ties, MEGA's and Musical Chairs' rules); `--write-fixture FILE` stores SMPyBandits' side of them
@@ -119,13 +127,14 @@ def key(cell):
     return f"{name}-m{m}{t}-{policy}"
 
 
-def chunk_path(cache, cell, i):
-    return os.path.join(cache, "smpy", key(cell), f"chunk-{i:03}.json")
+def chunk_path(cache, cell, i, simd=False):
+    folder = "smpy-simd" if simd else "smpy"
+    return os.path.join(cache, folder, key(cell), f"chunk-{i:03}.json")
 
 
 def smpy_chunk(args, cell, i):
     """Runs chunk `i` of `cell` in SMPyBandits (unless cached) and returns its runs."""
-    path = chunk_path(args.cache, cell, i)
+    path = chunk_path(args.cache, cell, i, args.simd)
     if os.path.exists(path):
         with open(path) as f:
             return json.load(f)
@@ -139,6 +148,7 @@ def smpy_chunk(args, cell, i):
         "policy": policy,
         "runs": args.chunk,
         "seed": seed,
+        "simd": args.simd,
     }
     out = subprocess.run(
         ["nice", "-n", "10", args.smpy, os.path.join(HERE, "smpy_cell.py"), json.dumps(spec)],
@@ -160,7 +170,7 @@ def smpy_side(args, todo):
     """Every cell's SMPyBandits runs (at least --runs), from the cache or run now."""
     chunks = -(-args.runs // args.chunk)
     jobs = [(cell, i) for cell in todo for i in range(chunks)]
-    missing = sum(not os.path.exists(chunk_path(args.cache, c, i)) for c, i in jobs)
+    missing = sum(not os.path.exists(chunk_path(args.cache, c, i, args.simd)) for c, i in jobs)
     if missing:
         print(f"SMPyBandits: {missing} chunks of {args.chunk} runs to run", file=sys.stderr)
     results = {}
@@ -296,6 +306,7 @@ def main():
     ap.add_argument("--reduced", action="store_true")
     ap.add_argument("--write-fixture", metavar="FILE")
     ap.add_argument("--check-memo", action="store_true")
+    ap.add_argument("--simd", action="store_true")
     args = ap.parse_args()
     if args.check_memo:
         return check_memo(args)

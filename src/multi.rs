@@ -441,17 +441,17 @@ pub(crate) fn top(index: &[f64], m: usize, out: &mut Vec<usize>) {
     out.sort_unstable_by_key(key);
 }
 
-/// The M channels of largest `index`, equal indices ordered by `prio` (then the lower
-/// channel), best first, into `out`: [`top`] under `ties: Random`, `prio` being the slot's
-/// random order.
-pub(crate) fn top_by(index: &[f64], prio: &[u64], m: usize, out: &mut Vec<usize>) {
+/// The M channels of largest `index`, equal indices ordered by `tie` (smaller first, then
+/// the lower channel), best first, into `out`: [`top`] under the other tie rules (`tie` the
+/// slot's random order, or the reversed channel index).
+pub(crate) fn top_by(index: &[f64], tie: impl Fn(usize) -> u64, m: usize, out: &mut Vec<usize>) {
     out.clear();
     out.extend(0..index.len());
     let m = m.min(index.len());
     let cmp = |&a: &usize, &b: &usize| {
         index[b]
             .total_cmp(&index[a])
-            .then((prio[a], a).cmp(&(prio[b], b)))
+            .then((tie(a), a).cmp(&(tie(b), b)))
     };
     if m < out.len() && m > 0 {
         out.select_nth_unstable_by(m - 1, cmp);

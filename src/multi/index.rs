@@ -269,6 +269,7 @@ impl Indices {
     fn first_among_equals(&self, i: usize, j: usize) -> bool {
         match self.rules.ties {
             Ties::LowerChannel => i < j,
+            Ties::HigherChannel => i > j,
             Ties::Random => (self.prio[i], i) < (self.prio[j], j),
         }
     }
@@ -335,8 +336,8 @@ impl Indices {
         (self.step_lo[i], self.step_hi[i])
     }
 
-    /// Whether channel `i` ranks above channel `j` (larger index; ties to the lower channel, or
-    /// in the slot's random order).
+    /// Whether channel `i` ranks above channel `j` (larger index; ties by the rule: the lower
+    /// channel, the higher, or the slot's random order).
     /// Decided by the coarsest bounds that separate the two: the intervals, then (kl-UCB) the
     /// one-step bounds of the slot, then the exact indices.
     #[inline]
@@ -354,7 +355,7 @@ impl Indices {
             return above;
         }
         let (vi, vj) = (self.value(i), self.value(j));
-        if self.rules.ties == Ties::Random && vi == vj {
+        if self.rules.ties != Ties::LowerChannel && vi == vj {
             return self.first_among_equals(i, j);
         }
         Ranked { value: vi, arm: i } > Ranked { value: vj, arm: j }
@@ -391,7 +392,8 @@ impl Indices {
             let values: Vec<f64> = (0..k).map(|i| self.value(i)).collect();
             match self.rules.ties {
                 Ties::LowerChannel => super::top(&values, m, out),
-                Ties::Random => super::top_by(&values, &self.prio, m, out),
+                Ties::HigherChannel => super::top_by(&values, |i| (k - i) as u64, m, out),
+                Ties::Random => super::top_by(&values, |i| self.prio[i], m, out),
             }
             return;
         }
@@ -512,23 +514,25 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// Slot after slot, the lazy comparisons, top sets and counts equal those of every index
         /// computed in full, ties included (coarse rewards make equal statistics common), under
-        /// either clock (the slot, or the samples so far) and either tie rule (the lower
-        /// channel, or the slot's random order).
+        /// either clock (the slot, or the samples so far) and every tie rule (the lower
+        /// channel, the higher, or the slot's random order).
         #[test]
         fn lazy_answers_equal_the_full_computation(
             k in 2usize..24,
             m in 1usize..20,
             kl in any::<bool>(),
             samples in any::<bool>(),
-            random in any::<bool>(),
+            tie in 0usize..3,
             seed in 0u64..1000,
         ) {
             use rand::RngExt;
             let kind = if kl { IndexKind::KlUcb } else { IndexKind::Ucb };
+            let ties = [Ties::LowerChannel, Ties::HigherChannel, Ties::Random][tie];
+            let random = ties == Ties::Random;
             let rules = Rules::new(
                 Convention::Specprobe,
                 Some(if samples { Clock::Samples } else { Clock::Slots }),
-                Some(if random { Ties::Random } else { Ties::LowerChannel }),
+                Some(ties),
             );
             let mut rng = crate::util::rng::stream(seed, 5, 0);
             let mut ix = Indices::new(k, kind, rules);
@@ -545,18 +549,22 @@ mod tests {
                 let before = |i: usize, j: usize| {
                     full[i] > full[j]
                         || (full[i] == full[j]
-                            && if random { (prio[i], i) < (prio[j], j) } else { i < j })
+                            && match ties {
+                                Ties::LowerChannel => i < j,
+                                Ties::HigherChannel => i > j,
+                                Ties::Random => (prio[i], i) < (prio[j], j),
+                            })
                 };
-                if random {
-                    crate::multi::top_by(&full, &prio, m, &mut want);
-                } else {
-                    crate::multi::top(&full, m, &mut want);
+                match ties {
+                    Ties::LowerChannel => crate::multi::top(&full, m, &mut want),
+                    Ties::HigherChannel => crate::multi::top_by(&full, |i| (k - i) as u64, m, &mut want),
+                    Ties::Random => crate::multi::top_by(&full, |i| prio[i], m, &mut want),
                 }
                 ix.top(m, &mut hint);
                 prop_assert_eq!(&hint, &want, "slot {}", t);
                 let a = rng.random_range(0..k);
                 let above = (0..k).filter(|&i| i != a && before(i, a)).count();
-                if !random {
+                if ties == Ties::LowerChannel {
                     let ranked = (0..k)
                         .filter(|&i| i != a && Ranked { value: full[i], arm: i } > Ranked { value: full[a], arm: a })
                         .count();

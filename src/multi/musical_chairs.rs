@@ -16,8 +16,8 @@
 //! hidden): phase 1 ends at the end of the first slot after slot `T0` whose transmission saw
 //! no collision (its internal clock starts at 0 and it checks `t ≥ T0` on a reward), so it
 //! lasts at least `T0 + 1` slots; `M̂` takes `T0` itself in the formula and the collisions of
-//! the whole phase; a channel's empirical mean is `(1 + S)/(1 + N)`; and ties among the `M̂`
-//! best are broken at random.
+//! the whole phase; and a channel's empirical mean is `(1 + S)/(1 + N)`. (Its `M̂` best are
+//! `np.argsort(-means)[:M̂]`, equal means in index order: the lower channel first, as here.)
 //!
 //! `T0`: the paper's Theorem 1 gives `max(K/2 · ln(2K²/δ), 16K/ε² · ln(4K²/δ),
 //! K² ln(2/δ²)/0.02)`, 367 680 slots for K = 6, ε = 0.05, δ = 0.01 (the last term's δ² is read as SMPyBandits'
@@ -26,7 +26,7 @@
 use super::{Seen, Team};
 use crate::policy::Convention;
 use crate::util::rng::SimRng;
-use rand::{Rng, RngExt};
+use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 /// The length of the exploration phase.
@@ -118,8 +118,6 @@ pub(crate) struct MusicalChairs {
     t: u64,
     /// SMPyBandits' definitions (see the module docs).
     reference: bool,
-    /// Scratch: a random order of equal means.
-    prio: Vec<u64>,
 }
 
 impl MusicalChairs {
@@ -142,7 +140,6 @@ impl MusicalChairs {
             k,
             t: 0,
             reference: convention == Convention::SMPyBandits,
-            prio: vec![0; k],
         }
     }
 
@@ -184,8 +181,9 @@ impl Team for MusicalChairs {
                     let means: Vec<f64> = (0..k)
                         .map(|i| (1 + c.idle[i]) as f64 / (1 + c.observed[i]) as f64)
                         .collect();
-                    self.prio.iter_mut().for_each(|p| *p = rng.next_u64());
-                    super::top_by(&means, &self.prio, m, &mut c.best);
+                    // `np.argsort(-means)[:M̂]`: the baseline sort keeps equal means in index
+                    // order, the lower channel first.
+                    super::top(&means, m, &mut c.best);
                 } else {
                     let m = Self::estimate_m(c.informed, c.collisions, k);
                     let mean = |i: usize| {

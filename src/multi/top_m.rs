@@ -18,8 +18,12 @@
 //! infinite indices), the move is uniform on `M̂^j(t)`.
 //!
 //! `convention: SMPyBandits` follows SMPyBandits 0.9.7's `oneRandTopM` instead, which differs
-//! from the paper's algorithms in three places (besides the index's clock and random ties,
-//! [`crate::policy::Rules`]):
+//! from the paper's algorithms in three places besides the index's clock
+//! ([`crate::policy::Rules`]) and ties. Its M best are the last M of `np.argsort(index)`:
+//! numpy's baseline sort keeps equal values in index order, so among equal indices the higher
+//! channel ranks higher (`Ties::HigherChannel`; numpy's SIMD sorts on AVX2 and AVX-512
+//! machines, since numpy 1.25, order them otherwise and data-dependently, which moves MCTopM's
+//! regret: the cross-check script runs SMPyBandits with the baseline sort). The differences:
 //! - *Start*: the user's first K slots play its index policy's own choice, the channel of
 //!   largest index with ties at random: every channel once, in a uniform order (the unsampled
 //!   ones have an infinite index), whatever the collisions; the paper draws one uniform channel
@@ -40,7 +44,7 @@ use super::index::{IndexSpec, Indices};
 #[cfg(test)]
 use super::top;
 use super::{Seen, Team};
-use crate::policy::Convention;
+use crate::policy::{Convention, Ties};
 use crate::util::rng::SimRng;
 use rand::RngExt;
 
@@ -62,6 +66,11 @@ pub(crate) struct TopM {
     chair: bool,
     /// SMPyBandits' definitions (see the module docs).
     reference: bool,
+    /// Its first K slots draw uniformly among the channels not sampled yet (the index
+    /// policy's own choice, ties at random), whatever the rule for the M best.
+    random_start: bool,
+    /// Scratch: channels not sampled yet.
+    unsampled: Vec<usize>,
     m: usize,
     /// Each user's M best channels when last computed (a hint for the next time).
     best: Vec<Vec<usize>>,
@@ -71,9 +80,16 @@ pub(crate) struct TopM {
 impl TopM {
     /// `k` channels, `users` users; `chair`: MCTopM, otherwise RandTopM.
     pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, chair: bool) -> TopM {
+        let reference = spec.convention == Convention::SMPyBandits;
+        let mut rules = spec.rules();
+        // SMPyBandits' M best are the last M of `np.argsort(index)`, equal indices in index
+        // order: the higher channel first (see the module docs).
+        if reference && spec.ties.is_none() {
+            rules.ties = Ties::HigherChannel;
+        }
         TopM {
             ix: (0..users)
-                .map(|_| Indices::new(k, spec.index, spec.rules()))
+                .map(|_| Indices::new(k, spec.index, rules))
                 .collect(),
             before: vec![(0, 0); users],
             clock_before: vec![0; users],
@@ -82,10 +98,12 @@ impl TopM {
             seated: vec![false; users],
             plans: vec![0; users],
             chair,
-            reference: spec.convention == Convention::SMPyBandits,
+            reference,
+            random_start: reference && spec.ties.is_none(),
             m: users,
             best: vec![Vec::with_capacity(k); users],
             candidates: Vec::with_capacity(k),
+            unsampled: Vec::with_capacity(k),
         }
     }
 
@@ -126,7 +144,16 @@ impl TopM {
         let ix = &mut self.ix[u];
         let k = ix.len();
         if self.plans[u] <= k as u64 {
-            // The index policy's own choice: the channel of largest index.
+            // The index policy's own choice: the channel of largest index, ties at random
+            // (`IndexPolicy.choice`): a uniform channel among those not sampled yet.
+            if self.random_start {
+                self.unsampled.clear();
+                self.unsampled
+                    .extend((0..k).filter(|&i| ix.samples(i).0 == 0));
+                if !self.unsampled.is_empty() {
+                    return uniform(&self.unsampled, rng);
+                }
+            }
             ix.top(1, &mut self.best[u]);
             return self.best[u][0];
         }
@@ -260,6 +287,33 @@ mod tests {
             }
         }
         assert!(orders.len() > 30, "{} distinct orders", orders.len());
+    }
+
+    /// SMPyBandits' M best take the higher channel among equal indices (its stable argsort),
+    /// unless `ties` says otherwise; specprobe's take the lower.
+    #[test]
+    fn the_reference_m_best_prefer_the_higher_channel() {
+        let smpy = IndexSpec {
+            convention: Convention::SMPyBandits,
+            ..IndexSpec::default()
+        };
+        let rule = |spec: IndexSpec| TopM::new(4, 2, spec, true).ix[0].rules().ties;
+        assert_eq!(rule(smpy), Ties::HigherChannel);
+        assert_eq!(rule(IndexSpec::default()), Ties::LowerChannel);
+        let random = IndexSpec {
+            ties: Some(Ties::Random),
+            ..smpy
+        };
+        assert_eq!(rule(random), Ties::Random);
+        // Every channel seen once and idle: four equal indices, the M = 2 best are 3 and 2.
+        let mut team = TopM::new(4, 2, smpy, true);
+        for c in 0..4 {
+            team.ix[0].add(c, true);
+        }
+        team.ix[0].start(5, &mut crate::util::rng::stream(1, 0, 0));
+        let mut best = Vec::new();
+        team.ix[0].top(2, &mut best);
+        assert_eq!(best, [3, 2]);
     }
 
     /// A seated MCTopM user ignores a collision; RandTopM moves.

@@ -114,6 +114,9 @@ pub(crate) enum Ties {
     /// To the lower channel: a run is a function of its draws alone.
     #[default]
     LowerChannel,
+    /// To the higher channel: SMPyBandits' M best, the last M of `np.argsort(index)`, whose
+    /// sort keeps equal values in index order (numpy's baseline sort; see `top_m`).
+    HigherChannel,
     /// Uniformly at random among the tied channels, from the user's stream.
     Random,
 }

@@ -29,6 +29,8 @@
 //! ```
 //! The simulator never reads files, the report never simulates, the store never interprets.
 
+#![forbid(unsafe_code)]
+
 /// The version of this library (and of the command line and Python package built with it).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

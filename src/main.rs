@@ -1,5 +1,7 @@
 //! The `specprobe` command line: parses arguments, installs logging, calls the library.
 
+#![forbid(unsafe_code)]
+
 use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
 use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
 use specprobe::{

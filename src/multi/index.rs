@@ -528,7 +528,6 @@ mod tests {
             use rand::RngExt;
             let kind = if kl { IndexKind::KlUcb } else { IndexKind::Ucb };
             let ties = [Ties::LowerChannel, Ties::HigherChannel, Ties::Random][tie];
-            let random = ties == Ties::Random;
             let rules = Rules::new(
                 Convention::Specprobe,
                 Some(if samples { Clock::Samples } else { Clock::Slots }),

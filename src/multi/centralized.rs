@@ -12,10 +12,45 @@
 //! every user's samples, `M·(t − 1)`, as the reference's one policy receives them all.
 
 use super::index::{IndexSpec, Indices};
-use super::{Seen, Team};
+use super::{Feedback, Seen, Team, TeamBuiltin};
+use crate::model::channel::Environment;
 use crate::policy::Ties;
 use crate::util::rng::SimRng;
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// `CentralizedMultiplePlay(index: …, …)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct CentralizedSpec(pub IndexSpec);
+
+impl TeamBuiltin for CentralizedSpec {
+    const SUMMARY: &'static str =
+        "one coordinator gives the M channels of largest index to the users";
+    type Team = Centralized;
+
+    fn example() -> Self {
+        CentralizedSpec::default()
+    }
+    fn label(&self) -> String {
+        format!("centralized-{}", self.0.label())
+    }
+    fn is_classic(&self) -> bool {
+        true
+    }
+    fn allows_user_means(&self) -> bool {
+        false
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> Centralized {
+        Centralized::new(env.len(), users, self.0)
+    }
+}
 
 /// The coordinator.
 #[derive(Clone, Debug)]

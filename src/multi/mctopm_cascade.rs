@@ -23,10 +23,51 @@
 //! keeps the chair. One user: exactly P, lazy lists included. (A design of this simulator
 //! after MCTopM, not a published algorithm; the issue asked for an MCTopM-style cascade.)
 
-use super::{Seen, Team};
-use crate::policy::{AnyPolicy, Policy};
+use super::{Feedback, Seen, SelfishSpec, Team, TeamBuiltin};
+use crate::model::channel::Environment;
+use crate::policy::{AnyPolicy, Policy, PolicySpec};
 use crate::util::rng::SimRng;
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// `McTopMCascade(policy: …)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct McTopMCascadeSpec(pub SelfishSpec);
+
+impl TeamBuiltin for McTopMCascadeSpec {
+    const SUMMARY: &'static str =
+        "cascades: MCTopM's chairs on a channel of the list's M-prefix, then its slice";
+    type Team = McTopMCascade;
+
+    fn example() -> Self {
+        McTopMCascadeSpec(SelfishSpec {
+            policy: PolicySpec::CcUcb(Default::default()),
+        })
+    }
+    fn label(&self) -> String {
+        format!("mctopm-cascade-{}", self.0.policy.default_label())
+    }
+    fn params_ron(&self) -> String {
+        self.0.policy_ron()
+    }
+    // Users probe slices of a list: not one channel each.
+    fn is_classic(&self) -> bool {
+        false
+    }
+    fn allows_user_means(&self) -> bool {
+        true
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
+        self.0.policy_check(k)
+    }
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> McTopMCascade {
+        McTopMCascade::new((0..users).map(|_| self.0.policy.build(env)).collect())
+    }
+}
 
 /// M MCTopM-style cascade users.
 #[derive(Debug)]

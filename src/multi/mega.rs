@@ -16,7 +16,8 @@
 //! restores the reference code's step: the best mean over all channels, a never-tried channel's
 //! mean being −∞ (`meanRewards.fill(-inf)`), so that it is exploited last.
 
-use super::{Seen, Team};
+use super::{Feedback, Seen, Team, TeamBuiltin};
+use crate::model::channel::Environment;
 use crate::policy::Convention;
 use crate::util::rng::SimRng;
 use rand::RngExt;
@@ -69,9 +70,37 @@ impl Default for MegaSpec {
     }
 }
 
+impl TeamBuiltin for MegaSpec {
+    const SUMMARY: &'static str =
+        "MEGA: ε-greedy with persistence and unavailability after collisions";
+    type Team = Mega;
+
+    fn example() -> Self {
+        MegaSpec::default()
+    }
+    fn label(&self) -> String {
+        format!("mega{}", self.convention.suffix())
+    }
+    fn is_classic(&self) -> bool {
+        true
+    }
+    fn allows_user_means(&self) -> bool {
+        false
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+        self.check_params()
+    }
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> Mega {
+        Mega::new(env.len(), users, self)
+    }
+}
+
 impl MegaSpec {
     /// Every broken parameter rule, as (parameter, rule).
-    pub(crate) fn check(&self) -> Vec<(String, String)> {
+    pub(crate) fn check_params(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let mut rule = |name: &str, ok: bool, what: &str, v: f64| {
             if !ok {
@@ -229,12 +258,12 @@ mod tests {
         assert_eq!(m.epsilon(1), 1.0);
         let e = m.epsilon(1_000_000);
         assert!((e - 0.1 * 81.0 / (1e-4 * 8.0 * 1e6)).abs() < 1e-12);
-        assert!(MegaSpec::default().check().is_empty());
+        assert!(MegaSpec::default().check_params().is_empty());
         let bad = MegaSpec {
             d: 1.5,
             ..MegaSpec::default()
         };
-        assert_eq!(bad.check()[0].0, "d");
+        assert_eq!(bad.check_params()[0].0, "d");
     }
 
     /// A user that gives up after a collision leaves the channel and cannot come back to it

@@ -23,11 +23,57 @@
 //! K² ln(2/δ²)/0.02)`, 367 680 slots for K = 6, ε = 0.05, δ = 0.01 (the last term's δ² is read as SMPyBandits'
 //! `optimalT0` reads it). The default is SMPyBandits' `Time0 = 0.25`: a quarter of the horizon.
 
-use super::{Seen, Team};
+use super::{Feedback, Seen, Team, TeamBuiltin};
+use crate::model::channel::Environment;
 use crate::policy::Convention;
 use crate::util::rng::SimRng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
+
+/// `MusicalChairs(t0: …, convention: …)`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MusicalChairsSpec {
+    /// Length of the random exploration phase.
+    #[serde(default)]
+    pub t0: T0,
+    /// Whose definitions (default specprobe's; see the module docs).
+    #[serde(default, skip_serializing_if = "Convention::is_default")]
+    pub convention: Convention,
+}
+
+impl TeamBuiltin for MusicalChairsSpec {
+    const SUMMARY: &'static str = "T0 slots uniform, estimate M, then sit on a free chair";
+    type Team = MusicalChairs;
+
+    fn example() -> Self {
+        MusicalChairsSpec::default()
+    }
+    fn label(&self) -> String {
+        format!("musical-chairs{}", self.convention.suffix())
+    }
+    fn is_classic(&self) -> bool {
+        true
+    }
+    fn allows_user_means(&self) -> bool {
+        false
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, _k: usize, horizon: u64) -> Vec<(String, String)> {
+        self.t0
+            .check(horizon)
+            .err()
+            .map(|rule| ("t0".to_string(), rule))
+            .into_iter()
+            .collect()
+    }
+    fn build(&self, env: &Environment, users: usize, h: u64, _r: &mut [SimRng]) -> MusicalChairs {
+        let k = env.len();
+        MusicalChairs::new(k, users, self.t0.slots(k, h), self.convention)
+    }
+}
 
 /// The length of the exploration phase.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

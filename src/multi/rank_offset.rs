@@ -7,10 +7,51 @@
 //! disagree. With one user it is exactly P. (A design of this simulator, not a published
 //! algorithm: the issue asked for a rank-offset cascade in rhoRand's style.)
 
-use super::{Seen, Team};
-use crate::policy::{AnyPolicy, Policy};
+use super::{Feedback, Seen, SelfishSpec, Team, TeamBuiltin};
+use crate::model::channel::Environment;
+use crate::policy::{AnyPolicy, Policy, PolicySpec};
 use crate::util::rng::SimRng;
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// `RankOffset(policy: …)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct RankOffsetSpec(pub SelfishSpec);
+
+impl TeamBuiltin for RankOffsetSpec {
+    const SUMMARY: &'static str =
+        "cascades: the user of rank r probes entries r, r + M, … of its policy's list";
+    type Team = RankOffset;
+
+    fn example() -> Self {
+        RankOffsetSpec(SelfishSpec {
+            policy: PolicySpec::CcUcb(Default::default()),
+        })
+    }
+    fn label(&self) -> String {
+        format!("rank-offset-{}", self.0.policy.default_label())
+    }
+    fn params_ron(&self) -> String {
+        self.0.policy_ron()
+    }
+    // Users of rank r > 1 skip the head of the list: not one channel each.
+    fn is_classic(&self) -> bool {
+        false
+    }
+    fn allows_user_means(&self) -> bool {
+        true
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
+        self.0.policy_check(k)
+    }
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> RankOffset {
+        RankOffset::new((0..users).map(|_| self.0.policy.build(env)).collect())
+    }
+}
 
 /// M rank-offset cascade users.
 #[derive(Debug)]

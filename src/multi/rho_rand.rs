@@ -7,9 +7,44 @@
 //! random (`choiceWithRank`: uniform among the channels whose index equals the r-th largest).
 
 use super::index::{IndexSpec, Indices};
-use super::{Seen, Team};
+use super::{Feedback, Seen, Team, TeamBuiltin};
+use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// `RhoRand(index: …, …)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct RhoRandSpec(pub IndexSpec);
+
+impl TeamBuiltin for RhoRandSpec {
+    const SUMMARY: &'static str =
+        "rhoRand: the channel of one's rank, a new rank after a collision";
+    type Team = RhoRand;
+
+    fn example() -> Self {
+        RhoRandSpec::default()
+    }
+    fn label(&self) -> String {
+        format!("rhorand-{}", self.0.label())
+    }
+    fn is_classic(&self) -> bool {
+        true
+    }
+    fn allows_user_means(&self) -> bool {
+        false
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> RhoRand {
+        RhoRand::new(env.len(), users, self.0)
+    }
+}
 
 /// M rhoRand users.
 #[derive(Clone, Debug)]

@@ -11,11 +11,69 @@
 //! user's policy is built on the channels as it sees them, so that what it is told of them
 //! (the known costs of `CcUcbKnownCost`, a user's policy's mean costs) matches its labels.
 
-use super::{Seen, Team};
+use super::{Feedback, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
-use crate::policy::{AnyPolicy, Policy};
+use crate::policy::{AnyPolicy, Policy, PolicySpec};
 use crate::util::rng::SimRng;
 use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+/// `Selfish(policy: …)`: every user runs a single-user policy on its own acknowledgements.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SelfishSpec {
+    /// The single-user policy each user runs.
+    pub policy: PolicySpec,
+}
+
+impl SelfishSpec {
+    /// `(policy: P)` in scenario syntax.
+    pub(crate) fn policy_ron(&self) -> String {
+        format!("(policy: {})", self.policy.to_ron())
+    }
+
+    /// The single-user policy's broken rules, as `policy.<param>`.
+    pub(crate) fn policy_check(&self, k: usize) -> Vec<(String, String)> {
+        self.policy
+            .check(k)
+            .into_iter()
+            .map(|e| (format!("policy.{}", e.param), e.rule))
+            .collect()
+    }
+}
+
+impl TeamBuiltin for SelfishSpec {
+    const SUMMARY: &'static str =
+        "each user runs a single-user built-in (cascades too) on its acknowledgements";
+    type Team = Selfish;
+
+    fn example() -> Self {
+        SelfishSpec {
+            policy: PolicySpec::Ucb1(Default::default()),
+        }
+    }
+    fn label(&self) -> String {
+        format!("selfish-{}", self.policy.default_label())
+    }
+    fn params_ron(&self) -> String {
+        self.policy_ron()
+    }
+    fn is_classic(&self) -> bool {
+        self.policy.single_channel()
+    }
+    fn allows_user_means(&self) -> bool {
+        true
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
+        self.policy_check(k)
+    }
+    fn build(&self, env: &Environment, _users: usize, _h: u64, rngs: &mut [SimRng]) -> Selfish {
+        Selfish::new(env, rngs, &|e, _| self.policy.build(e))
+    }
+}
 
 /// M single-user policies.
 #[derive(Debug)]

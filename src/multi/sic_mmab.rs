@@ -24,7 +24,8 @@
 //! (`t0: ReferenceCode`), or a number of slots. Out-of-range indices the reference code would
 //! hit (more users than channels) are taken modulo the active channels instead of failing.
 
-use super::{Seen, Team};
+use super::{Feedback, Seen, Team, TeamBuiltin};
+use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -48,6 +49,34 @@ pub(crate) struct SicMmabSpec {
     /// The fixation phase's length (default the paper's).
     #[serde(default)]
     pub t0: SicT0,
+}
+
+impl TeamBuiltin for SicMmabSpec {
+    const SUMMARY: &'static str =
+        "SIC-MMAB: communication through collisions (feedback: SensingAndCollision)";
+    type Team = SicMmab;
+
+    fn example() -> Self {
+        SicMmabSpec::default()
+    }
+    fn label(&self) -> String {
+        "sic-mmab".into()
+    }
+    fn is_classic(&self) -> bool {
+        true
+    }
+    fn allows_user_means(&self) -> bool {
+        false
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        Some(Feedback::SensingAndCollision)
+    }
+    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn build(&self, env: &Environment, users: usize, horizon: u64, _r: &mut [SimRng]) -> SicMmab {
+        SicMmab::new(env.len(), users, horizon, self)
+    }
 }
 
 impl SicMmabSpec {

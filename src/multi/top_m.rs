@@ -43,10 +43,77 @@
 use super::index::{IndexSpec, Indices};
 #[cfg(test)]
 use super::top;
-use super::{Seen, Team};
+use super::{Feedback, Seen, Team, TeamBuiltin};
+use crate::model::channel::Environment;
 use crate::policy::{Convention, Ties};
 use crate::util::rng::SimRng;
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+/// `RandTopM(index: …, …)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct RandTopMSpec(pub IndexSpec);
+
+/// `McTopM(index: …, …)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct McTopMSpec(pub IndexSpec);
+
+impl TeamBuiltin for RandTopMSpec {
+    const SUMMARY: &'static str = "RandTopM: stay in one's M best, move after a collision";
+    type Team = TopM;
+
+    fn example() -> Self {
+        RandTopMSpec::default()
+    }
+    fn label(&self) -> String {
+        format!("randtopm-{}", self.0.label())
+    }
+    fn is_classic(&self) -> bool {
+        true
+    }
+    fn allows_user_means(&self) -> bool {
+        false
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
+        TopM::new(env.len(), users, self.0, false)
+    }
+}
+
+impl TeamBuiltin for McTopMSpec {
+    const SUMMARY: &'static str =
+        "MCTopM: RandTopM with a chair (a seated user ignores collisions)";
+    type Team = TopM;
+
+    fn example() -> Self {
+        McTopMSpec::default()
+    }
+    fn label(&self) -> String {
+        format!("mctopm-{}", self.0.label())
+    }
+    fn is_classic(&self) -> bool {
+        true
+    }
+    fn allows_user_means(&self) -> bool {
+        false
+    }
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
+    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
+        TopM::new(env.len(), users, self.0, true)
+    }
+}
 
 /// M RandTopM or MCTopM users.
 #[derive(Clone, Debug)]

@@ -79,11 +79,11 @@ pub fn policies() -> String {
     }
     let _ = writeln!(
         out,
-        "\nThe index policies (Ucb1, KlUcb, CentralizedMultiplePlay, RhoRand, RandTopM, McTopM) and \
-         Mega and MusicalChairs take `convention: SMPyBandits` for SMPyBandits 0.9.7's definitions \
-         (the index's t counted in samples, ties at random, the reference code's start and \
-         rules; README, \"Many users\"); the index policies also `time: Slots | Samples` and \
-         `ties: LowerChannel | Random` alone."
+        "\n`convention: SMPyBandits` gives SMPyBandits 0.9.7's definitions on the index policies \
+         (Ucb1, KlUcb, CentralizedMultiplePlay, RhoRand, RandTopM, McTopM), Mega and \
+         MusicalChairs: the index's t counted in samples, ties as its code breaks them, the \
+         reference code's start and rules (README, \"Many users\"); the index policies also take \
+         `time: Slots | Samples` and `ties: LowerChannel | HigherChannel | Random` alone."
     );
     out
 }

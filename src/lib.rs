@@ -76,7 +76,7 @@ pub use scenario::{
     Source, SweepScenario, load, parse,
 };
 pub use store::folder::{Destination, OutputError, Previous, Replace};
-pub use store::names::ResultKind;
+pub use store::names::{DATA_FILES, ResultKind};
 pub use store::partial::{MergeError, merge as merge_shards};
 pub use util::cancel::{Cancel, Cancelled};
 pub use util::input::ReadError;

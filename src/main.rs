@@ -381,9 +381,9 @@ fn execute(command: Command, cancel: &Cancel) -> anyhow::Result<()> {
     for f in &outcome.files {
         tracing::info!("wrote {}", f.display());
     }
-    // The results table of the report just written, and where the report is; without a report
-    // (a shard's partial results), the files.
-    let report = outcome.files.iter().find(|f| f.ends_with("report.md"));
+    // The results table of the report just written (a sweep's own, not a cell's), and where
+    // the report is; without a report (a shard's partial results), the files.
+    let report = outcome.report();
     match report.and_then(|r| std::fs::read_to_string(r).ok()) {
         Some(text) => {
             if let Some(table) = commands::headline(&text) {

@@ -716,15 +716,8 @@ fn interruptible<T: Send>(
 /// (file name, bytes) of each data file written.
 type DataFiles = Vec<(String, Vec<u8>)>;
 
-/// The files of a results folder that Python reads back.
-const DATA_FILES: [&str; 6] = [
-    "summary.json",
-    "curves.csv",
-    "runs.csv",
-    "identification.csv",
-    "users.csv",
-    "channels.csv",
-];
+/// The files of a results folder that Python reads back (named by the library).
+use specprobe::DATA_FILES;
 
 /// Runs a scenario; returns the kind and the bytes of the data files, written into `out` with
 /// `formats` charts when `out` is given, into a scratch folder otherwise.

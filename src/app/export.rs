@@ -47,6 +47,15 @@ pub struct Written {
 }
 
 impl Written {
+    /// The report at the top of the output folder, if one was written (a sweep's, not one of
+    /// its cells'; none for a shard).
+    pub fn report(&self) -> Option<&PathBuf> {
+        let top = self.out.join(crate::store::names::REPORT);
+        self.files
+            .iter()
+            .find(|f| **f == top || f.as_os_str() == crate::store::names::REPORT)
+    }
+
     /// What to tell the user about the folder's earlier content, if anything.
     pub fn note(&self) -> Option<String> {
         match &self.previous {

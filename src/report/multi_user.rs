@@ -28,11 +28,6 @@ use crate::store::names;
 use std::fmt::Write;
 use tables::{channels_csv, users_csv};
 
-/// Per-user results of many-users scenarios.
-pub(crate) const USERS: &str = "users.csv";
-/// Per-channel results of many-users scenarios.
-pub(crate) const CHANNELS: &str = "channels.csv";
-
 /// The metrics of `curves.csv` and `runs.csv`, in column order.
 pub(crate) const METRICS: [(&str, usize); 8] = [
     ("pseudo_regret", Metric::PseudoRegret as usize),
@@ -154,8 +149,8 @@ pub(crate) fn render(
         } else {
             Artifact::new(names::RUNS, tables::runs(s, stats)?)
         },
-        Artifact::new(USERS, users_csv(&summary)?),
-        Artifact::new(CHANNELS, channels_csv(&summary)?),
+        Artifact::new(names::USERS, users_csv(&summary)?),
+        Artifact::new(names::CHANNELS, channels_csv(&summary)?),
     ];
     files.extend(render_report(&summary, &table, opts)?);
     Ok(files)

@@ -11,6 +11,15 @@ pub(crate) const CURVES: &str = "curves.csv";
 pub(crate) const RUNS: &str = "runs.csv";
 /// `identification.csv`: an identification scenario's table.
 pub(crate) const IDENTIFICATION: &str = "identification.csv";
+/// `users.csv`: a many-users scenario's per-user results.
+pub(crate) const USERS: &str = "users.csv";
+/// `channels.csv`: a many-users scenario's per-channel results.
+pub(crate) const CHANNELS: &str = "channels.csv";
+/// `sweep.csv`: a sweep's table, one row per policy and value.
+pub(crate) const SWEEP: &str = "sweep.csv";
+/// The data files a result folder may hold (the charts and the report aside): what the Python
+/// package reads back.
+pub const DATA_FILES: [&str; 6] = [SUMMARY, CURVES, RUNS, IDENTIFICATION, USERS, CHANNELS];
 /// `report.md`: the summary tables with the charts.
 pub(crate) const REPORT: &str = "report.md";
 /// `partial.json`: one shard's exact statistics, for `merge`.
@@ -80,6 +89,54 @@ impl std::fmt::Display for ResultKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every result file's name is spelled here alone: no other production source of the
+    /// library holds it as a string (test modules, which build folders by hand, may).
+    #[test]
+    fn result_file_names_are_spelled_only_here() {
+        let names = [
+            SUMMARY,
+            CURVES,
+            RUNS,
+            IDENTIFICATION,
+            USERS,
+            CHANNELS,
+            SWEEP,
+            REPORT,
+            PARTIAL,
+            MARKER,
+        ];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut stack = vec![root];
+        let mut offences = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                // Test-only files and the test modules at the end of a file are exempt.
+                if path.ends_with("names.rs")
+                    || path.ends_with("testing.rs")
+                    || path.ends_with("tamper.rs")
+                {
+                    continue;
+                }
+                let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+                for name in names {
+                    if code.contains(&format!("\"{name}\"")) {
+                        offences.push(format!("{}: \"{name}\"", path.display()));
+                    }
+                }
+            }
+        }
+        assert!(
+            offences.is_empty(),
+            "spell these through store::names: {offences:#?}"
+        );
+    }
 
     #[test]
     fn kinds_round_trip_as_summaries_write_them() {

@@ -763,3 +763,32 @@ fn plot_redraws_a_many_users_sweep() {
     );
     assert!(damaged.join("users=3/regret.svg").exists());
 }
+
+/// `run` on a many-users sweep prints the sweep's own table (policies against the swept
+/// values) and the top report, not the first cell's.
+#[test]
+fn a_sweep_run_prints_the_sweeps_table_and_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = write(
+        tmp.path(),
+        "sweep.ron",
+        &SCENARIO.replace(
+            "users: 3,",
+            "users: 2, sweep: (field: \"users\", values: [2, 3]),",
+        ),
+    );
+    let out = tmp.path().join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args(["run", path.to_str().unwrap(), "--no-charts", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("users = 2") && stdout.contains("users = 3"),
+        "{stdout}"
+    );
+    let last = stdout.lines().last().unwrap();
+    assert_eq!(last, format!("report: {}", out.join("report.md").display()));
+}

@@ -19,8 +19,10 @@ pub fn headline(report: &str) -> Option<String> {
             let is_table = lines
                 .get(i + 1)
                 .is_some_and(|l| l.starts_with("|-") || l.starts_with("|:"));
-            // Tables that describe the scenario (channels, an instance's true top-K sets) come first.
-            if is_table && !matches!(first, "channel" | "ch" | "N") {
+            // Tables that describe the scenario (channels, an instance's true top-K sets, a
+            // many-users sweep's cells, headed by the swept field in backticks) come first.
+            let describes = matches!(first, "channel" | "ch" | "N") || first.starts_with('`');
+            if is_table && !describes {
                 let rows: Vec<Vec<String>> = std::iter::once(lines[i])
                     .chain(
                         lines[i + 2..]

@@ -123,7 +123,7 @@ pub(crate) fn render_sweep(
         error,
     })?;
     files.push(Artifact::new(names::SUMMARY, json));
-    files.push(Artifact::new("sweep.csv", sweep_csv(&top)?));
+    files.push(Artifact::new(crate::store::names::SWEEP, sweep_csv(&top)?));
     files.extend(render_top(&top, opts)?);
     Ok(files)
 }

@@ -17,6 +17,7 @@
 //! hdrhistogram buckets are typical values, and a sliding-window policy is assumed to see at
 //! most 8 probes per slot.
 
+use crate::engine::multi_loop::N_MULTI;
 use crate::engine::recorder::N_METRICS;
 use crate::engine::runner::RunOptions;
 use crate::identify::confidence::Setting;
@@ -389,12 +390,15 @@ fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, f64, f64)
     let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
     let (k, m) = (s.env.len() as u64, s.users as u64);
     let policies = s.policies.len() as u64;
-    let per_policy = product(&[checkpoints, 11, MOMENTS])
+    // Every metric of a checkpoint row (the single-user ones and the users in collisions),
+    // as moments; per run its row at the horizon and its index.
+    let row = N_MULTI as u64;
+    let per_policy = product(&[checkpoints, row, MOMENTS])
         .saturating_add(product(&[
             m.saturating_mul(3).saturating_add(k * 2),
             MOMENTS,
         ]))
-        .saturating_add(product(&[runs, 8 * 12]));
+        .saturating_add(product(&[runs, 8 * (row + 1)]));
     let worker = product(&[m.saturating_add(m), k, 64]).saturating_add(product(&[k, k, 8]));
     let memory = product(&[policies, per_policy])
         .saturating_add(product(&[threads, 4, worker]))

@@ -5,6 +5,7 @@ use crate::model::channel::Environment;
 use crate::model::cost::CostModel;
 use crate::model::law::LawSpec;
 use crate::policy::DEFAULT_ALPHA;
+use crate::report::format::unit_suffix;
 use crate::report::format::{list, runs_by, sig, span};
 use crate::scenario::{IdentificationScenario, RegretScenario, Scenario, SweepScenario};
 use crate::util::ron_text::to_ron_line;
@@ -130,9 +131,9 @@ fn describe_regret(s: &RegretScenario) -> String {
         out,
         "cost weights: {}·energy{} + {}·delay{}",
         s.weights.energy,
-        unit(&s.units.energy),
+        unit_suffix(&s.units.energy),
         s.weights.delay,
-        unit(&s.units.delay)
+        unit_suffix(&s.units.delay)
     );
     let _ = writeln!(out, "policies:");
     for p in &s.policies {
@@ -148,7 +149,7 @@ fn describe_regret(s: &RegretScenario) -> String {
             let _ = writeln!(
                 out,
                 "slot duration {d}{}: probes start after the delays before them; none starts after the slot ends",
-                unit(&s.units.delay)
+                unit_suffix(&s.units.delay)
             );
         }
         channel_table(&mut out, env, s.horizon);
@@ -296,12 +297,4 @@ fn cost_specs(c: &CostModel) -> Vec<&LawSpec> {
 
 fn ron_law(spec: &LawSpec) -> String {
     to_ron_line(spec)
-}
-
-fn unit(u: &str) -> String {
-    if u.is_empty() {
-        String::new()
-    } else {
-        format!(" [{u}]")
-    }
 }

@@ -3,6 +3,15 @@
 
 use std::fmt::Write;
 
+/// A unit as a label suffix, ` [unit]`, or nothing for no unit.
+pub(crate) fn unit_suffix(u: &str) -> String {
+    if u.is_empty() {
+        String::new()
+    } else {
+        format!(" [{u}]")
+    }
+}
+
 /// Formats `x` with about `digits` significant digits, without exponent for ordinary magnitudes.
 pub(crate) fn sig(x: f64, digits: usize) -> String {
     if !x.is_finite() {

@@ -3,6 +3,7 @@
 
 use crate::engine::recorder::Metric;
 use crate::report::Rendered;
+use crate::report::format::unit_suffix;
 use crate::report::plots::lines::{Curve, LineChart, Reference};
 use crate::report::plots::{AxisMode, Band, ChartError, ChartOptions, ValueAxis, render_chart};
 use crate::report::regret::curves::CurveRow;
@@ -19,14 +20,6 @@ pub(crate) struct Source<'a> {
     pub summary: &'a RegretSummary,
     /// The curves.
     pub rows: &'a [CurveRow],
-}
-
-fn unit(u: &str) -> String {
-    if u.is_empty() {
-        String::new()
-    } else {
-        format!(" [{u}]")
-    }
 }
 
 /// `(t, mean, spread)` of a metric for one (experiment, policy), divided by `t` when `per_slot`;
@@ -513,7 +506,7 @@ fn unit_label(sources: &[Source], metric: Metric) -> String {
     };
     let units: Vec<String> = sources.iter().map(of).collect();
     if units.iter().all(|u| *u == units[0]) {
-        unit(&units[0])
+        unit_suffix(&units[0])
     } else {
         let each: Vec<String> = sources
             .iter()

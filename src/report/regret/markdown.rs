@@ -2,17 +2,10 @@
 //! Built from the summary alone, so `specprobe plot` rewrites it without simulating.
 
 use crate::model::channel::BenchmarkKind;
+use crate::report::format::unit_suffix;
 use crate::report::format::{charts_section, count, interval, list, runs, sig, span};
 use crate::report::regret::summary::{ExperimentSummary, Paired, PolicySummary, RegretSummary};
 use std::fmt::Write;
-
-fn unit(u: &str) -> String {
-    if u.is_empty() {
-        String::new()
-    } else {
-        format!(" [{u}]")
-    }
-}
 
 /// The markdown report; `charts` lists (caption, file name) pairs to embed.
 pub(crate) fn regret_report(s: &RegretSummary, charts: &[(String, String)]) -> String {
@@ -105,8 +98,8 @@ fn experiment_section(out: &mut String, s: &RegretSummary, e: &ExperimentSummary
     let _ = writeln!(
         out,
         "| channel | θ (idle) | c (mean cost) | θ/c | energy/probe{} | delay/probe{} | UCR-T1 position |\n|---:|---:|---:|---:|---:|---:|---:|",
-        unit(&s.units.energy),
-        unit(&s.units.delay)
+        unit_suffix(&s.units.energy),
+        unit_suffix(&s.units.delay)
     );
     // Identical consecutive channels (a `count` in the scenario) share one row.
     for (first, last) in runs(&e.channels) {
@@ -305,8 +298,8 @@ pub(crate) const RESULT_RULE: &str = "---:|---|---:|---:|---|---:|---:|---:|---"
 fn result_columns(s: &RegretSummary) -> (String, &'static str) {
     (
         RESULT_HEAD
-            .replace("{energy}", &unit(&s.units.energy))
-            .replace("{delay}", &unit(&s.units.delay)),
+            .replace("{energy}", &unit_suffix(&s.units.energy))
+            .replace("{delay}", &unit_suffix(&s.units.delay)),
         RESULT_RULE,
     )
 }

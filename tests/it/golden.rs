@@ -1,5 +1,6 @@
 //! Golden files: exact bytes of `summary.json` and `curves.csv` for a small regret scenario that
-//! uses every policy and every cost law, and of an identification scenario's outputs. They pin the output formats and every number: any change to
+//! uses every policy and every cost law, of an identification scenario's outputs, and of a
+//! many-users sweep's (the sweep's own files and every file of one cell). They pin the output formats and every number: any change to
 //! the simulation, the random streams or the formatting shows up here. After a deliberate change,
 //! regenerate with `SPECPROBE_BLESS=1 cargo test golden` and review the diff.
 
@@ -81,4 +82,36 @@ fn outputs_match_golden_files() {
         &out.join("runs.csv"),
         Path::new("tests/data/golden/runs.csv"),
     );
+}
+
+#[test]
+fn many_users_outputs_match_golden_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    specprobe::commands::run(&specprobe::commands::RunArgs {
+        scenario: Path::new("tests/data/golden-multi.ron").to_path_buf(),
+        out: Some(out.clone()),
+        threads: Some(2),
+        charts: crate::common::no_charts(),
+        ..Default::default()
+    })
+    .unwrap();
+    let golden = Path::new("tests/data/golden");
+    check(
+        &out.join("summary.json"),
+        &golden.join("multi-sweep-summary.json"),
+    );
+    check(&out.join("sweep.csv"), &golden.join("multi-sweep.csv"));
+    for name in [
+        "summary.json",
+        "curves.csv",
+        "runs.csv",
+        "users.csv",
+        "channels.csv",
+    ] {
+        check(
+            &out.join("users=3").join(name),
+            &golden.join(format!("multi-{name}")),
+        );
+    }
 }

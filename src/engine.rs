@@ -1,6 +1,6 @@
 //! Running scenarios: the slot loop ([`slot_loop`], and [`classic_loop`] for a policy that lists
-//! one channel), the Monte Carlo runners ([`runner`],
-//! [`identify_runner`]) and the shards they run ([`shard`]), what a
+//! one channel), the Monte Carlo runners ([`runner`], [`multi_runner`], [`identify_runner`])
+//! over one batch pipeline ([`pipeline`]) and the shards they run ([`shard`]), what a
 //! run records and how runs fold ([`recorder`]), results in memory ([`results`]), the resource
 //! estimate ([`budget`]) and progress reporting. Never reads or writes files.
 
@@ -9,6 +9,7 @@ pub(crate) mod classic_loop;
 pub(crate) mod identify_runner;
 pub(crate) mod multi_loop;
 pub(crate) mod multi_runner;
+pub(crate) mod pipeline;
 pub(crate) mod progress;
 pub(crate) mod recorder;
 pub(crate) mod results;

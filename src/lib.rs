@@ -51,10 +51,10 @@ pub use app::commands;
 pub use app::export::{ExportError, Written, commit_files as write_files};
 pub use app::simulation::{Prepared, Simulation, SimulationError};
 pub use engine::budget::{BudgetError, Estimate, bytes as format_bytes, parse_bytes, peak_memory};
+pub use engine::pipeline::RunError;
 pub use engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
-pub use engine::runner::RunError;
 pub use engine::shard::Shard;
 pub use identify::confidence::{Params, Setting};
 pub use identify::{CustomIdentifier, Identifier, IdentifierFactory, Problem, builtin_identifier};

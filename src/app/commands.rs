@@ -28,7 +28,7 @@ pub use validate::{validate, validate_on};
 use crate::app::export::ExportError;
 use crate::app::simulation::{Simulation, SimulationError};
 use crate::engine::budget::BudgetError;
-use crate::engine::runner::RunError;
+use crate::engine::pipeline::RunError;
 use crate::report::ReportError;
 use crate::scenario::error::ScenarioError;
 use crate::store::folder::{Destination, OutputError, Replace};

@@ -6,8 +6,8 @@
 
 use crate::app::runs_file::RunsFile;
 use crate::app::simulation::{Prepared, SimulationError};
+use crate::engine::pipeline::RunOptions;
 use crate::engine::results::Results;
-use crate::engine::runner::RunOptions;
 use crate::report::plots::ChartOptions;
 use crate::report::{Artifact, ReportError};
 use crate::scenario::Scenario;

@@ -10,8 +10,8 @@
 
 use crate::engine::multi_loop::N_MULTI;
 
+use crate::engine::pipeline::{MultiRunSink, RunSink};
 use crate::engine::recorder::Row;
-use crate::engine::runner::{MultiRunSink, RunSink};
 use crate::report::multi_user;
 use crate::report::regret::{curves::cell_experiment, runs};
 use crate::scenario::{MultiUserScenario, RegretScenario};

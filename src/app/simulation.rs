@@ -26,10 +26,10 @@
 
 use crate::ScenarioError;
 use crate::engine::budget::Estimate;
+use crate::engine::pipeline::{RunError, RunOptions};
 use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
-use crate::engine::runner::{RunError, RunOptions};
 use crate::engine::shard::Shard;
 use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;

@@ -18,8 +18,8 @@
 //! most 8 probes per slot.
 
 use crate::engine::multi_loop::N_MULTI;
+use crate::engine::pipeline::RunOptions;
 use crate::engine::recorder::N_METRICS;
-use crate::engine::runner::RunOptions;
 use crate::identify::confidence::Setting;
 use crate::model::channel::{Channel, Environment};
 use crate::scenario::{

@@ -2,8 +2,10 @@
 //! over the shard's runs, in parallel, folded into exact statistics (see [`super::runner`] for
 //! the seeding and determinism contract).
 
+use crate::engine::pipeline::{self, Fold, fold_runs};
+use crate::engine::pipeline::{RunError, RunOptions, thread_pool};
 use crate::engine::progress::Progress;
-use crate::engine::runner::{RunError, RunOptions, thread_pool};
+use crate::identify::Algorithm;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::instance::Arms;
 use crate::identify::{Identifier, IdentifierVisitor, IdentifyOutcome, IdentifyStats, Problem};
@@ -61,10 +63,11 @@ pub(crate) fn run_identification(
     {
         let _entered = progress.span().enter();
         pool.install(|| {
-            cells
-                .par_iter_mut()
-                .for_each(|cell| cell.stats = run_cell(s, cell, opts, &progress));
-        });
+            cells.par_iter_mut().try_for_each(|cell| {
+                cell.stats = run_cell(s, cell, opts, &progress)?;
+                Ok::<(), RunError>(())
+            })
+        })?;
     }
     opts.cancel.check()?;
     info!(
@@ -119,43 +122,62 @@ fn run_cell(
     cell: &IdentifyCell,
     opts: &RunOptions,
     progress: &Progress,
-) -> IdentifyStats {
+) -> Result<IdentifyStats, RunError> {
     let inst = &s.instances[cell.instance];
     let arms = &inst.points[cell.point];
     let domain = label_hash(&[&inst.label, &arms.len().to_string()]);
     let problem = problem_of(s, cell);
-    let algorithm = &s.algorithms[cell.algorithm];
-    let shard = opts.shard;
-    (0..shard.runs_of(s.runs))
-        .into_par_iter()
-        .map(|i| shard.run(i))
-        .fold(
-            || (IdentifyStats::new(), Vec::with_capacity(arms.k())),
-            |(mut stats, mut answer), run| {
-                if opts.cancel.is_cancelled() {
-                    return (stats, answer);
-                }
-                let mut rng = stream(s.seed, domain, run);
-                let outcome = algorithm
-                    .build(&problem)
-                    .expect("every algorithm was checked runnable before the runs")
-                    .visit(Identify {
-                        arms,
-                        cap: s.sample_cap,
-                        rng: &mut rng,
-                        answer: &mut answer,
-                        cancel: &opts.cancel,
-                    });
-                stats.absorb(run, &outcome);
-                progress.inc();
-                (stats, answer)
-            },
-        )
-        .map(|(stats, _)| stats)
-        .reduce(IdentifyStats::new, |mut a, b| {
-            a.merge(&b);
-            a
-        })
+    let worker = || CellWorker {
+        s,
+        problem: &problem,
+        arms,
+        algorithm: &s.algorithms[cell.algorithm],
+        domain,
+        stats: IdentifyStats::new(),
+        answer: Vec::with_capacity(arms.k()),
+    };
+    let fold = Fold {
+        empty: IdentifyStats::new,
+        merge: |a: &mut IdentifyStats, b: &IdentifyStats| a.merge(b),
+        // The per-run rows stay in the statistics (identification writes no stream).
+        flush: |_: &mut IdentifyStats| Ok(()),
+    };
+    fold_runs(opts.shard, s.runs, &opts.cancel, progress, worker, fold)
+}
+
+/// One thread's runs of a cell: the statistics and the answer buffer, reused from run to run.
+struct CellWorker<'a> {
+    s: &'a IdentificationScenario,
+    problem: &'a Problem,
+    arms: &'a Arms,
+    algorithm: &'a Algorithm,
+    domain: u64,
+    stats: IdentifyStats,
+    answer: Vec<usize>,
+}
+
+impl pipeline::Worker for CellWorker<'_> {
+    type Stats = IdentifyStats;
+
+    fn run(&mut self, run: u64, cancel: &Cancel) {
+        let mut rng = stream(self.s.seed, self.domain, run);
+        let outcome = self
+            .algorithm
+            .build(self.problem)
+            .expect("every algorithm was checked runnable before the runs")
+            .visit(Identify {
+                arms: self.arms,
+                cap: self.s.sample_cap,
+                rng: &mut rng,
+                answer: &mut self.answer,
+                cancel,
+            });
+        self.stats.absorb(run, &outcome);
+    }
+
+    fn into_stats(self) -> IdentifyStats {
+        self.stats
+    }
 }
 
 /// Runs one identification with the concrete algorithm type.

@@ -10,10 +10,11 @@
 use crate::engine::multi_loop::{
     Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
 };
-use crate::engine::progress::Progress;
 #[cfg(doc)]
-use crate::engine::runner::MultiRunSink;
-use crate::engine::runner::{RunError, RunOptions, thread_pool};
+use crate::engine::pipeline::MultiRunSink;
+use crate::engine::pipeline::{self, Fold, fold_runs};
+use crate::engine::pipeline::{RunError, RunOptions, thread_pool};
+use crate::engine::progress::Progress;
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::Paths;
 use crate::model::sharing::{Shared, disjoint_lists, m_best, per_user};
@@ -25,11 +26,7 @@ use crate::util::cancel::Cancel;
 use crate::util::crn::RunKey;
 use crate::util::rng::{SimRng, label_hash, stream};
 use crate::util::stats::Moments;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-
-/// Runs folded together before the next batch starts (and handed to a [`MultiRunSink`]).
-const RUNS_PER_BATCH: u64 = 1024;
 
 /// The random-stream domain of user `u` (user 0: the single-user domain 0).
 pub(crate) fn user_domain(u: usize) -> u64 {
@@ -349,36 +346,18 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
                 .enumerate()
                 .map(|(p, entry)| {
                     let worker = || Worker::new(&setup, entry, s, &simple, &guard);
-                    let mut total = TeamStats::new(k, s.users, checkpoints.len());
-                    let mut first = 0;
-                    while first < shard_runs && !opts.cancel.is_cancelled() {
-                        let last = shard_runs.min(first + RUNS_PER_BATCH);
-                        let mut batch = (first..last)
-                            .into_par_iter()
-                            .map(|i| opts.shard.run(i))
-                            .fold(worker, |mut w, run| {
-                                if !opts.cancel.is_cancelled() {
-                                    w.run(run, &opts.cancel);
-                                    progress.inc();
-                                }
-                                w
-                            })
-                            .map(|w| w.stats)
-                            .reduce(
-                                || TeamStats::new(k, s.users, checkpoints.len()),
-                                |mut a, b| {
-                                    a.merge(&b);
-                                    a
-                                },
-                            );
-                        if let Some(sink) = &opts.multi_sink {
-                            sink.rows(p, &batch.finals).map_err(RunError::Sink)?;
-                            batch.finals.clear();
-                        }
-                        total.merge(&batch);
-                        first = last;
-                    }
-                    Ok(total)
+                    let fold = Fold {
+                        empty: || TeamStats::new(k, s.users, checkpoints.len()),
+                        merge: |a: &mut TeamStats, b: &TeamStats| a.merge(b),
+                        flush: |batch: &mut TeamStats| {
+                            if let Some(sink) = &opts.multi_sink {
+                                sink.rows(p, &batch.finals).map_err(RunError::Sink)?;
+                                batch.finals.clear();
+                            }
+                            Ok(())
+                        },
+                    };
+                    fold_runs(opts.shard, s.runs, &opts.cancel, &progress, worker, fold)
                 })
                 .collect::<Result<Vec<_>, RunError>>()
         })?
@@ -436,7 +415,7 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn run(&mut self, run: u64, cancel: &Cancel) {
+    fn simulate(&mut self, run: u64, cancel: &Cancel) {
         let (s, env) = (self.s, &self.s.env);
         let m = s.users;
         let base = RunKey::new(s.seed, 0, run);
@@ -479,6 +458,18 @@ impl<'a> Worker<'a> {
             cancel,
         });
         self.stats.absorb(run, &self.record);
+    }
+}
+
+impl pipeline::Worker for Worker<'_> {
+    type Stats = TeamStats;
+
+    fn run(&mut self, run: u64, cancel: &Cancel) {
+        self.simulate(run, cancel);
+    }
+
+    fn into_stats(self) -> TeamStats {
+        self.stats
     }
 }
 

@@ -132,7 +132,7 @@ pub struct PolicyStats {
     /// Probes of each channel summed over runs.
     pub channel_probes: Vec<u64>,
     /// Every run's values at the horizon, by run index, for `runs.csv` and shards; empty when
-    /// the runs were streamed to a [`crate::engine::runner::RunSink`] instead.
+    /// the runs were streamed to a [`crate::engine::pipeline::RunSink`] instead.
     pub finals: Vec<(u64, Row)>,
     /// The per-run differences to the reference policy at the horizon, pseudo-regret and
     /// realised regret ([`PAIRED`]), streamed run by run (empty for the reference itself and

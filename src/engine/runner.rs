@@ -8,59 +8,19 @@
 //! may split and join the work any way it likes and the output bytes never change.
 
 use crate::engine::classic_loop::{self, ClassicBuffers};
+use crate::engine::pipeline::{self, Fold, RunError, RunOptions, fold_runs, thread_pool};
 use crate::engine::progress::Progress;
-use crate::engine::recorder::{PolicyStats, Row, RunRecord, add_differences};
-use crate::engine::shard::Shard;
+use crate::engine::recorder::{PolicyStats, RunRecord, add_differences};
 use crate::engine::slot_loop::{Buffers, episode};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
 use crate::policy::{AnyPolicy, Checked, ListFaults, Policy, PolicyVisitor};
 use crate::scenario::RegretScenario;
-use crate::util::cancel::{Cancel, Cancelled};
+use crate::util::cancel::Cancel;
 use crate::util::crn::RunKey;
 use crate::util::rng::{SimRng, label_hash, stream};
-use rayon::prelude::*;
 use std::time::Instant;
 use tracing::info;
-
-/// How to run.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct RunOptions {
-    /// Worker threads (default: one per core).
-    pub threads: Option<usize>,
-    /// The runs to simulate.
-    pub shard: Shard,
-    /// Stops the runs when set.
-    pub cancel: Cancel,
-    /// Where each run's values at the horizon go; `None`: kept in [`PolicyStats::finals`].
-    pub sink: Option<std::sync::Arc<dyn RunSink>>,
-    /// The same for a many-users scenario's runs.
-    pub multi_sink: Option<std::sync::Arc<dyn MultiRunSink>>,
-}
-
-/// Takes each run's values at the horizon as the runs finish, so that memory does not grow
-/// with the number of runs (the command line writes them to `runs.csv` in the staging folder).
-pub(crate) trait RunSink: Send + Sync + std::fmt::Debug {
-    /// The rows of experiment `experiment`, policy `policy`, for consecutive runs in ascending
-    /// order, continuing where the previous call for the same pair ended.
-    fn rows(&self, experiment: usize, policy: usize, rows: &[(u64, Row)]) -> std::io::Result<()>;
-}
-
-/// Takes each run's values at the horizon as the runs finish, so that memory does not grow with
-/// the number of runs (the command line writes them to `runs.csv` in the staging folder).
-pub(crate) trait MultiRunSink: Send + Sync + std::fmt::Debug {
-    /// The rows of policy `policy`, for consecutive runs in ascending order, continuing where
-    /// the previous call for the same policy ended.
-    fn rows(
-        &self,
-        policy: usize,
-        rows: &[(u64, [f64; crate::engine::multi_loop::N_MULTI])],
-    ) -> std::io::Result<()>;
-}
-
-/// Runs folded and handed to the sink together: enough for every thread to stay busy, few
-/// enough that the rows waiting for the sink stay small (1024 × policies × 88 bytes).
-const RUNS_PER_BATCH: u64 = 1024;
 
 /// Results of a regret scenario: per experiment, per policy (scenario order).
 #[derive(Clone, Debug)]
@@ -95,32 +55,6 @@ impl RegretStats {
     }
 }
 
-/// Why a run could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// A user's policy or algorithm known by name only (rebuilt from partial results) cannot
-    /// be simulated.
-    #[error("{0:?} is a user's policy known here by its name only; it cannot be simulated")]
-    NotRunnable(String),
-    /// The run was stopped through its [`Cancel`] flag.
-    #[error(transparent)]
-    Cancelled(#[from] Cancelled),
-    /// A user's policy listed a channel that is not one, or one twice.
-    #[error(transparent)]
-    Policy(#[from] crate::policy::ListFault),
-    /// The per-run rows could not be written.
-    #[error("cannot write the per-run rows: {0}")]
-    Sink(std::io::Error),
-    /// Rayon could not start its workers.
-    #[error("cannot start {threads} worker threads: {error}")]
-    ThreadPool {
-        /// Threads asked for.
-        threads: usize,
-        /// The underlying error.
-        error: rayon::ThreadPoolBuildError,
-    },
-}
-
 /// The random-stream domain of experiment `label` (see the module docs).
 pub(crate) fn experiment_domain(scenario: &RegretScenario, label: &str) -> u64 {
     if scenario.is_grid {
@@ -128,18 +62,6 @@ pub(crate) fn experiment_domain(scenario: &RegretScenario, label: &str) -> u64 {
     } else {
         0
     }
-}
-
-/// Builds the worker pool.
-pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        builder = builder.num_threads(n);
-    }
-    builder.build().map_err(|source| RunError::ThreadPool {
-        threads: threads.unwrap_or(0),
-        error: source,
-    })
 }
 
 /// Runs every (experiment, policy) of a regret scenario over the shard's runs.
@@ -184,7 +106,6 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
     let runs = Runs {
         s,
         checkpoints: &checkpoints,
-        shard_runs,
         opts,
     };
     let stats = {
@@ -221,7 +142,6 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
 struct Runs<'a> {
     s: &'a RegretScenario,
     checkpoints: &'a [u64],
-    shard_runs: u64,
     opts: &'a RunOptions,
 }
 
@@ -237,47 +157,28 @@ fn run_experiment(
     let Runs {
         s,
         checkpoints,
-        shard_runs,
         opts,
     } = *runs;
     let simple = Simple::of(&exp.env);
     let worker = || Worker::new(s, exp, checkpoints, simple.as_ref(), faults);
-    let mut total = worker().stats;
-    let mut first = 0;
-    while first < shard_runs && !opts.cancel.is_cancelled() {
-        let last = shard_runs.min(first + RUNS_PER_BATCH);
-        let mut batch = (first..last)
-            .into_par_iter()
-            .map(|i| opts.shard.run(i))
-            .fold(worker, |mut w, run| {
-                if !opts.cancel.is_cancelled() {
-                    w.run(run, &opts.cancel);
-                    progress.inc();
-                }
-                w
-            })
-            .map(|w| w.stats)
-            .reduce(
-                || worker().stats,
-                |mut a, b| {
-                    for (x, y) in a.iter_mut().zip(&b) {
-                        x.merge(y);
-                    }
-                    a
-                },
-            );
-        if let Some(sink) = &opts.sink {
-            for (p, st) in batch.iter_mut().enumerate() {
-                sink.rows(e, p, &st.finals).map_err(RunError::Sink)?;
-                st.finals.clear();
+    let fold = Fold {
+        empty: || worker().stats,
+        merge: |a: &mut Vec<PolicyStats>, b: &Vec<PolicyStats>| {
+            for (x, y) in a.iter_mut().zip(b) {
+                x.merge(y);
             }
-        }
-        for (a, b) in total.iter_mut().zip(&batch) {
-            a.merge(b);
-        }
-        first = last;
-    }
-    Ok(total)
+        },
+        flush: |batch: &mut Vec<PolicyStats>| {
+            if let Some(sink) = &opts.sink {
+                for (p, st) in batch.iter_mut().enumerate() {
+                    sink.rows(e, p, &st.finals).map_err(RunError::Sink)?;
+                    st.finals.clear();
+                }
+            }
+            Ok(())
+        },
+    };
+    fold_runs(opts.shard, s.runs, &opts.cancel, progress, worker, fold)
 }
 
 /// One worker's buffers for the runs of one experiment, reused from run to run.
@@ -326,7 +227,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Run `run`: every policy on the run's sample paths, the benchmark beside each.
-    fn run(&mut self, run: u64, cancel: &Cancel) {
+    fn simulate(&mut self, run: u64, cancel: &Cancel) {
         let env = &self.exp.env;
         let key = RunKey::new(self.s.seed, self.domain, run);
         for (entry, stats) in self.s.policies.iter().zip(&mut self.stats) {
@@ -371,6 +272,18 @@ impl<'a> Worker<'a> {
                 }
             }
         }
+    }
+}
+
+impl pipeline::Worker for Worker<'_> {
+    type Stats = Vec<PolicyStats>;
+
+    fn run(&mut self, run: u64, cancel: &Cancel) {
+        self.simulate(run, cancel);
+    }
+
+    fn into_stats(self) -> Vec<PolicyStats> {
+        self.stats
     }
 }
 

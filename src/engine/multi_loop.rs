@@ -21,7 +21,7 @@
 use crate::engine::recorder::{Metric, N_METRICS};
 use crate::engine::slot_loop::{Checkpoints, ExpectedReward, Slot, close_row};
 use crate::engine::spectrum::{Probe, Spectrum};
-use crate::model::channel::{Environment, Paths};
+use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::sharing::Shared;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::util::cancel::{CHECK_MASK, Cancel};
@@ -191,191 +191,248 @@ pub(crate) struct RunDraws<'a> {
 
 const NOT_STARTED: u32 = u32::MAX;
 
-/// Runs one episode of `team` on `spectra` (one per user, or one shared by all: per-user
-/// means give each user its own idle probabilities on the shared primary-user draws),
-/// recording into `record` (reset here).
-// Users are indices into several parallel per-user arrays (lists, paths, streams, slots).
-#[allow(clippy::needless_range_loop)]
-pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
-    setup: &Setup<'_>,
-    spectra: &[S],
-    team: &mut T,
-    draws: RunDraws<'_>,
-    record: &mut MultiRecord,
-    buffers: &mut MultiBuffers,
-    cancel: &Cancel,
-) {
-    let env = setup.env;
-    let (k, m) = (env.len(), setup.users);
-    record.reset();
-    let b = buffers;
-    b.lists.resize_with(m, Vec::new);
-    let RunDraws {
-        rngs,
-        paths,
-        bench: bench_paths,
-        collisions,
-    } = draws;
-    b.probed.clear();
-    b.probed.resize(m * k, Probed::default());
-    b.users.clear();
-    b.users.resize(m, UserSlot::default());
-    b.chosen_before.clear();
-    b.chosen_before.resize(m, None);
-    b.tx.clear();
-    b.tx.resize(m, None);
-    for v in [&mut b.transmitters, &mut b.started, &mut b.choosers] {
-        v.clear();
-        v.resize(k, 0);
+impl MultiBuffers {
+    /// Sized for `m` users, `k` channels and `epochs` epochs, and cleared for a new run.
+    fn reset(&mut self, k: usize, m: usize, epochs: usize) {
+        self.lists.resize_with(m, Vec::new);
+        self.probed.clear();
+        self.probed.resize(m * k, Probed::default());
+        self.users.clear();
+        self.users.resize(m, UserSlot::default());
+        self.chosen_before.clear();
+        self.chosen_before.resize(m, None);
+        self.tx.clear();
+        self.tx.resize(m, None);
+        for v in [
+            &mut self.transmitters,
+            &mut self.started,
+            &mut self.choosers,
+        ] {
+            v.clear();
+            v.resize(k, 0);
+        }
+        self.winner.clear();
+        self.winner.resize(k, None);
+        self.chose.clear();
+        self.chose.resize(epochs, vec![0; k]);
+        self.rewarded.clear();
+        self.rewarded.resize(epochs, vec![0; k]);
+        self.epoch_slots.clear();
+        self.epoch_slots.resize(epochs, 0);
+        self.expected.reset();
     }
-    b.winner.clear();
-    b.winner.resize(k, None);
-    let epochs = env.epochs();
-    b.chose.clear();
-    b.chose.resize(epochs.len(), vec![0; k]);
-    b.rewarded.clear();
-    b.rewarded.resize(epochs.len(), vec![0; k]);
-    b.epoch_slots.clear();
-    b.epoch_slots.resize(epochs.len(), 0);
-    b.expected.reset();
-    let spectrum_of = |u: usize| &spectra[u.min(spectra.len() - 1)];
-    let duration = spectra[0].duration();
-    let mean_cost = env.mean_cost();
-    let senses = setup.feedback.senses();
-    let copies = *setup.collision == Collision::NoCollision;
-    let carrier = setup.timing == Timing::Synchronous && !copies;
-    let mut epoch = 0;
-    let mut best = epochs[0].optimum.expected_reward;
-    let mut cum = [0.0f64; N_MULTI];
-    let mut benchmark_reward = 0.0f64;
-    let mut rows = Checkpoints::new(setup.checkpoints);
-    for t in 1..=setup.horizon {
-        if t & CHECK_MASK == 0 && cancel.is_cancelled() {
-            return;
+}
+
+/// The rules of the many-users world for one episode: the channels as each user sees them,
+/// and what the timing, collision and feedback models make of the users' probes. Each step of
+/// a slot is one method; the episode calls them in order.
+struct World<'a, S> {
+    setup: &'a Setup<'a>,
+    spectra: &'a [S],
+    k: usize,
+    m: usize,
+    /// Users sense channels (and may cascade); without, each transmits on its first channel.
+    senses: bool,
+    /// Every user has its own copy of every channel (`NoCollision`).
+    copies: bool,
+    /// Users hear transmissions that started at an earlier probe step (carrier sensing).
+    carrier: bool,
+}
+
+impl<'a, S: Spectrum> World<'a, S> {
+    fn new(setup: &'a Setup<'a>, spectra: &'a [S]) -> World<'a, S> {
+        let copies = *setup.collision == Collision::NoCollision;
+        World {
+            setup,
+            spectra,
+            k: setup.env.len(),
+            m: setup.users,
+            senses: setup.feedback.senses(),
+            copies,
+            carrier: setup.timing == Timing::Synchronous && !copies,
         }
-        if t > epochs[epoch].last {
-            while t > epochs[epoch].last {
-                epoch += 1;
+    }
+
+    /// The channels as user `u` sees them.
+    #[inline]
+    fn spectrum_of(&self, u: usize) -> &'a S {
+        &self.spectra[u.min(self.spectra.len() - 1)]
+    }
+
+    /// Classic lists: each user's one channel, probed at the slot's start (no duration), in
+    /// the step loop's order with the step loop's values. No user hears another (carrier
+    /// sensing needs an earlier step), and the lists are complete (`extend` is the default
+    /// `false` for classic teams), so what the step loop would add is the second step's
+    /// finding that every user is done.
+    // Users index several parallel per-user arrays (lists, paths, slots).
+    #[allow(clippy::needless_range_loop)]
+    #[inline(always)]
+    fn probe_first<T: Team>(
+        &self,
+        t: u64,
+        team: &mut T,
+        paths: &mut [Paths],
+        b: &mut MultiBuffers,
+        record: &mut MultiRecord,
+    ) {
+        for u in 0..self.m {
+            let us = &mut b.users[u];
+            let Some(&i) = b.lists[u].first() else {
+                continue;
+            };
+            debug_assert_eq!(b.lists[u].len(), 1, "a classic team lists one channel");
+            let path = &mut paths[u];
+            let p = self
+                .spectrum_of(u)
+                .probe(&path.keys, &mut path.occupancy, i, t, 0.0);
+            b.probed[u * self.k + i] = Probed {
+                slot: t,
+                offset: 0.0,
+                probe: p,
+            };
+            record.channel_probes[i] += 1;
+            us.last = Some(i);
+            us.last_cost = p.cost.cost;
+            if !self.senses {
+                us.slot.add(&Probe { sensed: true, ..p });
+                us.last_sensed = p.idle;
+                us.tx = Some(i);
+            } else {
+                us.last_sensed = p.sensed;
+                if us.slot.add(&p) {
+                    us.tx = Some(i);
+                } else {
+                    team.busy(u, i, p.cost.cost);
+                }
             }
-            best = epochs[epoch].optimum.expected_reward;
-            b.expected.reset();
         }
-        for l in b.lists.iter_mut() {
-            l.clear();
-        }
-        team.plan(t, &mut b.lists, rngs);
-        b.users.iter_mut().for_each(|s| *s = UserSlot::default());
-        if CLASSIC {
-            // One channel per user at most, probed at the slot's start (no duration): one
-            // pass over the users in the step loop's order, with the step loop's values. No
-            // user hears another (carrier sensing needs an earlier step), and the lists are
-            // complete (`extend` is the default `false` for classic teams), so what the step
-            // loop would add is the second step's finding that every user is done.
-            for u in 0..m {
+    }
+
+    /// The probe steps: at step `s` every user still probing makes its `s`-th probe, at the
+    /// instant its own earlier delays have used up, until every user has transmitted, run out
+    /// of its list or of the slot.
+    // Users index several parallel per-user arrays (lists, paths, slots).
+    #[allow(clippy::needless_range_loop)]
+    #[inline(always)]
+    fn probe_steps<T: Team>(
+        &self,
+        t: u64,
+        team: &mut T,
+        paths: &mut [Paths],
+        b: &mut MultiBuffers,
+        record: &mut MultiRecord,
+    ) {
+        let duration = self.spectra[0].duration();
+        b.started.iter_mut().for_each(|s| *s = NOT_STARTED);
+        let mut step = 0u32;
+        loop {
+            let mut any = false;
+            for u in 0..self.m {
                 let us = &mut b.users[u];
-                let Some(&i) = b.lists[u].first() else {
+                if us.done {
+                    continue;
+                }
+                let list = &mut b.lists[u];
+                if us.at == list.len() && !team.extend(u, list) {
+                    us.done = true;
+                    continue;
+                }
+                let Some(offset) = us.slot.offset(duration) else {
+                    us.done = true;
                     continue;
                 };
-                debug_assert_eq!(b.lists[u].len(), 1, "a classic team lists one channel");
+                let i = list[us.at];
+                us.at += 1;
                 let path = &mut paths[u];
-                let p = spectrum_of(u).probe(&path.keys, &mut path.occupancy, i, t, 0.0);
-                b.probed[u * k + i] = Probed {
+                let p = self
+                    .spectrum_of(u)
+                    .probe(&path.keys, &mut path.occupancy, i, t, offset);
+                b.probed[u * self.k + i] = Probed {
                     slot: t,
-                    offset: 0.0,
+                    offset,
                     probe: p,
                 };
                 record.channel_probes[i] += 1;
                 us.last = Some(i);
                 us.last_cost = p.cost.cost;
-                if !senses {
-                    us.slot.add(&Probe { sensed: true, ..p });
-                    us.last_sensed = p.idle;
-                    us.tx = Some(i);
-                } else {
-                    us.last_sensed = p.sensed;
-                    if us.slot.add(&p) {
-                        us.tx = Some(i);
-                    } else {
-                        team.busy(u, i, p.cost.cost);
-                    }
-                }
+                any = true;
+                self.sense(u, i, p, step, team, us, &mut b.started);
+            }
+            if !any {
+                break;
+            }
+            step += 1;
+        }
+    }
+
+    /// What user `u` makes of its probe `p` of channel `i` at step `step`: transmit (without
+    /// sensing, on its first channel; with, on a channel sensed idle and not heard taken), or
+    /// go on.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn sense<T: Team>(
+        &self,
+        u: usize,
+        i: usize,
+        p: Probe,
+        step: u32,
+        team: &mut T,
+        us: &mut UserSlot,
+        started: &mut [u32],
+    ) {
+        if !self.senses {
+            // No sensing: transmit on the first channel of the list.
+            let sent = Probe { sensed: true, ..p };
+            us.slot.add(&sent);
+            us.last_sensed = p.idle;
+            us.tx = Some(i);
+            us.done = true;
+            if started[i] == NOT_STARTED {
+                started[i] = step;
+            }
+            return;
+        }
+        let heard = self.carrier && started[i] < step;
+        let seen = if heard {
+            // Carrier sensing: another user's transmission, not an opportunity missed.
+            Probe {
+                idle: false,
+                sensed: false,
+                ..p
             }
         } else {
-            b.started.iter_mut().for_each(|s| *s = NOT_STARTED);
-            // The probe steps.
-            let mut step = 0u32;
-            loop {
-                let mut any = false;
-                for u in 0..m {
-                    let us = &mut b.users[u];
-                    if us.done {
-                        continue;
-                    }
-                    let list = &mut b.lists[u];
-                    if us.at == list.len() && !team.extend(u, list) {
-                        us.done = true;
-                        continue;
-                    }
-                    let Some(offset) = us.slot.offset(duration) else {
-                        us.done = true;
-                        continue;
-                    };
-                    let i = list[us.at];
-                    us.at += 1;
-                    let path = &mut paths[u];
-                    let p = spectrum_of(u).probe(&path.keys, &mut path.occupancy, i, t, offset);
-                    b.probed[u * k + i] = Probed {
-                        slot: t,
-                        offset,
-                        probe: p,
-                    };
-                    record.channel_probes[i] += 1;
-                    us.last = Some(i);
-                    us.last_cost = p.cost.cost;
-                    any = true;
-                    if !senses {
-                        // No sensing: transmit on the first channel of the list.
-                        let sent = Probe { sensed: true, ..p };
-                        us.slot.add(&sent);
-                        us.last_sensed = p.idle;
-                        us.tx = Some(i);
-                        us.done = true;
-                        if b.started[i] == NOT_STARTED {
-                            b.started[i] = step;
-                        }
-                        continue;
-                    }
-                    let heard = carrier && b.started[i] < step;
-                    let seen = if heard {
-                        // Carrier sensing: another user's transmission, not an opportunity missed.
-                        Probe {
-                            idle: false,
-                            sensed: false,
-                            ..p
-                        }
-                    } else {
-                        p
-                    };
-                    us.last_sensed = seen.sensed;
-                    if us.slot.add(&seen) {
-                        us.tx = Some(i);
-                        us.done = true;
-                        // Heard from the next step on: users probing `i` at this step compare
-                        // `started < step` and do not hear it.
-                        if b.started[i] == NOT_STARTED {
-                            b.started[i] = step;
-                        }
-                    } else {
-                        team.busy(u, i, p.cost.cost);
-                    }
-                }
-                if !any {
-                    break;
-                }
-                step += 1;
+            p
+        };
+        us.last_sensed = seen.sensed;
+        if us.slot.add(&seen) {
+            us.tx = Some(i);
+            us.done = true;
+            // Heard from the next step on: users probing `i` at this step compare
+            // `started < step` and do not hear it.
+            if started[i] == NOT_STARTED {
+                started[i] = step;
             }
+        } else {
+            team.busy(u, i, p.cost.cost);
         }
-        // Collisions between users.
+    }
+
+    /// Collisions between users, each user's acknowledgement and feedback (`Team::seen`), and
+    /// the slot's per-user records; adds the users' slots to `cum`.
+    // Users index several parallel per-user arrays (slots, streams, records).
+    #[allow(clippy::needless_range_loop)]
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn resolve<T: Team>(
+        &self,
+        t: u64,
+        team: &mut T,
+        rngs: &mut [SimRng],
+        collisions: &mut SimRng,
+        b: &mut MultiBuffers,
+        record: &mut MultiRecord,
+        cum: &mut [f64; N_MULTI],
+    ) {
         b.transmitters.iter_mut().for_each(|c| *c = 0);
         b.choosers.iter_mut().for_each(|c| *c = 0);
         for (us, tx) in b.users.iter().zip(b.tx.iter_mut()) {
@@ -388,14 +445,15 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             }
         }
         resolve(
-            setup.collision,
+            self.setup.collision,
             &b.tx,
             &b.transmitters,
             &mut b.winner,
             collisions,
         );
+        let copies = self.copies;
         let mut su_collisions = 0u64;
-        for u in 0..m {
+        for u in 0..self.m {
             let us = &mut b.users[u];
             let collided = us.tx.is_some_and(|i| b.transmitters[i] > 1) && !copies;
             let ack = match us.tx {
@@ -410,7 +468,7 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             }
             let slot = &mut us.slot;
             slot.success &= ack;
-            let collision = match setup.feedback {
+            let collision = match self.setup.feedback {
                 Feedback::SensingThenCollision => us.tx.map(|_| collided),
                 Feedback::SensingAndCollision | Feedback::CollisionOnly => us
                     .last
@@ -419,16 +477,19 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             let seen = Seen {
                 transmitted: us.tx,
                 last: us.last,
-                sample: if senses { us.last_sensed } else { slot.success },
+                sample: if self.senses {
+                    us.last_sensed
+                } else {
+                    slot.success
+                },
                 collision,
-                ack: ack && (senses || slot.success),
+                ack: ack && (self.senses || slot.success),
             };
             team.seen(u, &seen, us.last_cost, &mut rngs[u]);
             let slot = &us.slot;
-            let net = slot.net();
-            record.user_reward[u] += net;
+            record.user_reward[u] += slot.net();
             record.user_success[u] += u64::from(slot.success);
-            slot.add_to(&mut cum);
+            slot.add_to(cum);
             if let Some(i) = us.last {
                 record.selections[i] += 1;
                 if t > 1 && b.chosen_before[u] != Some(i) {
@@ -438,43 +499,100 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             b.chosen_before[u] = us.last;
         }
         cum[SU_COLLISIONS] += su_collisions as f64;
-        // The benchmark's lists on the same paths.
+    }
+
+    /// The benchmark's lists of epoch `epoch` on the same paths, reusing a user's probe where
+    /// that user probed the channel at the same instant (common random numbers): each list's
+    /// reward is added to `reward` in turn.
+    #[inline(always)]
+    fn benchmark(
+        &self,
+        t: u64,
+        epoch: usize,
+        bench_paths: &mut [Paths],
+        b: &MultiBuffers,
+        reward: &mut f64,
+    ) {
+        let duration = self.spectra[0].duration();
         // List j belongs to user j mod M, counted without a division.
         let mut owner = 0;
-        for (j, list) in setup.benchmarks[epoch].lists.iter().enumerate() {
+        for (j, list) in self.setup.benchmarks[epoch].lists.iter().enumerate() {
             let mut bench = Slot::default();
             for &i in list {
                 let Some(offset) = bench.offset(duration) else {
                     break;
                 };
-                let q = b.probed[owner * k + i];
+                let q = b.probed[owner * self.k + i];
                 let p = if q.slot == t && q.offset == offset {
                     q.probe
                 } else {
                     let path = &mut bench_paths[j];
-                    spectrum_of(owner).probe(&path.keys, &mut path.benchmark, i, t, offset)
+                    self.spectrum_of(owner)
+                        .probe(&path.keys, &mut path.benchmark, i, t, offset)
                 };
                 if bench.add(&p) {
                     break;
                 }
             }
-            benchmark_reward += bench.net();
+            *reward += bench.net();
             owner += 1;
-            if owner == m {
+            if owner == self.m {
                 owner = 0;
             }
         }
-        // The expected reward.
-        let e = &epochs[epoch];
+    }
+}
+
+/// Where an episode stands between slots: the benchmark's epoch, the cumulative metrics and
+/// the checkpoints still to close.
+struct Progress<'a> {
+    epoch: usize,
+    /// The benchmark's expected reward per slot in the current epoch.
+    best: f64,
+    cum: [f64; N_MULTI],
+    benchmark_reward: f64,
+    rows: Checkpoints<'a>,
+}
+
+impl<'a> Progress<'a> {
+    fn new(setup: &'a Setup<'a>) -> Progress<'a> {
+        Progress {
+            epoch: 0,
+            best: setup.env.epochs()[0].optimum.expected_reward,
+            cum: [0.0; N_MULTI],
+            benchmark_reward: 0.0,
+            rows: Checkpoints::new(setup.checkpoints),
+        }
+    }
+
+    /// Moves to slot `t`'s epoch (a new epoch forgets the expected reward kept).
+    #[inline(always)]
+    fn enter(&mut self, t: u64, epochs: &[Epoch], expected: &mut ExpectedReward) {
+        if t > epochs[self.epoch].last {
+            while t > epochs[self.epoch].last {
+                self.epoch += 1;
+            }
+            self.best = epochs[self.epoch].optimum.expected_reward;
+            expected.reset();
+        }
+    }
+
+    /// Adds slot `t`'s expected reward: the single-user exact value of user 0's list, or the
+    /// classic counts (the regret is read from them at checkpoints), or none.
+    #[inline(always)]
+    fn expect<T: Team>(&mut self, setup: &Setup<'_>, team: &mut T, b: &mut MultiBuffers) {
+        let e = &setup.env.epochs()[self.epoch];
         match setup.expected {
             Expected::Single => {
                 let mut more = |l: &mut Vec<usize>| team.extend(0, l);
-                let value = b.expected.of(&mut b.lists[0], &mut more, e, mean_cost);
-                cum[Metric::PseudoRegret as usize] += best - value;
+                let value = b
+                    .expected
+                    .of(&mut b.lists[0], &mut more, e, setup.env.mean_cost());
+                self.cum[Metric::PseudoRegret as usize] += self.best - value;
             }
             Expected::Classic => {
-                b.epoch_slots[epoch] += 1;
-                let (chose, rewarded) = (&mut b.chose[epoch], &mut b.rewarded[epoch]);
+                b.epoch_slots[self.epoch] += 1;
+                let (chose, rewarded) = (&mut b.chose[self.epoch], &mut b.rewarded[self.epoch]);
                 for ((&n, chose), rewarded) in b.choosers.iter().zip(chose).zip(rewarded) {
                     if n > 0 {
                         let n = u64::from(n);
@@ -483,19 +601,73 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
                     }
                 }
             }
-            Expected::None => cum[Metric::PseudoRegret as usize] = f64::NAN,
+            Expected::None => self.cum[Metric::PseudoRegret as usize] = f64::NAN,
         }
-        if let Some(row) = rows.due(t) {
-            close_row(&mut cum, benchmark_reward);
-            if setup.expected == Expected::Classic {
-                let d = decomposition(setup, b);
-                cum[Metric::PseudoRegret as usize] = d[3].value();
-                if rows.is_last(row) {
-                    record.decomposition = Some(d);
-                }
+    }
+
+    /// Closes slot `t`'s checkpoint row, if it is one.
+    #[inline(always)]
+    fn close(&mut self, t: u64, setup: &Setup<'_>, b: &MultiBuffers, record: &mut MultiRecord) {
+        let Some(row) = self.rows.due(t) else {
+            return;
+        };
+        close_row(&mut self.cum, self.benchmark_reward);
+        if setup.expected == Expected::Classic {
+            let d = decomposition(setup, b);
+            self.cum[Metric::PseudoRegret as usize] = d[3].value();
+            if self.rows.is_last(row) {
+                record.decomposition = Some(d);
             }
-            record.rows[row] = cum;
         }
+        record.rows[row] = self.cum;
+    }
+}
+
+/// Runs one episode of `team` on `spectra` (one per user, or one shared by all: per-user
+/// means give each user its own idle probabilities on the shared primary-user draws),
+/// recording into `record` (reset here): each slot the team plans, the world probes its lists,
+/// resolves collisions and tells each user what it saw, the benchmark runs on the same paths,
+/// and the metrics accumulate.
+pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
+    setup: &Setup<'_>,
+    spectra: &[S],
+    team: &mut T,
+    draws: RunDraws<'_>,
+    record: &mut MultiRecord,
+    buffers: &mut MultiBuffers,
+    cancel: &Cancel,
+) {
+    let world = World::new(setup, spectra);
+    let epochs = setup.env.epochs();
+    record.reset();
+    let b = buffers;
+    b.reset(world.k, world.m, epochs.len());
+    let RunDraws {
+        rngs,
+        paths,
+        bench,
+        collisions,
+    } = draws;
+    let mut progress = Progress::new(setup);
+    for t in 1..=setup.horizon {
+        if t & CHECK_MASK == 0 && cancel.is_cancelled() {
+            return;
+        }
+        progress.enter(t, epochs, &mut b.expected);
+        for l in b.lists.iter_mut() {
+            l.clear();
+        }
+        team.plan(t, &mut b.lists, rngs);
+        b.users.iter_mut().for_each(|s| *s = UserSlot::default());
+        if CLASSIC {
+            world.probe_first(t, team, paths, b, record);
+        } else {
+            world.probe_steps(t, team, paths, b, record);
+        }
+        world.resolve(t, team, rngs, collisions, b, record, &mut progress.cum);
+        world.benchmark(t, progress.epoch, bench, b, &mut progress.benchmark_reward);
+        progress.expect(setup, team, b);
+        progress.close(t, setup, b, record);
     }
 }
 

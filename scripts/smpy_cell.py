@@ -6,7 +6,7 @@ SMPyBandits 0.9.7 (`python3 -m venv smpy && smpy/bin/pip install SMPyBandits "sc
 not meant to be called by hand. Reads a JSON cell from argv[1]:
 
     {"means": [...], "users": M, "horizon": T, "policy": "mctopm-klucb",
-     "runs": R, "seed": S, "memo": true, "simd": false}
+     "runs": R, "seed": S, "memo": true, "numba": true, "simd": false}
 
 and prints one JSON line: the per-run pseudo-regret and its three terms, computed from
 `EvaluatorMultiPlayers`' own per-repetition arrays (`lastPulls`, `lastCumCollisions`), with its
@@ -43,6 +43,19 @@ if not CELL.get("simd", False):
     os.environ["NPY_DISABLE_CPU_FEATURES"] = SIMD
 
 import numpy as np  # noqa: E402  (after the switch, which numpy reads at import)
+
+if CELL.get("numba", True):
+    # SMPyBandits' kl-UCB (Policies/kullback.py) is written for numba's jit, imported as
+    # `from numba.decorators import jit` (Policies/usenumba.py); numba 0.49 moved it to
+    # `numba.jit`, so SMPyBandits silently falls back to pure Python. Restoring the old name
+    # lets SMPyBandits run its own jitted functions, which give the same values bit for bit
+    # (`smpy_crosscheck.py --check-memo` runs chunks both ways and compares every run).
+    try:
+        import numba
+
+        sys.modules.setdefault("numba.decorators", numba)
+    except ImportError:
+        pass
 
 
 def check_sort():

@@ -17,3 +17,4 @@ pub(crate) mod runner;
 pub(crate) mod shard;
 pub(crate) mod slot_loop;
 pub(crate) mod spectrum;
+pub(crate) mod stepper;

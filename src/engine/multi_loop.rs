@@ -192,8 +192,28 @@ pub(crate) struct RunDraws<'a> {
 const NOT_STARTED: u32 = u32::MAX;
 
 impl MultiBuffers {
+    /// User `u`'s slot so far (its probes' costs, whether it transmitted successfully).
+    pub(crate) fn slot(&self, u: usize) -> &Slot {
+        &self.users[u].slot
+    }
+
+    /// The lists the users play this slot.
+    pub(crate) fn lists_mut(&mut self) -> &mut [Vec<usize>] {
+        &mut self.lists
+    }
+
+    /// The expected reward kept from slot to slot (one user).
+    pub(crate) fn expected_mut(&mut self) -> &mut ExpectedReward {
+        &mut self.expected
+    }
+
+    /// Every user's slot state cleared, before the slot's probes.
+    pub(crate) fn clear_users(&mut self) {
+        self.users.iter_mut().for_each(|s| *s = UserSlot::default());
+    }
+
     /// Sized for `m` users, `k` channels and `epochs` epochs, and cleared for a new run.
-    fn reset(&mut self, k: usize, m: usize, epochs: usize) {
+    pub(crate) fn reset(&mut self, k: usize, m: usize, epochs: usize) {
         self.lists.resize_with(m, Vec::new);
         self.probed.clear();
         self.probed.resize(m * k, Probed::default());
@@ -226,7 +246,7 @@ impl MultiBuffers {
 /// The rules of the many-users world for one episode: the channels as each user sees them,
 /// and what the timing, collision and feedback models make of the users' probes. Each step of
 /// a slot is one method; the episode calls them in order.
-struct World<'a, S> {
+pub(crate) struct World<'a, S> {
     setup: &'a Setup<'a>,
     spectra: &'a [S],
     k: usize,
@@ -240,7 +260,7 @@ struct World<'a, S> {
 }
 
 impl<'a, S: Spectrum> World<'a, S> {
-    fn new(setup: &'a Setup<'a>, spectra: &'a [S]) -> World<'a, S> {
+    pub(crate) fn new(setup: &'a Setup<'a>, spectra: &'a [S]) -> World<'a, S> {
         let copies = *setup.collision == Collision::NoCollision;
         World {
             setup,
@@ -267,7 +287,7 @@ impl<'a, S: Spectrum> World<'a, S> {
     // Users index several parallel per-user arrays (lists, paths, slots).
     #[allow(clippy::needless_range_loop)]
     #[inline(always)]
-    fn probe_first<T: Team>(
+    pub(crate) fn probe_first<T: Team>(
         &self,
         t: u64,
         team: &mut T,
@@ -314,7 +334,7 @@ impl<'a, S: Spectrum> World<'a, S> {
     // Users index several parallel per-user arrays (lists, paths, slots).
     #[allow(clippy::needless_range_loop)]
     #[inline(always)]
-    fn probe_steps<T: Team>(
+    pub(crate) fn probe_steps<T: Team>(
         &self,
         t: u64,
         team: &mut T,
@@ -423,7 +443,7 @@ impl<'a, S: Spectrum> World<'a, S> {
     #[allow(clippy::needless_range_loop)]
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn resolve<T: Team>(
+    pub(crate) fn resolve<T: Team>(
         &self,
         t: u64,
         team: &mut T,
@@ -505,7 +525,7 @@ impl<'a, S: Spectrum> World<'a, S> {
     /// that user probed the channel at the same instant (common random numbers): each list's
     /// reward is added to `reward` in turn.
     #[inline(always)]
-    fn benchmark(
+    pub(crate) fn benchmark(
         &self,
         t: u64,
         epoch: usize,
@@ -543,31 +563,36 @@ impl<'a, S: Spectrum> World<'a, S> {
     }
 }
 
-/// Where an episode stands between slots: the benchmark's epoch, the cumulative metrics and
-/// the checkpoints still to close.
-struct Progress<'a> {
-    epoch: usize,
+/// Where an episode stands between slots: the benchmark's epoch and the cumulative metrics.
+#[derive(Clone, Debug)]
+pub(crate) struct Tally {
+    pub(crate) epoch: usize,
     /// The benchmark's expected reward per slot in the current epoch.
-    best: f64,
-    cum: [f64; N_MULTI],
-    benchmark_reward: f64,
-    rows: Checkpoints<'a>,
+    pub(crate) best: f64,
+    pub(crate) cum: [f64; N_MULTI],
+    pub(crate) benchmark_reward: f64,
+    /// Whether [`Tally::expect`] also computes the slot's own pseudo-regret in the classic
+    /// model (an environment reports it per step; a run reads the sums at checkpoints).
+    pub(crate) per_slot: bool,
+    /// The last slot's pseudo-regret (NaN where it has no closed form, or was not asked for).
+    pub(crate) slot_regret: f64,
 }
 
-impl<'a> Progress<'a> {
-    fn new(setup: &'a Setup<'a>) -> Progress<'a> {
-        Progress {
+impl Tally {
+    pub(crate) fn new(setup: &Setup<'_>) -> Tally {
+        Tally {
             epoch: 0,
             best: setup.env.epochs()[0].optimum.expected_reward,
             cum: [0.0; N_MULTI],
             benchmark_reward: 0.0,
-            rows: Checkpoints::new(setup.checkpoints),
+            per_slot: false,
+            slot_regret: f64::NAN,
         }
     }
 
     /// Moves to slot `t`'s epoch (a new epoch forgets the expected reward kept).
     #[inline(always)]
-    fn enter(&mut self, t: u64, epochs: &[Epoch], expected: &mut ExpectedReward) {
+    pub(crate) fn enter(&mut self, t: u64, epochs: &[Epoch], expected: &mut ExpectedReward) {
         if t > epochs[self.epoch].last {
             while t > epochs[self.epoch].last {
                 self.epoch += 1;
@@ -580,7 +605,12 @@ impl<'a> Progress<'a> {
     /// Adds slot `t`'s expected reward: the single-user exact value of user 0's list, or the
     /// classic counts (the regret is read from them at checkpoints), or none.
     #[inline(always)]
-    fn expect<T: Team>(&mut self, setup: &Setup<'_>, team: &mut T, b: &mut MultiBuffers) {
+    pub(crate) fn expect<T: Team>(
+        &mut self,
+        setup: &Setup<'_>,
+        team: &mut T,
+        b: &mut MultiBuffers,
+    ) {
         let e = &setup.env.epochs()[self.epoch];
         match setup.expected {
             Expected::Single => {
@@ -588,7 +618,8 @@ impl<'a> Progress<'a> {
                 let value = b
                     .expected
                     .of(&mut b.lists[0], &mut more, e, setup.env.mean_cost());
-                self.cum[Metric::PseudoRegret as usize] += self.best - value;
+                self.slot_regret = self.best - value;
+                self.cum[Metric::PseudoRegret as usize] += self.slot_regret;
             }
             Expected::Classic => {
                 b.epoch_slots[self.epoch] += 1;
@@ -600,22 +631,49 @@ impl<'a> Progress<'a> {
                         *rewarded += rewarded_users(setup.collision, n);
                     }
                 }
+                if self.per_slot {
+                    self.slot_regret = self.classic_slot_regret(setup, b);
+                }
             }
             Expected::None => self.cum[Metric::PseudoRegret as usize] = f64::NAN,
         }
     }
 
+    /// The classic model's pseudo-regret of the last slot: the benchmark's expected reward
+    /// less `Σ_k (s_k·W_k − c_k·N_k)` over the slot's choosers `N_k` and users rewarded when
+    /// idle `W_k` (one slot of [`decomposition`]'s regret).
+    fn classic_slot_regret(&self, setup: &Setup<'_>, b: &MultiBuffers) -> f64 {
+        let e = &setup.env.epochs()[self.epoch];
+        let cost = setup.env.mean_cost();
+        let mut value = 0.0;
+        for (k, &n) in b.choosers.iter().enumerate() {
+            if n > 0 {
+                let n = u64::from(n);
+                let w = rewarded_users(setup.collision, n);
+                value += e.success[k] * w as f64 - cost[k] * n as f64;
+            }
+        }
+        setup.benchmarks[self.epoch].expected_reward - value
+    }
+
     /// Closes slot `t`'s checkpoint row, if it is one.
     #[inline(always)]
-    fn close(&mut self, t: u64, setup: &Setup<'_>, b: &MultiBuffers, record: &mut MultiRecord) {
-        let Some(row) = self.rows.due(t) else {
+    fn close(
+        &mut self,
+        t: u64,
+        rows: &mut Checkpoints<'_>,
+        setup: &Setup<'_>,
+        b: &MultiBuffers,
+        record: &mut MultiRecord,
+    ) {
+        let Some(row) = rows.due(t) else {
             return;
         };
         close_row(&mut self.cum, self.benchmark_reward);
         if setup.expected == Expected::Classic {
             let d = decomposition(setup, b);
             self.cum[Metric::PseudoRegret as usize] = d[3].value();
-            if self.rows.is_last(row) {
+            if rows.is_last(row) {
                 record.decomposition = Some(d);
             }
         }
@@ -648,27 +706,34 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
         bench,
         collisions,
     } = draws;
-    let mut progress = Progress::new(setup);
+    let mut tally = Tally::new(setup);
+    let mut rows = Checkpoints::new(setup.checkpoints);
     for t in 1..=setup.horizon {
         if t & CHECK_MASK == 0 && cancel.is_cancelled() {
             return;
         }
-        progress.enter(t, epochs, &mut b.expected);
+        tally.enter(t, epochs, &mut b.expected);
         for l in b.lists.iter_mut() {
             l.clear();
         }
         team.plan(t, &mut b.lists, rngs);
-        b.users.iter_mut().for_each(|s| *s = UserSlot::default());
+        b.clear_users();
         if CLASSIC {
             world.probe_first(t, team, paths, b, record);
         } else {
             world.probe_steps(t, team, paths, b, record);
         }
-        world.resolve(t, team, rngs, collisions, b, record, &mut progress.cum);
-        world.benchmark(t, progress.epoch, bench, b, &mut progress.benchmark_reward);
-        progress.expect(setup, team, b);
-        progress.close(t, setup, b, record);
+        world.resolve(t, team, rngs, collisions, b, record, &mut tally.cum);
+        world.benchmark(t, tally.epoch, bench, b, &mut tally.benchmark_reward);
+        tally.expect(setup, team, b);
+        tally.close(t, &mut rows, setup, b, record);
     }
+}
+
+/// The classic pseudo-regret so far, read from the exact per-channel counts (the
+/// decomposition's regret), rounded once.
+pub(crate) fn classic_regret(setup: &Setup<'_>, b: &MultiBuffers) -> f64 {
+    decomposition(setup, b)[3].value()
 }
 
 /// Users rewarded (when the channel is idle) among `n ≥ 1` that chose one channel.

@@ -224,15 +224,18 @@ pub(crate) struct MultiStats {
 
 /// Whether the classic closed forms apply to every policy of `s`.
 pub(crate) fn expected_kind(s: &MultiUserScenario) -> Expected {
+    expected_for(s, s.policies.iter().all(|p| p.is_classic()))
+}
+
+/// How the pseudo-regret of `s` is computed when every user lists one channel (`classic`) or
+/// not.
+pub(crate) fn expected_for(s: &MultiUserScenario, classic: bool) -> Expected {
     if s.users == 1 {
         Expected::Single
     } else if s.user_theta.is_some() {
         // Per-user means: no closed form here (the decomposition assumes shared means).
         Expected::None
-    } else if s.policies.iter().all(|p| p.is_classic())
-        && !s.env.senses_imperfectly()
-        && s.env.slot_duration().is_none()
-    {
+    } else if classic && !s.env.senses_imperfectly() && s.env.slot_duration().is_none() {
         Expected::Classic
     } else {
         Expected::None
@@ -241,6 +244,15 @@ pub(crate) fn expected_kind(s: &MultiUserScenario) -> Expected {
 
 /// The benchmark of each epoch (see [`crate::model::sharing`]).
 pub(crate) fn benchmarks(s: &MultiUserScenario, expected: Expected) -> Vec<Shared> {
+    benchmarks_for(s, expected, s.policies.iter().all(|p| p.is_classic()))
+}
+
+/// [`benchmarks`] for policies that list one channel per user (`classic`) or not.
+pub(crate) fn benchmarks_for(
+    s: &MultiUserScenario,
+    expected: Expected,
+    classic: bool,
+) -> Vec<Shared> {
     let copies = s.collision == Collision::NoCollision;
     let cost = s.env.mean_cost();
     if s.user_theta.is_some() && s.users > 1 {
@@ -249,7 +261,7 @@ pub(crate) fn benchmarks(s: &MultiUserScenario, expected: Expected) -> Vec<Share
         let of = |f: fn(&crate::model::channel::Epoch) -> &Vec<f64>| -> Vec<Vec<f64>> {
             envs.iter().map(|e| f(&e.epochs()[0]).clone()).collect()
         };
-        let single = s.policies.iter().all(|p| p.is_classic());
+        let single = classic;
         return vec![per_user(
             &of(|e| &e.success),
             &of(|e| &e.stop),

@@ -1,0 +1,715 @@
+//! A scenario's world stepped from outside, one slot at a time: what a training environment
+//! drives with an agent's actions, where a run drives it with a policy.
+//!
+//! It is the many-users slot loop's own [`World`] (one user for a regret scenario, which the
+//! engine already runs bit for bit as the single-user loop does), so every occupancy process,
+//! cost law, sensing model, probe timing, and for several users the timing, collision and
+//! feedback models, apply unchanged. Run `run` of seed `seed` draws exactly what run `run` of
+//! `specprobe run` draws (the channels' paths and costs are counter-based draws keyed by run,
+//! channel and slot): an agent that plays a policy's lists gets that run's rewards and regret
+//! bit for bit, whatever other environments exist or which thread steps them.
+
+use crate::engine::multi_loop::{
+    Expected, MultiBuffers, MultiRecord, Setup, Tally, World, classic_regret,
+};
+use crate::engine::multi_runner::{benchmarks_for, expected_for, user_domain};
+use crate::engine::recorder::Metric;
+use crate::engine::spectrum::{General, Simple, Spectrum};
+use crate::model::channel::{Environment, Paths};
+use crate::model::sharing::Shared;
+use crate::multi::{Collision, Feedback, Seen, Team, Timing};
+use crate::scenario::{MultiUserScenario, RegretScenario};
+use crate::util::crn::RunKey;
+use crate::util::rng::{SimRng, label_hash, stream};
+
+/// Why a world cannot be built or stepped.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StepError {
+    /// A regret grid has one world per configuration.
+    #[error("a grid scenario has {0} channel configurations: pick one with `experiment`")]
+    Grid(usize),
+    /// The configuration asked for does not exist.
+    #[error("experiment {index} does not exist (the scenario has {count})")]
+    NoExperiment {
+        /// Asked for.
+        index: usize,
+        /// Configurations in the scenario.
+        count: usize,
+    },
+    /// Not one list per user.
+    #[error("actions: {got} lists for {users} users (one list per user)")]
+    Users {
+        /// Lists given.
+        got: usize,
+        /// Users of the scenario.
+        users: usize,
+    },
+    /// A list names a channel that does not exist.
+    #[error(
+        "actions: user {user}'s list names channel {channel}, but there are {k} channels (0..{k})"
+    )]
+    Channel {
+        /// The user.
+        user: usize,
+        /// The channel named.
+        channel: usize,
+        /// Channels.
+        k: usize,
+    },
+    /// A list names a channel twice.
+    #[error("actions: user {user}'s list names channel {channel} twice")]
+    Repeated {
+        /// The user.
+        user: usize,
+        /// The channel named twice.
+        channel: usize,
+    },
+    /// A list of more than one channel in a world set up for one channel per user.
+    #[error(
+        "actions: user {user}'s list holds {len} channels; this world takes one channel per user (classic)"
+    )]
+    NotClassic {
+        /// The user.
+        user: usize,
+        /// Its list's length.
+        len: usize,
+    },
+    /// Stepped past the horizon without a reset.
+    #[error("the episode ended at slot {0} (the horizon): reset before stepping again")]
+    Ended(u64),
+}
+
+/// What one user saw in one slot.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UserStep {
+    /// The channels it probed, in order, with what it sensed (`true`: idle) and the probe's
+    /// bandit cost. The last one is the channel it transmitted on, when it transmitted.
+    pub probes: Vec<(usize, bool, f64)>,
+    /// The channel it transmitted on.
+    pub transmitted: Option<usize>,
+    /// Whether its transmission succeeded (a truly idle channel, acknowledged).
+    pub success: bool,
+    /// The collision indicator, when its feedback level shows it.
+    pub collision: Option<bool>,
+    /// Its acknowledgement: it transmitted and no other user collided with it.
+    pub ack: bool,
+    /// Its net reward: 1 for a success, less its probes' costs.
+    pub reward: f64,
+    /// Its probes' energy and delay.
+    pub energy: f64,
+    /// See `energy`.
+    pub delay: f64,
+}
+
+/// What one slot gave.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepOutcome {
+    /// The slot played (from 1).
+    pub t: u64,
+    /// Per user.
+    pub users: Vec<UserStep>,
+    /// The benchmark's expected net reward in this slot (UCR-T1's with one user; the
+    /// many-users benchmark's, summed over users).
+    pub benchmark_expected: f64,
+    /// The slot's pseudo-regret: the benchmark's expected reward less the lists' (NaN where
+    /// it has no closed form: several users' cascades, or sensing errors among several users).
+    pub pseudo_regret: f64,
+    /// Whether this was the horizon's slot.
+    pub last: bool,
+}
+
+/// The agent's lists as a [`Team`], and what the world tells each user, kept for the outcome.
+#[derive(Clone, Debug, Default)]
+struct Actions {
+    lists: Vec<Vec<usize>>,
+    users: Vec<UserStep>,
+}
+
+impl Team for Actions {
+    fn plan(&mut self, _t: u64, lists: &mut [Vec<usize>], _rngs: &mut [SimRng]) {
+        for (l, a) in lists.iter_mut().zip(&self.lists) {
+            l.extend_from_slice(a);
+        }
+    }
+
+    fn busy(&mut self, u: usize, channel: usize, cost: f64) {
+        self.users[u].probes.push((channel, false, cost));
+    }
+
+    fn seen(&mut self, u: usize, seen: &Seen, cost: f64, _rng: &mut SimRng) {
+        let user = &mut self.users[u];
+        if let Some(c) = seen.transmitted {
+            user.probes.push((c, seen.sample, cost));
+        }
+        user.transmitted = seen.transmitted;
+        user.collision = seen.collision;
+        user.ack = seen.ack;
+    }
+}
+
+/// What stays fixed in a world: the scenario's channels, users and models, and its benchmark.
+#[derive(Clone, Debug)]
+struct Model {
+    env: Environment,
+    user_envs: Vec<Environment>,
+    users: usize,
+    timing: Timing,
+    collision: Collision,
+    feedback: Feedback,
+    horizon: u64,
+    seed: u64,
+    checkpoints: Vec<u64>,
+    benchmarks: Vec<Shared>,
+    expected: Expected,
+    /// Every user's list holds one channel (checked at each step).
+    classic: bool,
+    /// The papers' channels' fast form, where every user's channels allow it.
+    simple: Vec<Simple>,
+}
+
+impl Model {
+    fn setup(&self) -> Setup<'_> {
+        Setup {
+            env: &self.env,
+            envs: if self.user_envs.is_empty() {
+                std::slice::from_ref(&self.env)
+            } else {
+                &self.user_envs
+            },
+            users: self.users,
+            timing: self.timing,
+            collision: &self.collision,
+            feedback: self.feedback,
+            horizon: self.horizon,
+            checkpoints: &self.checkpoints,
+            benchmarks: &self.benchmarks,
+            expected: self.expected,
+        }
+    }
+}
+
+/// What a run changes: its draws, buffers and totals.
+#[derive(Debug)]
+struct State {
+    run: u64,
+    t: u64,
+    paths: Vec<Paths>,
+    bench: Vec<Paths>,
+    rngs: Vec<SimRng>,
+    collisions: SimRng,
+    buffers: MultiBuffers,
+    record: MultiRecord,
+    tally: Tally,
+    actions: Actions,
+}
+
+/// A scenario's world stepped one slot at a time (see the module docs).
+#[derive(Debug)]
+pub struct Stepper {
+    model: Model,
+    state: State,
+    outcome: StepOutcome,
+}
+
+impl Stepper {
+    /// The world of a regret scenario's configuration `experiment` (0 for a single channel
+    /// list), one user, at the start of run 0.
+    pub fn regret(s: &RegretScenario, experiment: usize) -> Result<Stepper, StepError> {
+        let count = s.experiments.len();
+        // A grid's configurations draw from their own domains; only a single list is run 0..R
+        // of domain 0, as the steps below draw.
+        if s.is_grid {
+            return Err(StepError::Grid(count));
+        }
+        let exp = s
+            .experiments
+            .get(experiment)
+            .ok_or(StepError::NoExperiment {
+                index: experiment,
+                count,
+            })?;
+        let env = exp.env.clone();
+        let benchmarks = env
+            .epochs()
+            .iter()
+            .map(|e| Shared {
+                lists: vec![e.optimum.list.clone()],
+                expected_reward: e.optimum.expected_reward,
+                exact: true,
+            })
+            .collect();
+        Ok(Stepper::build(Model {
+            env,
+            user_envs: Vec::new(),
+            users: 1,
+            timing: Timing::default(),
+            collision: Collision::default(),
+            feedback: Feedback::default(),
+            horizon: s.horizon,
+            seed: s.seed,
+            checkpoints: vec![s.horizon],
+            benchmarks,
+            expected: Expected::Single,
+            classic: false,
+            simple: Vec::new(),
+        }))
+    }
+
+    /// The world of a many-users scenario, its users stepped together, at the start of run 0;
+    /// `classic`: every user lists one channel each slot (the classic multi-player bandit,
+    /// whose pseudo-regret has a closed form).
+    pub fn multi_user(s: &MultiUserScenario, classic: bool) -> Stepper {
+        let expected = expected_for(s, classic);
+        Stepper::build(Model {
+            env: s.env.clone(),
+            user_envs: if s.user_theta.is_some() {
+                s.user_envs().to_vec()
+            } else {
+                Vec::new()
+            },
+            users: s.users,
+            timing: s.timing,
+            collision: s.collision.clone(),
+            feedback: s.feedback,
+            horizon: s.horizon,
+            seed: s.seed,
+            checkpoints: vec![s.horizon],
+            benchmarks: benchmarks_for(s, expected, classic),
+            expected,
+            classic,
+            simple: Vec::new(),
+        })
+    }
+
+    fn build(mut model: Model) -> Stepper {
+        let all = model.setup().envs.len();
+        let simple: Vec<Simple> = model.setup().envs.iter().filter_map(Simple::of).collect();
+        if simple.len() == all {
+            model.simple = simple;
+        }
+        let (k, m) = (model.env.len(), model.users);
+        let state = State {
+            run: 0,
+            t: 0,
+            paths: vec![Paths::default(); m],
+            bench: Vec::new(),
+            rngs: Vec::new(),
+            collisions: stream(model.seed, 0, 0),
+            buffers: MultiBuffers::default(),
+            record: MultiRecord::new(k, m, 1),
+            tally: Tally::new(&model.setup()),
+            actions: Actions::default(),
+        };
+        let mut s = Stepper {
+            model,
+            state,
+            outcome: StepOutcome::default(),
+        };
+        s.reset(0);
+        s
+    }
+
+    /// Starts run `run` (the same draws as run `run` of the scenario), at slot 0.
+    pub fn reset(&mut self, run: u64) {
+        let (model, st) = (&self.model, &mut self.state);
+        let (env, m, seed) = (&model.env, model.users, model.seed);
+        st.run = run;
+        st.t = 0;
+        st.paths[0].reset(env, RunKey::new(seed, 0, run));
+        let shared = st.paths[0].keys.occupancy.clone();
+        for u in 1..m {
+            st.paths[u].reset_sharing(env, RunKey::new(seed, user_domain(u), run), &shared);
+        }
+        let n_bench = model
+            .benchmarks
+            .iter()
+            .map(|b| b.lists.len())
+            .max()
+            .unwrap_or(0);
+        st.bench.resize_with(n_bench, Paths::default);
+        for (j, b) in st.bench.iter_mut().enumerate() {
+            b.reset_sharing(env, RunKey::new(seed, user_domain(j % m), run), &shared);
+        }
+        st.rngs.clear();
+        st.rngs
+            .extend((0..m).map(|u| stream(seed, user_domain(u), run)));
+        st.collisions = stream(seed, label_hash(&["collisions"]), run);
+        st.record = MultiRecord::new(env.len(), m, 1);
+        st.buffers.reset(env.len(), m, env.epochs().len());
+        st.tally = Tally::new(&model.setup());
+        st.tally.per_slot = true;
+        st.actions.lists.resize_with(m, Vec::new);
+        st.actions.users.resize_with(m, UserStep::default);
+    }
+
+    /// Channels.
+    pub fn channels(&self) -> usize {
+        self.model.env.len()
+    }
+
+    /// Users.
+    pub fn users(&self) -> usize {
+        self.model.users
+    }
+
+    /// Slots per episode (the scenario's horizon).
+    pub fn horizon(&self) -> u64 {
+        self.model.horizon
+    }
+
+    /// The run being played.
+    pub fn run(&self) -> u64 {
+        self.state.run
+    }
+
+    /// The last slot played (0 before the first).
+    pub fn slot(&self) -> u64 {
+        self.state.t
+    }
+
+    /// The channels of the world (user 1's with per-user means): K, mean costs, stationary θ.
+    pub fn environment(&self) -> &Environment {
+        &self.model.env
+    }
+
+    /// The run's totals so far, summed over users and slots, as the run's row of `runs.csv`
+    /// reads them at the horizon: `(reward, pseudo-regret, realised regret)`.
+    pub fn totals(&self) -> (f64, f64, f64) {
+        let cum = &self.state.tally.cum;
+        let realised = self.state.tally.benchmark_reward - cum[Metric::Reward as usize];
+        let pseudo = match self.model.expected {
+            // The classic regret is read from the exact per-channel counts, as runs read it.
+            Expected::Classic => classic_regret(&self.model.setup(), &self.state.buffers),
+            Expected::Single => cum[Metric::PseudoRegret as usize],
+            Expected::None => f64::NAN,
+        };
+        (cum[Metric::Reward as usize], pseudo, realised)
+    }
+
+    /// Plays the next slot with every user's ordered list (`lists[u]`; an empty list keeps
+    /// the user silent): the users probe in order until a channel is sensed idle, collide or
+    /// not, and each is told what its feedback level shows.
+    pub fn step(&mut self, lists: &[&[usize]]) -> Result<&StepOutcome, StepError> {
+        if self.state.t >= self.model.horizon {
+            return Err(StepError::Ended(self.model.horizon));
+        }
+        self.check(lists)?;
+        for (a, l) in self.state.actions.lists.iter_mut().zip(lists) {
+            a.clear();
+            a.extend_from_slice(l);
+        }
+        for u in &mut self.state.actions.users {
+            u.probes.clear();
+        }
+        self.state.t += 1;
+        let model = &self.model;
+        if !model.simple.is_empty() {
+            play(model, &model.simple, &mut self.state, &mut self.outcome);
+        } else if model.user_envs.is_empty() {
+            let general = [General::of(&model.env)];
+            play(model, &general, &mut self.state, &mut self.outcome);
+        } else {
+            let general: Vec<General> = model.user_envs.iter().map(General::of).collect();
+            play(model, &general, &mut self.state, &mut self.outcome);
+        }
+        Ok(&self.outcome)
+    }
+
+    /// Checks the lists against the world: one per user, distinct channels below K (one each
+    /// in a classic world).
+    fn check(&self, lists: &[&[usize]]) -> Result<(), StepError> {
+        let (m, k) = (self.model.users, self.model.env.len());
+        if lists.len() != m {
+            return Err(StepError::Users {
+                got: lists.len(),
+                users: m,
+            });
+        }
+        for (user, list) in lists.iter().enumerate() {
+            if self.model.classic && list.len() > 1 {
+                return Err(StepError::NotClassic {
+                    user,
+                    len: list.len(),
+                });
+            }
+            for (i, &channel) in list.iter().enumerate() {
+                if channel >= k {
+                    return Err(StepError::Channel { user, channel, k });
+                }
+                if list[..i].contains(&channel) {
+                    return Err(StepError::Repeated { user, channel });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One slot on spectrum `S`: the episode's steps, in the episode's order.
+fn play<S: Spectrum>(model: &Model, spectra: &[S], st: &mut State, out: &mut StepOutcome) {
+    let t = st.t;
+    let setup = model.setup();
+    let world = World::new(&setup, spectra);
+    let b = &mut st.buffers;
+    st.tally.enter(t, setup.env.epochs(), b.expected_mut());
+    for l in b.lists_mut() {
+        l.clear();
+    }
+    st.actions.plan(t, b.lists_mut(), &mut st.rngs);
+    b.clear_users();
+    if model.classic {
+        world.probe_first(t, &mut st.actions, &mut st.paths, b, &mut st.record);
+    } else {
+        world.probe_steps(t, &mut st.actions, &mut st.paths, b, &mut st.record);
+    }
+    world.resolve(
+        t,
+        &mut st.actions,
+        &mut st.rngs,
+        &mut st.collisions,
+        b,
+        &mut st.record,
+        &mut st.tally.cum,
+    );
+    world.benchmark(
+        t,
+        st.tally.epoch,
+        &mut st.bench,
+        b,
+        &mut st.tally.benchmark_reward,
+    );
+    st.tally.expect(&setup, &mut st.actions, b);
+    out.t = t;
+    out.last = t == model.horizon;
+    out.benchmark_expected = match model.expected {
+        Expected::Single => st.tally.best,
+        _ => model.benchmarks[st.tally.epoch].expected_reward,
+    };
+    out.pseudo_regret = match model.expected {
+        Expected::None => f64::NAN,
+        _ => st.tally.slot_regret,
+    };
+    out.users.resize_with(model.users, UserStep::default);
+    for (u, user) in out.users.iter_mut().enumerate() {
+        let slot = b.slot(u);
+        let seen = &st.actions.users[u];
+        user.probes.clone_from(&seen.probes);
+        user.transmitted = seen.transmitted;
+        user.collision = seen.collision;
+        user.ack = seen.ack;
+        user.success = slot.success;
+        user.reward = slot.net();
+        user.energy = slot.energy;
+        user.delay = slot.delay;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::pipeline::RunOptions;
+    use crate::policy::Policy;
+    use crate::scenario::{Scenario, parse};
+    use std::path::Path;
+
+    /// Plays a built-in policy's lists through the stepper, run by run, and returns each
+    /// run's totals `(reward, pseudo-regret, realised regret)`.
+    fn drive(s: &RegretScenario, runs: u64) -> Vec<(f64, f64, f64)> {
+        let mut stepper = Stepper::regret(s, 0).unwrap();
+        let env = stepper.environment().clone();
+        let mut out = Vec::new();
+        for run in 0..runs {
+            stepper.reset(run);
+            let mut policy = s.policies[0].build(&env).unwrap();
+            let mut rng = stream(s.seed, 0, run);
+            let mut list = Vec::new();
+            for t in 1..=s.horizon {
+                list.clear();
+                policy.plan(t, &mut list, &mut rng);
+                while policy.extend(&mut list) {}
+                let o = stepper.step(&[&list]).unwrap();
+                for &(c, idle, cost) in &o.users[0].probes {
+                    policy.observe(c, idle, cost);
+                }
+            }
+            assert!(stepper.step(&[&list]).is_err(), "past the horizon");
+            out.push(stepper.totals());
+        }
+        out
+    }
+
+    /// An agent that plays a built-in policy's lists gets that run's reward, pseudo-regret
+    /// and realised regret bit for bit: moving channels (Markov, on/off), random costs,
+    /// sensing errors and probe timing, cascades and one-channel policies.
+    #[test]
+    fn playing_a_policys_lists_gives_its_runs_bit_for_bit() {
+        let channels = [
+            "channels: [(cost: Bernoulli(0.3), occupancy: Markov(idle_to_busy: 0.1, busy_to_idle: 0.3)), (theta: 0.6, cost: Constant(0.2)), (theta: 0.5, cost: Bernoulli(0.4), sensing: (false_alarm: 0.1, missed_detection: 0.05)), (theta: 0.3, cost: Constant(0.1))]",
+            "channels: [(theta: 0.7, cost: Constant(0.3)), (theta: 0.6, cost: Bernoulli(0.2)), (theta: 0.4, cost: Constant(0.1))]",
+            "weights: (energy: 0.2, delay: 0.05), slot: (duration: 10.0), channels: [(occupancy: OnOff(idle: Exponential(mean: 40.0), busy: Exponential(mean: 8.0)), energy: Uniform(lo: 0.8, hi: 1.2), delay: Uniform(lo: 2.0, hi: 4.0)), (theta: 0.6, energy: Constant(1.0), delay: Constant(3.0)), (theta: 0.5, energy: Constant(0.5), delay: Constant(5.0))]",
+        ];
+        for channels in channels {
+            for policy in [
+                "CcUcb",
+                "Ucb1(reward: Idle)",
+                "Oracle",
+                "CascadeKlUcb(list_len: 2)",
+            ] {
+                let text = format!(
+                    "Regret(name: \"s\", seed: 5, horizon: 700, runs: 3, {channels}, policies: [(policy: {policy})])"
+                );
+                let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
+                    panic!()
+                };
+                let stats = crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap();
+                let rows: Vec<(f64, f64, f64)> = stats.stats[0][0]
+                    .finals
+                    .iter()
+                    .map(|(_, r)| {
+                        (
+                            r[Metric::Reward as usize],
+                            r[Metric::PseudoRegret as usize],
+                            r[Metric::RealizedRegret as usize],
+                        )
+                    })
+                    .collect();
+                let driven = drive(&s, 3);
+                for (a, b) in rows.iter().zip(&driven) {
+                    assert_eq!(a.0.to_bits(), b.0.to_bits(), "{policy} reward {a:?} {b:?}");
+                    assert_eq!(a.1.to_bits(), b.1.to_bits(), "{policy} pseudo {a:?} {b:?}");
+                    assert_eq!(
+                        a.2.to_bits(),
+                        b.2.to_bits(),
+                        "{policy} realised {a:?} {b:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Many users: a team that plays through the stepper, told what each user saw, gets the
+    /// run's totals bit for bit (classic teams, whose pseudo-regret has a closed form).
+    #[test]
+    fn a_team_played_through_the_stepper_gives_its_runs_bit_for_bit() {
+        use crate::multi::Team;
+        for (feedback, policy) in [
+            (
+                "SensingAndCollision",
+                "McTopM(index: KlUcb, convention: SMPyBandits)",
+            ),
+            ("SensingThenCollision", "RhoRand(index: Ucb)"),
+            (
+                "SensingThenCollision",
+                "Selfish(policy: KlUcb(reward: Idle))",
+            ),
+        ] {
+            let text = format!(
+                "MultiUser(name: \"m\", seed: 8, horizon: 600, runs: 2, users: 3, feedback: {feedback}, channels: [(theta: 0.9, cost: Constant(0.1)), (theta: 0.7, cost: Bernoulli(0.2)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.3, cost: Constant(0.05))], policies: [(policy: {policy})])"
+            );
+            let Scenario::MultiUser(s) = parse(&text, Path::new("m.ron")).unwrap() else {
+                panic!()
+            };
+            let stats =
+                crate::engine::multi_runner::run_multi_user(&s, &RunOptions::default()).unwrap();
+            let mut stepper = Stepper::multi_user(&s, true);
+            for (run, row) in &stats.stats[0].finals {
+                stepper.reset(*run);
+                let mut rngs: Vec<SimRng> = (0..3)
+                    .map(|u| stream(s.seed, user_domain(u), *run))
+                    .collect();
+                let team = s.policies[0].build(
+                    &s.env,
+                    3,
+                    s.horizon,
+                    &mut rngs,
+                    &crate::scenario::multi_user::Guard::default(),
+                );
+                struct Drive<'a> {
+                    stepper: &'a mut Stepper,
+                    rngs: &'a mut [SimRng],
+                }
+                impl crate::multi::TeamVisitor for Drive<'_> {
+                    type Output = ();
+                    fn visit<T: Team>(self, mut team: T) {
+                        let mut lists = vec![Vec::new(); 3];
+                        for t in 1..=self.stepper.horizon() {
+                            lists.iter_mut().for_each(Vec::clear);
+                            team.plan(t, &mut lists, self.rngs);
+                            let refs: Vec<&[usize]> = lists.iter().map(Vec::as_slice).collect();
+                            let o = self.stepper.step(&refs).unwrap().clone();
+                            for (u, user) in o.users.iter().enumerate() {
+                                for &(c, _, cost) in user.probes.iter().filter(|p| !p.1) {
+                                    if user.transmitted != Some(c) {
+                                        team.busy(u, c, cost);
+                                    }
+                                }
+                                let last = user.probes.last().copied();
+                                let seen = Seen {
+                                    transmitted: user.transmitted,
+                                    last: last.map(|p| p.0),
+                                    sample: last.is_some_and(|p| p.1),
+                                    collision: user.collision,
+                                    ack: user.ack,
+                                };
+                                let cost = last.map_or(0.0, |p| p.2);
+                                team.seen(u, &seen, cost, &mut self.rngs[u]);
+                            }
+                        }
+                    }
+                }
+                team.visit(Drive {
+                    stepper: &mut stepper,
+                    rngs: &mut rngs,
+                });
+                let (reward, pseudo, realised) = stepper.totals();
+                assert_eq!(
+                    reward.to_bits(),
+                    row[Metric::Reward as usize].to_bits(),
+                    "{policy}"
+                );
+                assert_eq!(
+                    pseudo.to_bits(),
+                    row[Metric::PseudoRegret as usize].to_bits(),
+                    "{policy}"
+                );
+                assert_eq!(
+                    realised.to_bits(),
+                    row[Metric::RealizedRegret as usize].to_bits(),
+                    "{policy}"
+                );
+            }
+        }
+    }
+
+    /// Lists that break the rules are refused with the user and the channel named.
+    #[test]
+    fn bad_lists_are_refused() {
+        let text = "Regret(name: \"s\", seed: 5, horizon: 2, runs: 1, channels: [(theta: 0.5, cost: Constant(0.1)), (theta: 0.4, cost: Constant(0.1))], policies: [(policy: Oracle)])";
+        let Scenario::Regret(s) = parse(text, Path::new("s.ron")).unwrap() else {
+            panic!()
+        };
+        let mut st = Stepper::regret(&s, 0).unwrap();
+        assert_eq!(
+            st.step(&[&[2]]).unwrap_err(),
+            StepError::Channel {
+                user: 0,
+                channel: 2,
+                k: 2
+            }
+        );
+        assert_eq!(
+            st.step(&[&[1, 1]]).unwrap_err(),
+            StepError::Repeated {
+                user: 0,
+                channel: 1
+            }
+        );
+        assert_eq!(
+            st.step(&[&[0], &[1]]).unwrap_err(),
+            StepError::Users { got: 2, users: 1 }
+        );
+        st.step(&[&[]]).unwrap();
+        st.step(&[&[0, 1]]).unwrap();
+        assert_eq!(st.step(&[&[0]]).unwrap_err(), StepError::Ended(2));
+    }
+}

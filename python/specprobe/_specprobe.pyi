@@ -4,9 +4,9 @@ mypy's stubtest in CI."""
 
 from os import PathLike
 from pathlib import Path
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["__version__", "run", "validate", "plot", "merge", "compare", "policies"]
+__all__ = ["__version__", "run", "validate", "plot", "merge", "compare", "policies", "VecWorld"]
 
 __version__: str
 
@@ -47,3 +47,34 @@ def compare(
     formats: Optional[Sequence[str]] = ...,
 ) -> Path: ...
 def policies() -> str: ...
+
+@final
+class VecWorld:
+    """N copies of a scenario's world stepped in Rust (the core of ``specprobe.envs``)."""
+
+    def __new__(
+        cls,
+        scenario: str,
+        *,
+        json: bool,
+        n: int,
+        steps: Optional[int] = ...,
+        experiment: int = ...,
+        seed: Optional[int] = ...,
+        last: bool = ...,
+        stats: bool = ...,
+        time: bool = ...,
+        action: str = ...,
+        autoreset: str = ...,
+        threads: int = ...,
+        first: int = ...,
+    ) -> "VecWorld": ...
+    def shape(self) -> Tuple[int, int, int, int, int]: ...
+    def cost_range(self) -> Tuple[float, float]: ...
+    def buffers(self) -> List[Tuple[str, int, int, str]]: ...
+    def seed(self, seed: int) -> None: ...
+    def reset(self, seed: Optional[int] = ..., mask: Optional[Sequence[bool]] = ...) -> None: ...
+    def reset_run(self, run: int, index: int = ...) -> None: ...
+    def runs(self) -> List[int]: ...
+    def totals(self) -> List[Tuple[float, float, float]]: ...
+    def step(self, address: int) -> None: ...

@@ -21,6 +21,8 @@ use specprobe::{
     ScenarioError as CoreScenarioError, Seen, SimRng, Simulation, Team,
 };
 use std::path::{Path, PathBuf};
+
+mod env;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -110,7 +112,7 @@ fn command_error(py: Python<'_>, e: &CommandError) -> PyErr {
 }
 
 /// A scenario from a path, or JSON text of a dict (`json=True`).
-fn load(py: Python<'_>, scenario: &str, json: bool) -> PyResult<Scenario> {
+pub(crate) fn load(py: Python<'_>, scenario: &str, json: bool) -> PyResult<Scenario> {
     let result = if json {
         specprobe::parse(scenario, Path::new(DICT))
     } else {
@@ -935,5 +937,6 @@ fn _specprobe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_class::<env::VecWorld>()?;
     Ok(())
 }

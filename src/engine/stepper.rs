@@ -25,9 +25,6 @@ use crate::util::rng::{SimRng, label_hash, stream};
 /// Why a world cannot be built or stepped.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StepError {
-    /// A regret grid has one world per configuration.
-    #[error("a grid scenario has {0} channel configurations: pick one with `experiment`")]
-    Grid(usize),
     /// The configuration asked for does not exist.
     #[error("experiment {index} does not exist (the scenario has {count})")]
     NoExperiment {
@@ -161,6 +158,8 @@ struct Model {
     checkpoints: Vec<u64>,
     benchmarks: Vec<Shared>,
     expected: Expected,
+    /// The random-stream domain of user 0 (a grid configuration's own; 0 otherwise).
+    domain: u64,
     /// Every user's list holds one channel (checked at each step).
     classic: bool,
     /// The papers' channels' fast form, where every user's channels allow it.
@@ -216,11 +215,6 @@ impl Stepper {
     /// list), one user, at the start of run 0.
     pub fn regret(s: &RegretScenario, experiment: usize) -> Result<Stepper, StepError> {
         let count = s.experiments.len();
-        // A grid's configurations draw from their own domains; only a single list is run 0..R
-        // of domain 0, as the steps below draw.
-        if s.is_grid {
-            return Err(StepError::Grid(count));
-        }
         let exp = s
             .experiments
             .get(experiment)
@@ -250,6 +244,8 @@ impl Stepper {
             checkpoints: vec![s.horizon],
             benchmarks,
             expected: Expected::Single,
+            // A grid's configurations draw from their own domains, as its runs do.
+            domain: crate::engine::runner::experiment_domain(s, &exp.label),
             classic: false,
             simple: Vec::new(),
         }))
@@ -276,6 +272,7 @@ impl Stepper {
             checkpoints: vec![s.horizon],
             benchmarks: benchmarks_for(s, expected, classic),
             expected,
+            domain: 0,
             classic,
             simple: Vec::new(),
         })
@@ -315,7 +312,8 @@ impl Stepper {
         let (env, m, seed) = (&model.env, model.users, model.seed);
         st.run = run;
         st.t = 0;
-        st.paths[0].reset(env, RunKey::new(seed, 0, run));
+        let domain = |u: usize| if u == 0 { model.domain } else { user_domain(u) };
+        st.paths[0].reset(env, RunKey::new(seed, model.domain, run));
         let shared = st.paths[0].keys.occupancy.clone();
         for u in 1..m {
             st.paths[u].reset_sharing(env, RunKey::new(seed, user_domain(u), run), &shared);
@@ -328,11 +326,10 @@ impl Stepper {
             .unwrap_or(0);
         st.bench.resize_with(n_bench, Paths::default);
         for (j, b) in st.bench.iter_mut().enumerate() {
-            b.reset_sharing(env, RunKey::new(seed, user_domain(j % m), run), &shared);
+            b.reset_sharing(env, RunKey::new(seed, domain(j % m), run), &shared);
         }
         st.rngs.clear();
-        st.rngs
-            .extend((0..m).map(|u| stream(seed, user_domain(u), run)));
+        st.rngs.extend((0..m).map(|u| stream(seed, domain(u), run)));
         st.collisions = stream(seed, label_hash(&["collisions"]), run);
         st.record = MultiRecord::new(env.len(), m, 1);
         st.buffers.reset(env.len(), m, env.epochs().len());
@@ -340,6 +337,16 @@ impl Stepper {
         st.tally.per_slot = true;
         st.actions.lists.resize_with(m, Vec::new);
         st.actions.users.resize_with(m, UserStep::default);
+    }
+
+    /// Draws from seed `seed` from the next reset on (the scenario's seed by default).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.model.seed = seed;
+    }
+
+    /// What the last step gave (`None` before the first step of the run).
+    pub fn last_outcome(&self) -> Option<&StepOutcome> {
+        (self.state.t > 0).then_some(&self.outcome)
     }
 
     /// Channels.
@@ -514,14 +521,15 @@ mod tests {
 
     /// Plays a built-in policy's lists through the stepper, run by run, and returns each
     /// run's totals `(reward, pseudo-regret, realised regret)`.
-    fn drive(s: &RegretScenario, runs: u64) -> Vec<(f64, f64, f64)> {
-        let mut stepper = Stepper::regret(s, 0).unwrap();
+    fn drive(s: &RegretScenario, experiment: usize, runs: u64) -> Vec<(f64, f64, f64)> {
+        let mut stepper = Stepper::regret(s, experiment).unwrap();
+        let domain = crate::engine::runner::experiment_domain(s, &s.experiments[experiment].label);
         let env = stepper.environment().clone();
         let mut out = Vec::new();
         for run in 0..runs {
             stepper.reset(run);
             let mut policy = s.policies[0].build(&env).unwrap();
-            let mut rng = stream(s.seed, 0, run);
+            let mut rng = stream(s.seed, domain, run);
             let mut list = Vec::new();
             for t in 1..=s.horizon {
                 list.clear();
@@ -573,7 +581,7 @@ mod tests {
                         )
                     })
                     .collect();
-                let driven = drive(&s, 3);
+                let driven = drive(&s, 0, 3);
                 for (a, b) in rows.iter().zip(&driven) {
                     assert_eq!(a.0.to_bits(), b.0.to_bits(), "{policy} reward {a:?} {b:?}");
                     assert_eq!(a.1.to_bits(), b.1.to_bits(), "{policy} pseudo {a:?} {b:?}");
@@ -585,6 +593,35 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A grid's configuration draws from its own streams, as the grid's runs do.
+    #[test]
+    fn a_grid_configuration_is_its_runs_bit_for_bit() {
+        let text = "Regret(name: \"g\", seed: 3, horizon: 500, runs: 2, grid: [(label: \"a\", channels: [(theta: 0.8, cost: Constant(0.3)), (theta: 0.5, cost: Bernoulli(0.2))]), (label: \"b\", channels: [(theta: 0.6, cost: Constant(0.1)), (theta: 0.4, cost: Bernoulli(0.3))])], policies: [(policy: CcUcb)])";
+        let Scenario::Regret(s) = parse(text, Path::new("g.ron")).unwrap() else {
+            panic!()
+        };
+        let stats = crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap();
+        for e in 0..2 {
+            let driven = drive(&s, e, 2);
+            for ((_, row), got) in stats.stats[e][0].finals.iter().zip(&driven) {
+                assert_eq!(
+                    row[Metric::Reward as usize].to_bits(),
+                    got.0.to_bits(),
+                    "{e}"
+                );
+                assert_eq!(
+                    row[Metric::PseudoRegret as usize].to_bits(),
+                    got.1.to_bits(),
+                    "{e}"
+                );
+            }
+        }
+        assert_eq!(
+            Stepper::regret(&s, 2).unwrap_err(),
+            StepError::NoExperiment { index: 2, count: 2 }
+        );
     }
 
     /// Many users: a team that plays through the stepper, told what each user saw, gets the

@@ -139,6 +139,17 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// The smallest and largest cost a probe of any channel can have (the cost laws'
+    /// supports): the bounds of an environment's observed costs.
+    pub fn cost_range(&self) -> (f64, f64) {
+        self.channels
+            .iter()
+            .map(|c| c.cost().support())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
+                (lo.min(a), hi.max(b))
+            })
+    }
+
     /// The environment of `channels` with no slot duration, for any horizon.
     #[cfg(test)]
     pub(crate) fn new(channels: Vec<Channel>) -> Environment {

@@ -184,6 +184,11 @@ impl MultiUserScenario {
     }
 
     /// Each user's channels with per-user means, else the shared channels alone.
+    /// Whether it sweeps a field (a sweep's cells are the scenarios that run).
+    pub fn is_sweep(&self) -> bool {
+        self.sweep.is_some()
+    }
+
     pub(crate) fn user_envs(&self) -> &[Environment] {
         if self.user_envs.is_empty() {
             std::slice::from_ref(&self.env)

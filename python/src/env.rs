@@ -1,0 +1,821 @@
+//! The training environments' core (`specprobe.envs`): N copies of a scenario's world stepped
+//! in Rust in one call, observations, rewards and flags written into buffers that NumPy views
+//! without copying (the Python wrapper builds the arrays over them once).
+//!
+//! Each copy is a [`Stepper`]: the engine's own world, so that copy i of a vector seeded S
+//! plays run i of the scenario with seed S, draw for draw, as `specprobe run` does. Its later
+//! episodes play runs i + e·2³² (episode e): a copy's trajectory never depends on how many
+//! copies there are, on the threads, or on which process steps it.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use specprobe::{Scenario, StepError, Stepper};
+
+/// A copy's later episodes: episode `e` of copy `i` plays run `i + e·EPISODE_STRIDE`.
+const EPISODE_STRIDE: u64 = 1 << 32;
+
+/// How an action names a user's list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ActionKind {
+    /// K scores: the channels of positive score, in decreasing score (ties: the lower channel).
+    Scores,
+    /// K entries, channels then the stop symbol K (what follows it is ignored; a channel
+    /// already listed is skipped).
+    List,
+    /// One channel, or K for silence (a classic world).
+    Channel,
+}
+
+/// What happens at the end of an episode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Autoreset {
+    /// The next step resets the copy (its action ignored), as Gymnasium's `NEXT_STEP`.
+    NextStep,
+    /// The step that ends the episode resets the copy and returns the new episode's first
+    /// observation; the last one goes to the final-observation buffer (`SAME_STEP`).
+    SameStep,
+    /// Never: a copy that ended must be reset by `reset(mask)` before it steps again.
+    Disabled,
+}
+
+/// Which parts an observation holds, in this order (see the Python module's docs).
+#[derive(Clone, Copy, Debug)]
+struct Parts {
+    last: bool,
+    stats: bool,
+    time: bool,
+}
+
+impl Parts {
+    /// Floats per user: 3 per channel for `last` and for `stats`, 1 for `time`.
+    fn dim(self, k: usize) -> usize {
+        3 * k * usize::from(self.last) + 3 * k * usize::from(self.stats) + usize::from(self.time)
+    }
+}
+
+/// One copy's statistics of what its users probed: per user and channel, probes, idle
+/// findings and summed costs.
+#[derive(Clone, Debug)]
+struct Seen {
+    n: Vec<f64>,
+    idle: Vec<f64>,
+    cost: Vec<f64>,
+}
+
+/// N copies of a world, stepped together.
+#[pyclass(module = "specprobe._specprobe")]
+pub struct VecWorld {
+    worlds: Vec<Stepper>,
+    seen: Vec<Seen>,
+    episode: Vec<u64>,
+    /// A copy whose episode ended (and, under `NEXT_STEP`, resets at its next step).
+    ended: Vec<bool>,
+    k: usize,
+    users: usize,
+    /// Slots per episode (at most the horizon).
+    steps: u64,
+    parts: Parts,
+    dim: usize,
+    action: ActionKind,
+    autoreset: Autoreset,
+    threads: usize,
+    obs: Vec<f32>,
+    final_obs: Vec<f32>,
+    reward: Vec<f64>,
+    terminated: Vec<u8>,
+    truncated: Vec<u8>,
+    /// `_final_obs`: the copies whose last observation is in `final_obs` (`SAME_STEP`).
+    has_final: Vec<u8>,
+    oracle: Vec<f64>,
+    regret: Vec<f64>,
+    /// Copies whose action was ignored this step (they were reset, `NEXT_STEP`).
+    reset_now: Vec<u8>,
+    lists: Vec<Vec<usize>>,
+    /// The index of copy 0 among all copies of this scenario (its runs are `first + i`).
+    first: u64,
+}
+
+fn step_error(e: &StepError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+#[pymethods]
+impl VecWorld {
+    /// `scenario`: a checked scenario's JSON text or path (see `load`); `n` copies; `steps`:
+    /// slots per episode (default the horizon); `obs`: which parts; `action`: `scores`,
+    /// `list` or `channel`; `autoreset`: `next_step`, `same_step` or `disabled`.
+    #[new]
+    #[pyo3(signature = (scenario, *, json, n, steps=None, experiment=0, seed=None,
+        last=true, stats=true, time=true, action="scores", autoreset="next_step", threads=1,
+        first=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        scenario: &str,
+        json: bool,
+        n: usize,
+        steps: Option<u64>,
+        experiment: usize,
+        seed: Option<u64>,
+        last: bool,
+        stats: bool,
+        time: bool,
+        action: &str,
+        autoreset: &str,
+        threads: usize,
+        first: u64,
+    ) -> PyResult<VecWorld> {
+        if n == 0 {
+            return Err(PyValueError::new_err("num_envs: must be at least 1"));
+        }
+        let action = match action {
+            "scores" => ActionKind::Scores,
+            "list" => ActionKind::List,
+            "channel" => ActionKind::Channel,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "action: {other:?} is not an action kind (scores, list or channel)"
+                )));
+            }
+        };
+        let autoreset = match autoreset {
+            "next_step" => Autoreset::NextStep,
+            "same_step" => Autoreset::SameStep,
+            "disabled" => Autoreset::Disabled,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "autoreset_mode: {other:?} is not a mode (next_step, same_step or disabled)"
+                )));
+            }
+        };
+        let loaded = crate::load(py, scenario, json)?;
+        let one = match &loaded {
+            Scenario::Regret(s) => {
+                if action == ActionKind::Channel {
+                    return Err(PyValueError::new_err(
+                        "action: \"channel\" is for many-users scenarios (one channel per user); a regret scenario's agent plays an ordered list (scores or list)",
+                    ));
+                }
+                Stepper::regret(s, experiment)
+                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?
+            }
+            Scenario::MultiUser(s) => {
+                if s.is_sweep() {
+                    return Err(PyValueError::new_err(
+                        "scenario: a many-users sweep has one world per cell: remove `sweep` (or set the swept field) to make an environment",
+                    ));
+                }
+                Stepper::multi_user(s, action == ActionKind::Channel)
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "scenario: only regret and many-users scenarios have an environment (an identification scenario samples arms, a sweep has one world per cell)",
+                ));
+            }
+        };
+        let (k, users, horizon) = (one.channels(), one.users(), one.horizon());
+        let steps = steps.unwrap_or(horizon);
+        if steps == 0 || steps > horizon {
+            return Err(PyValueError::new_err(format!(
+                "max_episode_steps: must lie in 1..={horizon}, the scenario's horizon (got {steps})"
+            )));
+        }
+        let parts = Parts { last, stats, time };
+        let dim = parts.dim(k);
+        if dim == 0 {
+            return Err(PyValueError::new_err(
+                "observation: choose at least one part (last, stats or time)",
+            ));
+        }
+        let mut worlds = Vec::with_capacity(n);
+        worlds.push(one);
+        while worlds.len() < n {
+            let w = match &loaded {
+                Scenario::Regret(s) => {
+                    Stepper::regret(s, experiment).map_err(|e| step_error(&e))?
+                }
+                Scenario::MultiUser(s) => Stepper::multi_user(s, action == ActionKind::Channel),
+                _ => unreachable!("checked above"),
+            };
+            worlds.push(w);
+        }
+        let seen = Seen {
+            n: vec![0.0; users * k],
+            idle: vec![0.0; users * k],
+            cost: vec![0.0; users * k],
+        };
+        let mut v = VecWorld {
+            worlds,
+            seen: vec![seen; n],
+            episode: vec![0; n],
+            ended: vec![false; n],
+            k,
+            users,
+            steps,
+            parts,
+            dim,
+            action,
+            autoreset,
+            threads: threads.max(1),
+            obs: vec![0.0; n * users * dim],
+            final_obs: vec![0.0; n * users * dim],
+            reward: vec![0.0; n * users],
+            terminated: vec![0; n],
+            truncated: vec![0; n],
+            has_final: vec![0; n],
+            oracle: vec![0.0; n],
+            regret: vec![0.0; n],
+            reset_now: vec![0; n],
+            lists: vec![Vec::with_capacity(k); n * users],
+            first,
+        };
+        if let Some(seed) = seed {
+            v.reseed(seed);
+        }
+        v.reset_all();
+        Ok(v)
+    }
+
+    /// `(channels, users, floats per observation, slots per episode, the horizon)`.
+    fn shape(&self) -> (usize, usize, usize, u64, u64) {
+        (
+            self.k,
+            self.users,
+            self.dim,
+            self.steps,
+            self.worlds[0].horizon(),
+        )
+    }
+
+    /// The smallest and largest cost a probe can have (the observation's cost bounds).
+    fn cost_range(&self) -> (f64, f64) {
+        self.worlds[0].environment().cost_range()
+    }
+
+    /// Every buffer as `(name, address, length, dtype)`: the Python side views them as NumPy
+    /// arrays once (they never move: their lengths are fixed at construction).
+    fn buffers(&self) -> Vec<(&'static str, usize, usize, &'static str)> {
+        vec![
+            ("obs", self.obs.as_ptr() as usize, self.obs.len(), "float32"),
+            (
+                "final_obs",
+                self.final_obs.as_ptr() as usize,
+                self.final_obs.len(),
+                "float32",
+            ),
+            (
+                "reward",
+                self.reward.as_ptr() as usize,
+                self.reward.len(),
+                "float64",
+            ),
+            (
+                "terminated",
+                self.terminated.as_ptr() as usize,
+                self.terminated.len(),
+                "bool",
+            ),
+            (
+                "truncated",
+                self.truncated.as_ptr() as usize,
+                self.truncated.len(),
+                "bool",
+            ),
+            (
+                "has_final",
+                self.has_final.as_ptr() as usize,
+                self.has_final.len(),
+                "bool",
+            ),
+            (
+                "oracle",
+                self.oracle.as_ptr() as usize,
+                self.oracle.len(),
+                "float64",
+            ),
+            (
+                "regret",
+                self.regret.as_ptr() as usize,
+                self.regret.len(),
+                "float64",
+            ),
+            (
+                "reset_now",
+                self.reset_now.as_ptr() as usize,
+                self.reset_now.len(),
+                "bool",
+            ),
+        ]
+    }
+
+    /// Reseeds every copy: copy i's next episode is run i of seed `seed`.
+    fn seed(&mut self, seed: u64) {
+        self.reseed(seed);
+        self.reset_all();
+    }
+
+    /// Resets the copies `mask` selects (all when `None`) to the start of their next episode;
+    /// with `seed`, every copy is reseeded first (copy i: run i of that seed).
+    #[pyo3(signature = (seed=None, mask=None))]
+    fn reset(&mut self, seed: Option<u64>, mask: Option<Vec<bool>>) -> PyResult<()> {
+        if let Some(s) = seed {
+            self.reseed(s);
+        }
+        match mask {
+            None => self.reset_all(),
+            Some(mask) => {
+                if mask.len() != self.worlds.len() {
+                    return Err(PyValueError::new_err(format!(
+                        "reset_mask: {} entries for {} environments",
+                        mask.len(),
+                        self.worlds.len()
+                    )));
+                }
+                for (i, m) in mask.into_iter().enumerate() {
+                    if m {
+                        self.reset_one(i);
+                        self.write_obs(i, false);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts copy `index`'s episode at run `run` (its later episodes follow from there,
+    /// `run + e·2³²`).
+    #[pyo3(signature = (run, index=0))]
+    fn reset_run(&mut self, run: u64, index: usize) -> PyResult<()> {
+        if index >= self.worlds.len() {
+            return Err(PyValueError::new_err(format!(
+                "index: {index} is not an environment (0..{})",
+                self.worlds.len()
+            )));
+        }
+        self.worlds[index].reset(run);
+        self.episode[index] = 1;
+        let s = &mut self.seen[index];
+        for v in [&mut s.n, &mut s.idle, &mut s.cost] {
+            v.iter_mut().for_each(|x| *x = 0.0);
+        }
+        self.ended[index] = false;
+        self.write_obs(index, false);
+        Ok(())
+    }
+
+    /// The run each copy plays (its episode's draws).
+    fn runs(&self) -> Vec<u64> {
+        self.worlds.iter().map(Stepper::run).collect()
+    }
+
+    /// Each copy's totals so far in its episode: `(reward, pseudo-regret, realised regret)`.
+    fn totals(&self) -> Vec<(f64, f64, f64)> {
+        self.worlds.iter().map(Stepper::totals).collect()
+    }
+
+    /// Steps every copy with the actions at `address` (`n × users × K` values: float32
+    /// scores, or int64 entries of lists or channels, C order; the Python wrapper checks the
+    /// array's shape and type and passes its address). Raises naming the copy, the user and
+    /// the rule an action breaks; then nothing has been stepped.
+    fn step(&mut self, py: Python<'_>, address: usize) -> PyResult<()> {
+        let (n, u, k) = (self.worlds.len(), self.users, self.k);
+        let values = match self.action {
+            ActionKind::Scores => n * u * k,
+            ActionKind::List => n * u * k,
+            ActionKind::Channel => n * u,
+        };
+        // Decode every action before stepping any copy, so that a bad one leaves all as they
+        // were.
+        match self.action {
+            ActionKind::Scores => {
+                // SAFETY: the wrapper passes the address of a C-contiguous float32 array of
+                // exactly `values` elements that it keeps alive during this call.
+                let scores = unsafe { std::slice::from_raw_parts(address as *const f32, values) };
+                self.decode_scores(scores)?;
+            }
+            ActionKind::List | ActionKind::Channel => {
+                // SAFETY: as above, an int64 array of `values` elements.
+                let entries = unsafe { std::slice::from_raw_parts(address as *const i64, values) };
+                self.decode_lists(entries)?;
+            }
+        }
+        py.detach(|| self.step_all())
+    }
+}
+
+impl VecWorld {
+    fn reseed(&mut self, seed: u64) {
+        for w in &mut self.worlds {
+            w.set_seed(seed);
+        }
+        self.episode.iter_mut().for_each(|e| *e = 0);
+    }
+
+    fn reset_all(&mut self) {
+        for i in 0..self.worlds.len() {
+            self.reset_one(i);
+            self.write_obs(i, false);
+        }
+    }
+
+    /// Copy `i` at the start of its next episode (episode `e`: run `i + e·2³²`).
+    fn reset_one(&mut self, i: usize) {
+        let run = self.first + i as u64 + self.episode[i] * EPISODE_STRIDE;
+        self.episode[i] += 1;
+        self.worlds[i].reset(run);
+        let s = &mut self.seen[i];
+        for v in [&mut s.n, &mut s.idle, &mut s.cost] {
+            v.iter_mut().for_each(|x| *x = 0.0);
+        }
+        self.ended[i] = false;
+        for r in &mut self.reward[i * self.users..(i + 1) * self.users] {
+            *r = 0.0;
+        }
+        self.terminated[i] = 0;
+        self.truncated[i] = 0;
+        self.oracle[i] = 0.0;
+        self.regret[i] = 0.0;
+    }
+
+    fn decode_scores(&mut self, scores: &[f32]) -> PyResult<()> {
+        let k = self.k;
+        for (j, (list, s)) in self
+            .lists
+            .iter_mut()
+            .zip(scores.chunks_exact(k))
+            .enumerate()
+        {
+            if let Some(c) = s.iter().position(|x| x.is_nan()) {
+                return Err(PyValueError::new_err(format!(
+                    "actions[{}]{}: score of channel {c} is NaN",
+                    j / self.users,
+                    user_suffix(self.users, j % self.users)
+                )));
+            }
+            list.clear();
+            list.extend((0..k).filter(|&c| s[c] > 0.0));
+            list.sort_by(|&a, &b| s[b].total_cmp(&s[a]).then(a.cmp(&b)));
+        }
+        Ok(())
+    }
+
+    fn decode_lists(&mut self, entries: &[i64]) -> PyResult<()> {
+        let (k, users) = (self.k, self.users);
+        let width = if self.action == ActionKind::Channel {
+            1
+        } else {
+            k
+        };
+        for (j, (list, e)) in self
+            .lists
+            .iter_mut()
+            .zip(entries.chunks_exact(width))
+            .enumerate()
+        {
+            list.clear();
+            let at = || format!("actions[{}]{}", j / users, user_suffix(users, j % users));
+            for &x in e {
+                if x == k as i64 {
+                    break;
+                }
+                if x < 0 || x > k as i64 {
+                    return Err(PyValueError::new_err(format!(
+                        "{}: {x} is not a channel (0..{k}) nor the stop symbol {k}",
+                        at()
+                    )));
+                }
+                // Every element of the action space is a valid action (Gymnasium samples it):
+                // a channel already listed is skipped.
+                let c = x as usize;
+                if !list.contains(&c) {
+                    list.push(c);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps every copy with its decoded lists (on `threads` threads, copies split evenly).
+    fn step_all(&mut self) -> PyResult<()> {
+        let n = self.worlds.len();
+        if self.autoreset == Autoreset::Disabled
+            && let Some(i) = self.ended.iter().position(|&e| e)
+        {
+            return Err(PyValueError::new_err(format!(
+                "environment {i} ended its episode: reset it (reset_mask) before stepping it again (autoreset_mode DISABLED)"
+            )));
+        }
+        let chunk = n.div_ceil(self.threads);
+        if self.threads == 1 || n < 2 {
+            let mut all = Copies::of(self);
+            all.step(0, n);
+            return all.error.map_or(Ok(()), |e| Err(step_error(&e)));
+        }
+        let mut parts: Vec<Copies<'_>> = Copies::split(self, chunk);
+        std::thread::scope(|scope| {
+            for part in &mut parts {
+                scope.spawn(move || {
+                    let len = part.worlds.len();
+                    part.step(0, len);
+                });
+            }
+        });
+        match parts.into_iter().find_map(|p| p.error) {
+            Some(e) => Err(step_error(&e)),
+            None => Ok(()),
+        }
+    }
+
+    fn write_obs(&mut self, i: usize, final_: bool) {
+        let mut c = Copies::of(self);
+        c.write_obs(i, final_);
+    }
+}
+
+/// `[u]` after an action's index when there are several users.
+fn user_suffix(users: usize, u: usize) -> String {
+    if users > 1 {
+        format!("[{u}]")
+    } else {
+        String::new()
+    }
+}
+
+/// A contiguous range of copies and their slices of every buffer, stepped by one thread.
+struct Copies<'a> {
+    worlds: &'a mut [Stepper],
+    seen: &'a mut [Seen],
+    episode: &'a mut [u64],
+    ended: &'a mut [bool],
+    lists: &'a [Vec<usize>],
+    obs: &'a mut [f32],
+    final_obs: &'a mut [f32],
+    reward: &'a mut [f64],
+    terminated: &'a mut [u8],
+    truncated: &'a mut [u8],
+    has_final: &'a mut [u8],
+    oracle: &'a mut [f64],
+    regret: &'a mut [f64],
+    reset_now: &'a mut [u8],
+    /// The index of the first copy among all copies (episode runs are keyed by it).
+    first: u64,
+    k: usize,
+    users: usize,
+    steps: u64,
+    parts: Parts,
+    dim: usize,
+    autoreset: Autoreset,
+    error: Option<StepError>,
+}
+
+impl<'a> Copies<'a> {
+    fn of(v: &'a mut VecWorld) -> Copies<'a> {
+        Copies {
+            worlds: &mut v.worlds,
+            seen: &mut v.seen,
+            episode: &mut v.episode,
+            ended: &mut v.ended,
+            lists: &v.lists,
+            obs: &mut v.obs,
+            final_obs: &mut v.final_obs,
+            reward: &mut v.reward,
+            terminated: &mut v.terminated,
+            truncated: &mut v.truncated,
+            has_final: &mut v.has_final,
+            oracle: &mut v.oracle,
+            regret: &mut v.regret,
+            reset_now: &mut v.reset_now,
+            first: v.first,
+            k: v.k,
+            users: v.users,
+            steps: v.steps,
+            parts: v.parts,
+            dim: v.dim,
+            autoreset: v.autoreset,
+            error: None,
+        }
+    }
+
+    /// The copies in ranges of `chunk`, each with its slices.
+    fn split(v: &'a mut VecWorld, chunk: usize) -> Vec<Copies<'a>> {
+        let mut out = Vec::new();
+        let mut rest = Copies::of(v);
+        while !rest.worlds.is_empty() {
+            let take = chunk.min(rest.worlds.len());
+            let (head, tail) = rest.split_at(take);
+            out.push(head);
+            rest = tail;
+        }
+        out
+    }
+
+    fn split_at(self, at: usize) -> (Copies<'a>, Copies<'a>) {
+        let (u, d) = (self.users, self.dim);
+        let (w1, w2) = self.worlds.split_at_mut(at);
+        let (s1, s2) = self.seen.split_at_mut(at);
+        let (e1, e2) = self.episode.split_at_mut(at);
+        let (en1, en2) = self.ended.split_at_mut(at);
+        let (l1, l2) = self.lists.split_at(at * u);
+        let (o1, o2) = self.obs.split_at_mut(at * u * d);
+        let (f1, f2) = self.final_obs.split_at_mut(at * u * d);
+        let (r1, r2) = self.reward.split_at_mut(at * u);
+        let (t1, t2) = self.terminated.split_at_mut(at);
+        let (tr1, tr2) = self.truncated.split_at_mut(at);
+        let (h1, h2) = self.has_final.split_at_mut(at);
+        let (or1, or2) = self.oracle.split_at_mut(at);
+        let (re1, re2) = self.regret.split_at_mut(at);
+        let (rn1, rn2) = self.reset_now.split_at_mut(at);
+        let make = |worlds,
+                    seen,
+                    episode,
+                    ended,
+                    lists,
+                    obs,
+                    final_obs,
+                    reward,
+                    terminated,
+                    truncated,
+                    has_final,
+                    oracle,
+                    regret,
+                    reset_now,
+                    first| Copies {
+            worlds,
+            seen,
+            episode,
+            ended,
+            lists,
+            obs,
+            final_obs,
+            reward,
+            terminated,
+            truncated,
+            has_final,
+            oracle,
+            regret,
+            reset_now,
+            first,
+            k: self.k,
+            users: u,
+            steps: self.steps,
+            parts: self.parts,
+            dim: d,
+            autoreset: self.autoreset,
+            error: None,
+        };
+        (
+            make(
+                w1, s1, e1, en1, l1, o1, f1, r1, t1, tr1, h1, or1, re1, rn1, self.first,
+            ),
+            make(
+                w2,
+                s2,
+                e2,
+                en2,
+                l2,
+                o2,
+                f2,
+                r2,
+                t2,
+                tr2,
+                h2,
+                or2,
+                re2,
+                rn2,
+                self.first + at as u64,
+            ),
+        )
+    }
+
+    /// Steps copies `from..to` (indices into this range).
+    fn step(&mut self, from: usize, to: usize) {
+        for i in from..to {
+            self.has_final[i] = 0;
+            self.reset_now[i] = 0;
+            if self.ended[i] && self.autoreset == Autoreset::NextStep {
+                self.reset_copy(i);
+                // The reset step: reward 0, no flags, no info.
+                self.clear_outputs(i);
+                self.reset_now[i] = 1;
+                self.write_obs(i, false);
+                continue;
+            }
+            if let Err(e) = self.step_copy(i) {
+                self.error.get_or_insert(e);
+                return;
+            }
+            let done = self.worlds[i].slot() >= self.steps;
+            self.truncated[i] = u8::from(done);
+            self.ended[i] = done;
+            if done && self.autoreset == Autoreset::SameStep {
+                // The reward, flags and info of the step that ended stay; the observation
+                // returned is the new episode's first.
+                self.write_obs(i, true);
+                self.has_final[i] = 1;
+                self.reset_copy(i);
+            }
+            self.write_obs(i, false);
+        }
+    }
+
+    fn reset_copy(&mut self, i: usize) {
+        let run = self.first + i as u64 + self.episode[i] * EPISODE_STRIDE;
+        self.episode[i] += 1;
+        self.worlds[i].reset(run);
+        let s = &mut self.seen[i];
+        for v in [&mut s.n, &mut s.idle, &mut s.cost] {
+            v.iter_mut().for_each(|x| *x = 0.0);
+        }
+        self.ended[i] = false;
+    }
+
+    /// Copy `i`'s reward, flags and info of a step that did not play (a reset).
+    fn clear_outputs(&mut self, i: usize) {
+        for r in &mut self.reward[i * self.users..(i + 1) * self.users] {
+            *r = 0.0;
+        }
+        self.terminated[i] = 0;
+        self.truncated[i] = 0;
+        self.oracle[i] = 0.0;
+        self.regret[i] = 0.0;
+    }
+
+    fn step_copy(&mut self, i: usize) -> Result<(), StepError> {
+        let (u, k) = (self.users, self.k);
+        let lists = &self.lists[i * u..(i + 1) * u];
+        let o = if u == 1 {
+            self.worlds[i].step(&[lists[0].as_slice()])?
+        } else {
+            let refs: Vec<&[usize]> = lists.iter().map(Vec::as_slice).collect();
+            self.worlds[i].step(&refs)?
+        };
+        let seen = &mut self.seen[i];
+        for (user, step) in o.users.iter().enumerate() {
+            self.reward[i * u + user] = step.reward;
+            for &(c, idle, cost) in &step.probes {
+                let j = user * k + c;
+                seen.n[j] += 1.0;
+                seen.idle[j] += f64::from(u8::from(idle));
+                seen.cost[j] += cost;
+            }
+        }
+        self.oracle[i] = o.benchmark_expected;
+        self.regret[i] = o.pseudo_regret;
+        Ok(())
+    }
+
+    /// Writes copy `i`'s observation (of its last slot) into `obs`, or into `final_obs`.
+    fn write_obs(&mut self, i: usize, final_: bool) {
+        let (u, k, d) = (self.users, self.k, self.dim);
+        let world = &self.worlds[i];
+        let t = world.slot();
+        let horizon = self.steps as f64;
+        let buf = if final_ {
+            &mut self.final_obs[i * u * d..(i + 1) * u * d]
+        } else {
+            &mut self.obs[i * u * d..(i + 1) * u * d]
+        };
+        let last = world.last_outcome();
+        let seen = &self.seen[i];
+        for user in 0..u {
+            let row = &mut buf[user * d..(user + 1) * d];
+            let mut at = 0;
+            if self.parts.last {
+                let part = &mut row[..3 * k];
+                part.iter_mut().for_each(|x| *x = 0.0);
+                if t > 0
+                    && let Some(step) = last.and_then(|o| o.users.get(user))
+                {
+                    for &(c, idle, cost) in &step.probes {
+                        part[3 * c] = 1.0;
+                        part[3 * c + 1] = f32::from(u8::from(idle));
+                        part[3 * c + 2] = cost as f32;
+                    }
+                }
+                at += 3 * k;
+            }
+            if self.parts.stats {
+                let part = &mut row[at..at + 3 * k];
+                for c in 0..k {
+                    let j = user * k + c;
+                    let n = seen.n[j];
+                    part[3 * c] = ((1.0 + n).ln() / (1.0 + horizon).ln()) as f32;
+                    part[3 * c + 1] = if n > 0.0 {
+                        (seen.idle[j] / n) as f32
+                    } else {
+                        0.0
+                    };
+                    part[3 * c + 2] = if n > 0.0 {
+                        (seen.cost[j] / n) as f32
+                    } else {
+                        0.0
+                    };
+                }
+                at += 3 * k;
+            }
+            if self.parts.time {
+                row[at] = (t as f64 / horizon) as f32;
+            }
+        }
+    }
+}

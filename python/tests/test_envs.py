@@ -1,0 +1,191 @@
+"""specprobe.envs against Gymnasium itself: its env checker, its own vector environment as the
+reference for autoreset and seeding, and the engine's runs for exactness."""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from gymnasium.vector import AutoresetMode, SyncVectorEnv  # noqa: E402
+
+import specprobe  # noqa: E402
+import specprobe.envs as envs  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+FIG1A = os.path.join(ROOT, "scenarios", "paper-fig1a.ron")
+ONOFF = os.path.join(ROOT, "scenarios", "spectrum-onoff.ron")
+
+
+def small(horizon=40, runs=4, policies=None, **channels):
+    """A dict scenario: three channels with Markov occupancy, Bernoulli costs."""
+    return {
+        "Regret": {
+            "name": "env-test",
+            "seed": 11,
+            "horizon": horizon,
+            "runs": runs,
+            "channels": [
+                {"occupancy": {"Markov": {"idle_to_busy": 0.2, "busy_to_idle": 0.4}},
+                 "cost": {"Bernoulli": 0.3}},
+                {"theta": 0.6, "cost": {"Constant": 0.2}},
+                {"theta": 0.4, "cost": {"Constant": 0.1}},
+            ],
+            "policies": policies or [{"policy": "Oracle"}],
+        }
+    }
+
+
+@pytest.mark.parametrize("action", ["scores", "list"])
+@pytest.mark.parametrize("scenario", [FIG1A, ONOFF])
+def test_gymnasium_check_env_passes_without_warnings(scenario, action):
+    env = gymnasium.make("specprobe/Spectrum-v0", scenario=scenario, action=action)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+def test_make_by_id():
+    env = gymnasium.make("specprobe/Spectrum-v0", scenario=FIG1A)
+    obs, info = env.reset(seed=3)
+    assert env.observation_space.contains(obs)
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    assert set(info) == {"oracle_expected_reward", "pseudo_regret"}
+    assert info["oracle_expected_reward"] == pytest.approx(0.283, abs=1e-9)
+
+
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP,
+                                  AutoresetMode.DISABLED])
+def test_the_vector_equals_gymnasiums_own_vector_of_single_envs(mode):
+    """Gymnasium's SyncVectorEnv of SpectrumEnv(index=i) is the reference: the same
+    observations, rewards, flags and infos, step by step over several episodes, in every
+    autoreset mode (environment i of a vector seeded S plays run i of seed S)."""
+    n, steps = 4, 7
+    scenario = small()
+    ours = envs.SpectrumVectorEnv(scenario, n, max_episode_steps=steps, autoreset_mode=mode)
+    ref = SyncVectorEnv([lambda i=i: envs.SpectrumEnv(scenario, max_episode_steps=steps, index=i)
+                         for i in range(n)], autoreset_mode=mode)
+    o1, _ = ours.reset(seed=5)
+    o2, _ = ref.reset(seed=[5] * n)
+    np.testing.assert_array_equal(o1, o2)
+    rng = np.random.default_rng(0)
+    for t in range(3 * steps + 2):
+        a = rng.uniform(-1, 1, size=(n, 3)).astype(np.float32)
+        if mode == AutoresetMode.DISABLED and t % (steps + 1) == steps:
+            mask = np.ones(n, dtype=bool)
+            o1, _ = ours.reset(options={"reset_mask": mask})
+            o2, _ = ref.reset(options={"reset_mask": mask})
+            np.testing.assert_array_equal(o1, o2)
+            continue
+        r1 = ours.step(a)
+        r2 = ref.step(a)
+        for x, y in zip(r1[:4], r2[:4]):
+            np.testing.assert_array_equal(x, y)
+        for key in ("oracle_expected_reward", "pseudo_regret"):
+            assert (key in r1[4]) == (key in r2[4]), (t, key)
+            if key in r2[4]:
+                mask = r2[4]["_" + key]
+                np.testing.assert_array_equal(r1[4]["_" + key], mask)
+                np.testing.assert_array_equal(r1[4][key][mask], r2[4][key][mask])
+        if mode == AutoresetMode.SAME_STEP:
+            assert ("final_obs" in r1[4]) == ("final_obs" in r2[4]), t
+            if "final_obs" in r2[4]:
+                m2 = r2[4]["_final_obs"]
+                np.testing.assert_array_equal(r1[4]["_final_obs"], m2)
+                np.testing.assert_array_equal(r1[4]["_final_info"], r2[4]["_final_info"])
+                for i in np.flatnonzero(m2):
+                    np.testing.assert_array_equal(r1[4]["final_obs"][i], r2[4]["final_obs"][i])
+                f1, f2 = r1[4]["final_info"], r2[4]["final_info"]
+                for key in ("oracle_expected_reward", "pseudo_regret"):
+                    np.testing.assert_array_equal(f1["_" + key], f2["_" + key])
+                    np.testing.assert_array_equal(f1[key][m2], f2[key][m2])
+
+
+def test_playing_the_oracle_gives_its_runs_bit_for_bit():
+    """The oracle's list played through the vector gives each run's reward and regrets as
+    `specprobe run` writes them in runs.csv."""
+    scenario = small(horizon=60, runs=4)
+    res = specprobe.run(scenario, threads=1)
+    runs = res.runs()
+    n = 4
+    v = envs.SpectrumVectorEnv(scenario, n, action="list")
+    v.reset(seed=11)
+    # UCR-T1 with the true statistics, as validate shows it.
+    text = specprobe.validate(scenario)
+    lists = [line for line in text.splitlines() if "optimum" in line.lower()]
+    assert lists, text
+    optimum = res.summary["optimum"]["list"]
+    action = np.full((n, 3), 3, dtype=np.int64)
+    action[:, :len(optimum)] = optimum
+    for _ in range(60):
+        v.step(action)
+    totals = v.totals()
+    rows = runs if isinstance(runs, list) else runs.to_dict("records")
+    for i in range(n):
+        row = [r for r in rows if int(r["run"]) == i][0]
+        assert totals[i][0] == float(row["reward"])
+        assert totals[i][1] == float(row["pseudo_regret"])
+        assert totals[i][2] == float(row["realized_regret"])
+
+
+def test_trajectories_do_not_depend_on_the_number_of_envs_or_threads():
+    scenario = small(horizon=30)
+    big = envs.SpectrumVectorEnv(scenario, 6, threads=3)
+    part = envs.SpectrumVectorEnv(scenario, 2, first_index=4)
+    big.reset(seed=9)
+    part.reset(seed=9)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        a = rng.uniform(-1, 1, size=(6, 3)).astype(np.float32)
+        o1, r1, *_ = big.step(a)
+        o2, r2, *_ = part.step(a[4:])
+        np.testing.assert_array_equal(o1[4:], o2)
+        np.testing.assert_array_equal(r1[4:], r2)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.zeros((2, 4), np.float32), r"actions: expected shape \(2, 3\)"),
+    (np.array([[5, 3, 3], [0, 1, 3]]), r"actions\[0\]: 5 is not a channel"),
+    (np.array([[0.5, 1, 3], [0, 1, 3]]), "a list action holds integers"),
+])
+def test_bad_actions_name_the_argument_and_the_rule(bad, match):
+    v = envs.SpectrumVectorEnv(small(), 2, action="list")
+    v.reset(seed=1)
+    with pytest.raises((ValueError, TypeError), match=match):
+        v.step(bad)
+
+
+def test_a_channel_listed_twice_is_skipped():
+    """Every element of MultiDiscrete is an action: [0, 0, 1] probes 0 then 1."""
+    a = envs.SpectrumVectorEnv(small(), 1, action="list")
+    b = envs.SpectrumVectorEnv(small(), 1, action="list")
+    a.reset(seed=2)
+    b.reset(seed=2)
+    for _ in range(10):
+        o1, r1, *_ = a.step(np.array([[0, 0, 1]]))
+        o2, r2, *_ = b.step(np.array([[0, 1, 3]]))
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+
+
+def test_a_step_after_the_end_without_reset_is_refused():
+    env = envs.SpectrumEnv(small(horizon=3))
+    env.reset(seed=0)
+    for _ in range(3):
+        *_, truncated, _ = env.step(env.action_space.sample())
+    assert truncated
+    with pytest.raises(ValueError, match="ended its episode"):
+        env.step(env.action_space.sample())
+    env.reset()
+    env.step(env.action_space.sample())
+
+
+def test_scenarios_without_an_environment_are_refused():
+    with pytest.raises(ValueError, match="only regret and many-users scenarios"):
+        envs.SpectrumEnv(os.path.join(ROOT, "scenarios", "paper-topk.ron"))
+    with pytest.raises(ValueError, match="max_episode_steps: must lie in 1..=40"):
+        envs.SpectrumEnv(small(), max_episode_steps=41)
+    with pytest.raises(ValueError, match="observation: 'nope' is not a part"):
+        envs.SpectrumEnv(small(), observation=("last", "nope"))

@@ -261,8 +261,10 @@ def write_fixture(args, todo, smpy):
     out = {
         "about": "SMPyBandits 0.9.7's EvaluatorMultiPlayers (onlyUniqUserGetsReward) on the "
         "reduced cross-check cells: per cell the mean and sd of the final pseudo-regret over "
-        "`runs` repetitions. Written by `python3 scripts/smpy_crosscheck.py --reduced "
-        f"--runs {args.runs} --write-fixture FILE`; read by tests/it/smpy_reference.rs.",
+        "`runs` repetitions (numpy's baseline sort, NPY_DISABLE_CPU_FEATURES; memoised "
+        "indices and SMPyBandits' numba kl-UCB, the same values). Written by `python3 "
+        f"scripts/smpy_crosscheck.py --reduced --runs {args.runs} --write-fixture FILE`; "
+        "read by tests/it/smpy_reference.rs.",
         "cells": [],
     }
     for cell in todo:

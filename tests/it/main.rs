@@ -18,5 +18,6 @@ mod outputs;
 mod ownership;
 mod scenario_errors;
 mod shards;
+mod smpy_reference;
 mod spectrum;
 mod sweep;

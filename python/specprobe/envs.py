@@ -61,7 +61,8 @@ except ImportError as e:  # pragma: no cover - the message is the point
         "specprobe.envs needs gymnasium (>= 1.1): pip install 'specprobe[envs]' or pip install gymnasium"
     ) from e
 
-__all__ = ["SpectrumEnv", "SpectrumVectorEnv", "OBSERVATION_PARTS"]
+__all__ = ["SpectrumEnv", "SpectrumVectorEnv", "MultiUserParallelEnv", "MultiUserVectorEnv",
+           "OBSERVATION_PARTS"]
 
 #: The parts an observation may hold, in the order they are laid out.
 OBSERVATION_PARTS = ("last", "stats", "time")
@@ -323,6 +324,167 @@ class SpectrumEnv(gymnasium.Env):
 
     def totals(self) -> Tuple[float, float, float]:
         """The episode so far: (reward, pseudo-regret, realised regret)."""
+        return self._vec.totals()[0]
+
+
+def _action_space(action: str, k: int) -> "spaces.Space[Any]":
+    if action == "channel":
+        return spaces.Discrete(k + 1)
+    if action == "scores":
+        return spaces.Box(-1.0, 1.0, (k,), np.float32)
+    if action == "list":
+        return spaces.MultiDiscrete([k + 1] * k)
+    raise ValueError(f"action: {action!r} is not an action kind (channel, scores or list)")
+
+
+class MultiUserVectorEnv:
+    """``num_envs`` copies of a many-users scenario's world, its M users stepped together, in
+    one Rust call: the batched form of :class:`MultiUserParallelEnv`, arrays shaped
+    ``(num_envs, M, …)``.
+
+    ``action``: ``"channel"`` (default: each user one channel, or K to stay silent; the classic
+    multi-player bandit, whose pseudo-regret has a closed form), ``"scores"`` or ``"list"``
+    (each user a cascade, as for :class:`SpectrumVectorEnv`; the pseudo-regret of several users'
+    cascades has no closed form and reads NaN: the realised regret of ``totals()`` holds). The
+    scenario's timing (carrier sensing), collision and feedback models apply. Copy i of a
+    vector seeded S plays run i of the scenario with seed S; its episodes end by truncation at
+    the horizon (or ``max_episode_steps``), and the next ``step`` starts the next episode
+    (Gymnasium's ``NEXT_STEP``)."""
+
+    def __init__(self, scenario: Any, num_envs: int = 1, *, max_episode_steps: Optional[int] = None,
+                 observation: Sequence[str] = OBSERVATION_PARTS, action: str = "channel",
+                 threads: int = 1, seed: Optional[int] = None, first_index: int = 0,
+                 copy: bool = True, autoreset_mode: Any = AutoresetMode.NEXT_STEP) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs: must be a whole number at least 1 (got {num_envs!r})")
+        mode_name, self._autoreset = _mode(autoreset_mode)
+        text, json = _scenario(scenario)
+        parts = _parts(observation)
+        _action_space(action, 1)
+        self._core = _specprobe.VecWorld(
+            text, json=json, n=int(num_envs), steps=max_episode_steps, seed=seed, action=action,
+            autoreset=mode_name, threads=int(threads), first=int(first_index), **parts)
+        k, users, dim, steps, horizon = self._core.shape()
+        self.num_envs, self.users, self.channels = int(num_envs), users, k
+        self.episode_steps, self.horizon = steps, horizon
+        self._action, self._copy = action, copy
+        self._buf = _views(self._core)
+        self._obs = self._buf["obs"].reshape(self.num_envs, users, dim)
+        self._reward = self._buf["reward"].reshape(self.num_envs, users)
+        low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim)
+        self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
+        self.single_action_space = _action_space(action, k)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
+        mask = None
+        if options and "reset_mask" in options:
+            mask = [bool(m) for m in np.asarray(options["reset_mask"], dtype=bool)]
+        self._core.reset(seed, mask)
+        return self._out(self._obs), {}
+
+    def step(self, actions: Any):
+        raw = np.asarray(actions)
+        n, u, k = self.num_envs, self.users, self.channels
+        want = (n, u) if self._action == "channel" else (n, u, k)
+        if raw.shape != want:
+            raise ValueError(f"actions: expected shape {want}, got {raw.shape}")
+        if self._action == "scores":
+            if raw.dtype.kind not in "fiub":
+                raise TypeError(f"actions: scores are numbers (got dtype {raw.dtype})")
+            a = np.ascontiguousarray(raw, dtype=np.float32)
+        else:
+            if raw.dtype.kind not in "iu":
+                raise TypeError(f"actions: {self._action} actions are integers (got dtype {raw.dtype})")
+            a = np.ascontiguousarray(raw, dtype=np.int64)
+        self._core.step(a.ctypes.data)
+        buf = self._buf
+        info = {"oracle_expected_reward": self._out(buf["oracle"]),
+                "pseudo_regret": self._out(buf["regret"]),
+                "reset": self._out(buf["reset_now"])}
+        return (self._out(self._obs), self._out(self._reward), self._out(buf["terminated"]),
+                self._out(buf["truncated"]), info)
+
+    def totals(self) -> List[Tuple[float, float, float]]:
+        """Each copy's episode so far, summed over its users: (reward, pseudo-regret,
+        realised regret)."""
+        return list(self._core.totals())
+
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        return array.copy() if self._copy else array
+
+
+try:
+    from pettingzoo import ParallelEnv as _ParallelEnv
+except ImportError:  # pragma: no cover - PettingZoo is optional
+    _ParallelEnv = object  # type: ignore[misc,assignment]
+
+
+class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
+    """A many-users scenario as a PettingZoo ``ParallelEnv``: the agents are the users
+    (``user_0`` … ``user_{M-1}``), stepped together through the scenario's timing, collision and
+    feedback models. Each agent observes its own probes (the observation parts of
+    :class:`SpectrumEnv`, per user) and is rewarded its own net reward; ``infos[agent]`` holds
+    the system's ``oracle_expected_reward`` and ``pseudo_regret`` of the slot (the latter only
+    with one channel per user, ``action="channel"``: several users' cascades have no closed
+    form). ``reset(seed=S)``
+    plays run ``index`` of seed S. Needs ``pettingzoo``."""
+
+    metadata = {"name": "specprobe_multi_user_v0", "render_modes": [], "is_parallelizable": True}
+
+    def __init__(self, scenario: Any, *, max_episode_steps: Optional[int] = None,
+                 observation: Sequence[str] = OBSERVATION_PARTS, action: str = "channel",
+                 seed: Optional[int] = None, index: int = 0) -> None:
+        if _ParallelEnv is object:
+            raise ImportError("MultiUserParallelEnv needs pettingzoo: pip install pettingzoo")
+        self._vec = MultiUserVectorEnv(
+            scenario, 1, max_episode_steps=max_episode_steps, observation=observation,
+            action=action, seed=seed, first_index=index, copy=False,
+            autoreset_mode=AutoresetMode.DISABLED)
+        self.possible_agents = [f"user_{u}" for u in range(self._vec.users)]
+        self.agents: List[str] = []
+        self.render_mode = None
+        self._obs_space = self._vec.single_observation_space
+        self._act_space = self._vec.single_action_space
+
+    def observation_space(self, agent: str) -> "spaces.Space[Any]":
+        return self._obs_space
+
+    def action_space(self, agent: str) -> "spaces.Space[Any]":
+        return self._act_space
+
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
+        obs, _ = self._vec.reset(seed=seed)
+        self.agents = self.possible_agents[:]
+        return ({a: obs[0, u].copy() for u, a in enumerate(self.agents)},
+                {a: {} for a in self.agents})
+
+    def step(self, actions: Dict[str, Any]):
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise ValueError(f"actions: no action for {missing[0]!r} (one per agent: {self.agents})")
+        if self._vec._action == "channel":
+            a = np.array([[int(actions[x]) for x in self.possible_agents]], dtype=np.int64)
+        else:
+            a = np.array([[np.asarray(actions[x]) for x in self.possible_agents]])
+        obs, reward, terminated, truncated, info = self._vec.step(a)
+        agents = self.agents
+        done = bool(truncated[0])
+        extra = {"oracle_expected_reward": float(info["oracle_expected_reward"][0])}
+        regret = float(info["pseudo_regret"][0])
+        # Several users' cascades have no closed form: the key is then absent (not NaN).
+        if np.isfinite(regret):
+            extra["pseudo_regret"] = regret
+        out = ({x: obs[0, u].copy() for u, x in enumerate(agents)},
+               {x: float(reward[0, u]) for u, x in enumerate(agents)},
+               {x: False for x in agents},
+               {x: done for x in agents},
+               {x: dict(extra) for x in agents})
+        if done:
+            self.agents = []
+        return out
+
+    def totals(self) -> Tuple[float, float, float]:
+        """The episode so far, summed over users: (reward, pseudo-regret, realised regret)."""
         return self._vec.totals()[0]
 
 

@@ -189,3 +189,70 @@ def test_scenarios_without_an_environment_are_refused():
         envs.SpectrumEnv(small(), max_episode_steps=41)
     with pytest.raises(ValueError, match="observation: 'nope' is not a part"):
         envs.SpectrumEnv(small(), observation=("last", "nope"))
+
+
+def multi(horizon=40, users=3, feedback="SensingThenCollision", policies=None):
+    return {
+        "MultiUser": {
+            "name": "mu-env", "seed": 4, "horizon": horizon, "runs": 3, "users": users,
+            "feedback": feedback,
+            "channels": [{"theta": t, "cost": {"Constant": 0.05}} for t in (0.9, 0.7, 0.5, 0.3)],
+            "policies": policies or [{"policy": {"McTopM": {"index": "Ucb"}}}],
+        }
+    }
+
+
+@pytest.mark.parametrize("action", ["channel", "scores", "list"])
+def test_pettingzoo_parallel_api_and_seed_tests_pass(action):
+    pz = pytest.importorskip("pettingzoo.test")
+    pz.parallel_api_test(envs.MultiUserParallelEnv(multi(), action=action), num_cycles=60)
+    pz.parallel_seed_test(lambda: envs.MultiUserParallelEnv(multi(), action=action), num_cycles=60)
+
+
+def test_the_batched_many_users_env_equals_its_parallel_envs():
+    n = 3
+    batched = envs.MultiUserVectorEnv(multi(), n)
+    singles = [envs.MultiUserParallelEnv(multi(), index=i) for i in range(n)]
+    batched.reset(seed=6)
+    for s in singles:
+        s.reset(seed=6)
+    rng = np.random.default_rng(2)
+    for _ in range(40):
+        a = rng.integers(0, 5, size=(n, 3))
+        obs, reward, *_ = batched.step(a)
+        for i, s in enumerate(singles):
+            o, r, *_ = s.step({f"user_{u}": a[i, u] for u in range(3)})
+            for u in range(3):
+                np.testing.assert_array_equal(obs[i, u], o[f"user_{u}"])
+                assert reward[i, u] == r[f"user_{u}"]
+
+
+def test_a_team_played_through_the_env_gives_the_runs_rewards_bit_for_bit():
+    """Three users each on a fixed channel (a team that never moves): the env's rewards are
+    that team's runs of `specprobe run` (a Python team with the same lists)."""
+
+    class Fixed:
+        def __init__(self, channels, users, *, mean_costs, horizon):
+            self.users = users
+
+        def plan(self, t):
+            return [[u] for u in range(self.users)]
+
+        def seen(self, user, transmitted, last, sample, collision, ack, cost):
+            pass
+
+    scenario = multi(horizon=50)
+    res = specprobe.run(scenario, teams={"fixed": Fixed}, threads=1)
+    rows = res.runs()
+    rows = rows if isinstance(rows, list) else rows.to_dict("records")
+    env = envs.MultiUserVectorEnv(scenario, 3)
+    env.reset(seed=4)
+    for _ in range(50):
+        env.step(np.array([[0, 1, 2]] * 3))
+    for i, (reward, pseudo, realised) in enumerate(env.totals()):
+        row = [r for r in rows if r["policy"] == "fixed" and int(r["run"]) == i][0]
+        assert reward == float(row["reward"])
+        # The three best channels, one user each, never colliding: the env's classic benchmark
+        # is exactly what they play. (The run measures a user's team against the cascades'
+        # benchmark instead, not knowing its lists hold one channel: issue 38.)
+        assert pseudo == 0.0 and realised == 0.0

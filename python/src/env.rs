@@ -233,6 +233,8 @@ impl VecWorld {
             v.reseed(seed);
         }
         v.reset_all();
+        // Built ready to step, but the first reset still starts episode 0 (run i).
+        v.episode.iter_mut().for_each(|e| *e = 0);
         Ok(v)
     }
 

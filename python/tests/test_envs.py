@@ -256,3 +256,36 @@ def test_a_team_played_through_the_env_gives_the_runs_rewards_bit_for_bit():
         # is exactly what they play. (The run measures a user's team against the cascades'
         # benchmark instead, not knowing its lists hold one channel: issue 38.)
         assert pseudo == 0.0 and realised == 0.0
+
+
+def test_the_sb3_adapter_equals_sb3s_own_vector_and_trains():
+    """SB3's DummyVecEnv of SpectrumEnv(index=i) is the reference (its autoreset and
+    terminal_observation); PPO trains on the adapter."""
+    sb3 = pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from specprobe.sb3 import SpectrumSB3VecEnv
+
+    scenario, n, steps = small(), 3, 5
+    sb3_check_env(envs.SpectrumEnv(scenario, max_episode_steps=steps))
+    ours = SpectrumSB3VecEnv(scenario, n, max_episode_steps=steps, seed=8)
+    ref = DummyVecEnv([lambda i=i: envs.SpectrumEnv(scenario, max_episode_steps=steps, seed=8, index=i)
+                       for i in range(n)])
+    np.testing.assert_array_equal(ours.reset(), ref.reset())
+    rng = np.random.default_rng(3)
+    for _ in range(3 * steps):
+        a = rng.uniform(-1, 1, size=(n, 3)).astype(np.float32)
+        o1, r1, d1, i1 = ours.step(a)
+        o2, r2, d2, i2 = ref.step(a)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(d1, d2)
+        for x, y in zip(i1, i2):
+            assert set(x) == set(y)
+            for key in x:
+                np.testing.assert_array_equal(x[key], y[key])
+    assert ours.env_method("runs") == [0 + 3 * 2**32, 1 + 3 * 2**32, 2 + 3 * 2**32]
+    assert ours.get_attr("channels") == [3, 3, 3]
+    model = sb3.PPO("MlpPolicy", ours, n_steps=16, batch_size=16, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)

@@ -28,30 +28,54 @@ use crate::util::rng::SimRng;
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Buffers {
     /// The policy's list of the current slot.
-    list: Vec<usize>,
-    /// Last slot's expected reward, reused while its list is.
+    pub(crate) list: Vec<usize>,
+    /// What the policy's probes leave for the benchmark, and the expected reward kept.
+    pub(crate) probes: Probes,
+}
+
+/// Per channel, the slot in which the policy last probed it, and what it found (and at which
+/// offset): what the benchmark may reuse; and last slot's expected reward, reused while its
+/// list is.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Probes {
     expected: ExpectedReward,
-    /// Per channel, the slot in which the policy last probed it, and what it found (and at which
-    /// offset): what the benchmark may reuse.
     probed_at: Vec<u64>,
     probed_offset: Vec<f64>,
     probed: Vec<Probe>,
 }
 
+impl Probes {
+    /// The probes as the slot borrows them.
+    pub(crate) fn view(&mut self) -> ProbesView<'_> {
+        ProbesView {
+            expected: &mut self.expected,
+            probed_at: &mut self.probed_at,
+            probed_offset: &mut self.probed_offset,
+            probed: &mut self.probed,
+        }
+    }
+}
+
 impl Buffers {
     /// Buffers for `k` channels.
     pub(crate) fn new(k: usize) -> Buffers {
-        Buffers {
+        let mut b = Buffers {
             list: Vec::with_capacity(k),
-            expected: ExpectedReward::default(),
-            probed_at: vec![0; k],
-            probed_offset: vec![0.0; k],
-            probed: vec![Probe::default(); k],
-        }
+            probes: Probes::default(),
+        };
+        b.probes.reset(k);
+        b
     }
 
     /// Clears the record of earlier probes for a new run.
-    fn reset(&mut self, k: usize) {
+    pub(crate) fn reset(&mut self, k: usize) {
+        self.probes.reset(k);
+    }
+}
+
+impl Probes {
+    /// Clears the record of earlier probes for a new run of `k` channels.
+    pub(crate) fn reset(&mut self, k: usize) {
         self.probed_at.clear();
         self.probed_at.resize(k, 0);
         self.probed_offset.resize(k, 0.0);
@@ -237,21 +261,15 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
     debug_assert_eq!(checkpoints.last(), Some(&horizon));
     debug_assert_eq!(record.rows.len(), checkpoints.len());
     buffers.reset(env.len());
-    let Buffers {
-        list,
-        expected,
-        probed_at,
-        probed_offset,
-        probed,
-    } = buffers;
+    let Buffers { list, probes } = buffers;
+    let mut probes = probes.view();
     let duration = spectrum.duration();
     let epochs = env.epochs();
     let mean_cost = env.mean_cost();
     let mut epoch = 0;
     let mut best = epochs[0].optimum.expected_reward;
-    expected.reset();
-    let mut cum = [0.0f64; N_METRICS];
-    let mut benchmark_reward = 0.0f64;
+    probes.expected.reset();
+    let mut totals = Totals::default();
     let mut rows = Checkpoints::new(checkpoints);
     for t in 1..=horizon {
         if t & CHECK_MASK == 0 && cancel.is_cancelled() {
@@ -262,10 +280,87 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
                 epoch += 1;
             }
             best = epochs[epoch].optimum.expected_reward;
-            expected.reset();
+            probes.expected.reset();
         }
         list.clear();
         policy.plan(t, list, rng);
+        let world = World {
+            spectrum,
+            duration,
+            epoch: &epochs[epoch],
+            mean_cost,
+            best,
+        };
+        world.play(t, policy, list, paths, &mut probes, &mut totals, record);
+        if let Some(row) = rows.due(t) {
+            close_row(&mut totals.cum, totals.benchmark_reward);
+            record.rows[row] = totals.cum;
+        }
+    }
+}
+
+/// The single-user world's rules for one slot: the channels as the spectrum `S` probes them,
+/// the slot's duration, the benchmark's epoch and its expected reward. [`World::play`] is the
+/// slot itself, which the episode loop and the training environments' stepper both call.
+pub(crate) struct World<'a, S> {
+    pub(crate) spectrum: &'a S,
+    pub(crate) duration: Option<f64>,
+    pub(crate) epoch: &'a Epoch,
+    pub(crate) mean_cost: &'a [f64],
+    /// The benchmark's expected reward in the epoch.
+    pub(crate) best: f64,
+}
+
+/// What a run carries from slot to slot: the cumulative metrics and the benchmark's reward.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Totals {
+    pub(crate) cum: [f64; N_METRICS],
+    pub(crate) benchmark_reward: f64,
+}
+
+impl Default for Totals {
+    fn default() -> Totals {
+        Totals {
+            cum: [0.0; N_METRICS],
+            benchmark_reward: 0.0,
+        }
+    }
+}
+
+/// The policy's probes of the current slot that the benchmark may reuse, and the expected
+/// reward kept from slot to slot (borrowed from [`Buffers`]).
+pub(crate) struct ProbesView<'b> {
+    pub(crate) expected: &'b mut ExpectedReward,
+    probed_at: &'b mut [u64],
+    probed_offset: &'b mut [f64],
+    probed: &'b mut [Probe],
+}
+
+impl<S: Spectrum> World<'_, S> {
+    /// Slot `t` with `list` as the policy planned it: the policy's probes in order until the
+    /// first channel sensed idle (each observed by the policy), the benchmark's list on the
+    /// same paths (reusing the policy's draws where it probed the channel at the same
+    /// instant), the list's exact expected reward; the slot's metrics added to `totals`.
+    /// Returns the slot and its pseudo-regret.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn play<P: Policy>(
+        &self,
+        t: u64,
+        policy: &mut P,
+        list: &mut Vec<usize>,
+        paths: &mut Paths,
+        probes: &mut ProbesView<'_>,
+        totals: &mut Totals,
+        record: &mut RunRecord,
+    ) -> (Slot, f64) {
+        let ProbesView {
+            expected,
+            probed_at,
+            probed_offset,
+            probed,
+        } = probes;
+        let (spectrum, duration) = (self.spectrum, self.duration);
         // The policy's probes.
         let mut slot = Slot::default();
         let mut j = 0;
@@ -291,7 +386,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
         // The benchmark's probes on the same paths: the policy's draws where it probed the
         // channel at the same instant, its own otherwise.
         let mut bench = Slot::default();
-        for &i in &epochs[epoch].optimum.list {
+        for &i in &self.epoch.optimum.list {
             let Some(offset) = bench.offset(duration) else {
                 break;
             };
@@ -304,16 +399,14 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
                 break;
             }
         }
-        benchmark_reward += bench.net();
+        totals.benchmark_reward += bench.net();
         let mut more = |l: &mut Vec<usize>| policy.extend(l);
-        let value = expected.of(list, &mut more, &epochs[epoch], mean_cost);
-        cum[Metric::PseudoRegret as usize] += best - value;
-        slot.add_to(&mut cum);
+        let value = expected.of(list, &mut more, self.epoch, self.mean_cost);
+        let regret = self.best - value;
+        totals.cum[Metric::PseudoRegret as usize] += regret;
+        slot.add_to(&mut totals.cum);
         record.probes_per_slot[slot.probes] += 1;
-        if let Some(row) = rows.due(t) {
-            close_row(&mut cum, benchmark_reward);
-            record.rows[row] = cum;
-        }
+        (slot, regret)
     }
 }
 

@@ -13,11 +13,13 @@ use crate::engine::multi_loop::{
     Expected, MultiBuffers, MultiRecord, Setup, Tally, World, classic_regret,
 };
 use crate::engine::multi_runner::{benchmarks_for, expected_for, user_domain};
-use crate::engine::recorder::Metric;
+use crate::engine::recorder::{Metric, RunRecord};
+use crate::engine::slot_loop::{Buffers, Totals, World as SingleWorld};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
 use crate::model::sharing::Shared;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
+use crate::policy::Policy;
 use crate::scenario::{MultiUserScenario, RegretScenario};
 use crate::util::crn::RunKey;
 use crate::util::rng::{SimRng, label_hash, stream};
@@ -202,12 +204,41 @@ struct State {
     actions: Actions,
 }
 
+/// The probes the single-user world reports, as the policy it plays sees them.
+#[derive(Clone, Debug, Default)]
+struct Played {
+    probes: Vec<(usize, bool, f64)>,
+}
+
+impl Policy for Played {
+    fn plan(&mut self, _t: u64, _list: &mut Vec<usize>, _rng: &mut SimRng) {}
+
+    fn observe(&mut self, channel: usize, idle: bool, cost: f64) {
+        self.probes.push((channel, idle, cost));
+    }
+}
+
+/// One user on a regret scenario's channels: the engine's single-user slot itself (the
+/// episode loop's [`SingleWorld::play`]), faster than the many-users world with one user and
+/// the same draw for draw.
+#[derive(Debug)]
+struct Single {
+    buffers: Buffers,
+    record: RunRecord,
+    totals: Totals,
+    epoch: usize,
+    best: f64,
+    played: Played,
+}
+
 /// A scenario's world stepped one slot at a time (see the module docs).
 #[derive(Debug)]
 pub struct Stepper {
     model: Model,
     state: State,
     outcome: StepOutcome,
+    /// A regret scenario's one user, stepped by the single-user slot.
+    single: Option<Box<Single>>,
 }
 
 impl Stepper {
@@ -232,7 +263,16 @@ impl Stepper {
                 exact: true,
             })
             .collect();
-        Ok(Stepper::build(Model {
+        let k = env.len();
+        let single = Single {
+            buffers: Buffers::new(k),
+            record: RunRecord::new(k, 1),
+            totals: Totals::default(),
+            epoch: 0,
+            best: 0.0,
+            played: Played::default(),
+        };
+        let mut stepper = Stepper::build(Model {
             env,
             user_envs: Vec::new(),
             users: 1,
@@ -248,7 +288,10 @@ impl Stepper {
             domain: crate::engine::runner::experiment_domain(s, &exp.label),
             classic: false,
             simple: Vec::new(),
-        }))
+        });
+        stepper.single = Some(Box::new(single));
+        stepper.reset(0);
+        Ok(stepper)
     }
 
     /// The world of a many-users scenario, its users stepped together, at the start of run 0;
@@ -301,6 +344,7 @@ impl Stepper {
             model,
             state,
             outcome: StepOutcome::default(),
+            single: None,
         };
         s.reset(0);
         s
@@ -337,6 +381,14 @@ impl Stepper {
         st.tally.per_slot = true;
         st.actions.lists.resize_with(m, Vec::new);
         st.actions.users.resize_with(m, UserStep::default);
+        if let Some(one) = &mut self.single {
+            one.buffers.reset(env.len());
+            one.buffers.probes.view().expected.reset();
+            one.record.reset();
+            one.totals = Totals::default();
+            one.epoch = 0;
+            one.best = env.epochs()[0].optimum.expected_reward;
+        }
     }
 
     /// Draws from seed `seed` from the next reset on (the scenario's seed by default).
@@ -382,6 +434,15 @@ impl Stepper {
     /// The run's totals so far, summed over users and slots, as the run's row of `runs.csv`
     /// reads them at the horizon: `(reward, pseudo-regret, realised regret)`.
     pub fn totals(&self) -> (f64, f64, f64) {
+        if let Some(one) = &self.single {
+            let cum = &one.totals.cum;
+            let reward = cum[Metric::Reward as usize];
+            return (
+                reward,
+                cum[Metric::PseudoRegret as usize],
+                one.totals.benchmark_reward - reward,
+            );
+        }
         let cum = &self.state.tally.cum;
         let realised = self.state.tally.benchmark_reward - cum[Metric::Reward as usize];
         let pseudo = match self.model.expected {
@@ -401,6 +462,10 @@ impl Stepper {
             return Err(StepError::Ended(self.model.horizon));
         }
         self.check(lists)?;
+        if self.single.is_some() {
+            self.step_single(lists[0]);
+            return Ok(&self.outcome);
+        }
         for (a, l) in self.state.actions.lists.iter_mut().zip(lists) {
             a.clear();
             a.extend_from_slice(l);
@@ -420,6 +485,51 @@ impl Stepper {
             play(model, &general, &mut self.state, &mut self.outcome);
         }
         Ok(&self.outcome)
+    }
+
+    /// The next slot of the single-user world with `list`.
+    fn step_single(&mut self, list: &[usize]) {
+        let (model, st) = (&self.model, &mut self.state);
+        let Some(one) = self.single.as_deref_mut() else {
+            return;
+        };
+        st.t += 1;
+        let t = st.t;
+        let epochs = model.env.epochs();
+        if t > epochs[one.epoch].last {
+            while t > epochs[one.epoch].last {
+                one.epoch += 1;
+            }
+            one.best = epochs[one.epoch].optimum.expected_reward;
+            one.buffers.probes.view().expected.reset();
+        }
+        one.buffers.list.clear();
+        one.buffers.list.extend_from_slice(list);
+        one.played.probes.clear();
+        let (slot, regret) = match model.simple.first() {
+            Some(simple) => play_single(model, simple, one, &mut st.paths[0], t),
+            None => play_single(model, &General::of(&model.env), one, &mut st.paths[0], t),
+        };
+        let out = &mut self.outcome;
+        out.t = t;
+        out.last = t == model.horizon;
+        out.benchmark_expected = one.best;
+        out.pseudo_regret = regret;
+        out.users.resize_with(1, UserStep::default);
+        let user = &mut out.users[0];
+        user.probes.clone_from(&one.played.probes);
+        let transmitted = slot.success || slot.collision;
+        user.transmitted = if transmitted {
+            one.played.probes.last().map(|p| p.0)
+        } else {
+            None
+        };
+        user.collision = None;
+        user.ack = transmitted;
+        user.success = slot.success;
+        user.reward = slot.net();
+        user.energy = slot.energy;
+        user.delay = slot.delay;
     }
 
     /// Checks the lists against the world: one per user, distinct channels below K (one each
@@ -450,6 +560,33 @@ impl Stepper {
         }
         Ok(())
     }
+}
+
+/// One slot of the single-user world on spectrum `S`.
+fn play_single<S: Spectrum>(
+    model: &Model,
+    spectrum: &S,
+    one: &mut Single,
+    paths: &mut Paths,
+    t: u64,
+) -> (crate::engine::slot_loop::Slot, f64) {
+    let world = SingleWorld {
+        spectrum,
+        duration: spectrum.duration(),
+        epoch: &model.env.epochs()[one.epoch],
+        mean_cost: model.env.mean_cost(),
+        best: one.best,
+    };
+    let Buffers { list, probes } = &mut one.buffers;
+    world.play(
+        t,
+        &mut one.played,
+        list,
+        paths,
+        &mut probes.view(),
+        &mut one.totals,
+        &mut one.record,
+    )
 }
 
 /// One slot on spectrum `S`: the episode's steps, in the episode's order.

@@ -67,7 +67,8 @@ __all__ = ["SpectrumEnv", "SpectrumVectorEnv", "MultiUserParallelEnv", "MultiUse
 #: The parts an observation may hold, in the order they are laid out.
 OBSERVATION_PARTS = ("last", "stats", "time")
 
-_DTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double, "bool": ctypes.c_bool}
+_DTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double, "bool": ctypes.c_bool,
+           "int64": ctypes.c_int64}
 
 
 def _views(core: Any) -> Dict[str, np.ndarray]:
@@ -177,6 +178,7 @@ class SpectrumVectorEnv(VectorEnv):
         self._buf = _views(self._core)
         self._obs = self._buf["obs"].reshape(self.num_envs, dim)
         self._final = self._buf["final_obs"].reshape(self.num_envs, dim)
+        self._act = self._buf["action"].reshape(self.num_envs, k)
         low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim)
         self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.observation_space = spaces.Box(
@@ -215,8 +217,8 @@ class SpectrumVectorEnv(VectorEnv):
         return self._out(self._obs), {}
 
     def step(self, actions: Any):
-        a = self._actions(actions)
-        self._core.step(a.ctypes.data)
+        self._write_actions(actions)
+        self._core.step()
         buf = self._buf
         # Gymnasium's vector convention: each key with its mask `_key` of the environments
         # that reported it. Those reset by this step report nothing (NEXT_STEP); those whose
@@ -263,7 +265,8 @@ class SpectrumVectorEnv(VectorEnv):
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self._copy else array
 
-    def _actions(self, actions: Any) -> np.ndarray:
+    def _write_actions(self, actions: Any) -> None:
+        """Checks `actions` and writes them into the core's action buffer."""
         k = self.channels
         raw = np.asarray(actions)
         if raw.shape != (self.num_envs, k):
@@ -272,15 +275,9 @@ class SpectrumVectorEnv(VectorEnv):
         if self._action == "scores":
             if raw.dtype.kind not in "fiub":
                 raise TypeError(f"actions: scores are numbers (got dtype {raw.dtype})")
-            a = np.ascontiguousarray(raw, dtype=np.float32)
-        else:
-            if raw.dtype.kind not in "iu":
-                raise TypeError(f"actions: a list action holds integers (got dtype {raw.dtype})")
-            a = np.ascontiguousarray(raw, dtype=np.int64)
-        if a.shape != (self.num_envs, k):
-            raise ValueError(
-                f"actions: expected shape ({self.num_envs}, {k}) (one {self._action} row per environment), got {a.shape}")
-        return a
+        elif raw.dtype.kind not in "iu":
+            raise TypeError(f"actions: a list action holds integers (got dtype {raw.dtype})")
+        self._act[...] = raw
 
 
 class SpectrumEnv(gymnasium.Env):
@@ -317,10 +314,20 @@ class SpectrumEnv(gymnasium.Env):
         return obs[0].copy(), {}
 
     def step(self, action: Any):
-        obs, reward, terminated, truncated, info = self._vec.step(np.asarray(action)[None])
-        return (obs[0].copy(), float(reward[0]), bool(terminated[0]), bool(truncated[0]),
-                {"oracle_expected_reward": float(info["oracle_expected_reward"][0]),
-                 "pseudo_regret": float(info["pseudo_regret"][0])})
+        # One copy: straight to the core's buffers, without the vector's batching.
+        vec = self._vec
+        a = np.asarray(action)
+        if a.shape != (vec.channels,):
+            raise ValueError(f"action: expected shape ({vec.channels},), got {a.shape}")
+        if vec._action != "scores" and a.dtype.kind not in "iu":
+            raise TypeError(f"action: a list action holds integers (got dtype {a.dtype})")
+        vec._act[0] = a
+        vec._core.step()
+        buf = vec._buf
+        return (vec._obs[0].copy(), float(buf["reward"][0]), bool(buf["terminated"][0]),
+                bool(buf["truncated"][0]),
+                {"oracle_expected_reward": float(buf["oracle"][0]),
+                 "pseudo_regret": float(buf["regret"][0])})
 
     def totals(self) -> Tuple[float, float, float]:
         """The episode so far: (reward, pseudo-regret, realised regret)."""
@@ -371,6 +378,8 @@ class MultiUserVectorEnv:
         self._buf = _views(self._core)
         self._obs = self._buf["obs"].reshape(self.num_envs, users, dim)
         self._reward = self._buf["reward"].reshape(self.num_envs, users)
+        self._act = self._buf["action"].reshape(
+            (self.num_envs, users) if action == "channel" else (self.num_envs, users, k))
         low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim)
         self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.single_action_space = _action_space(action, k)
@@ -391,12 +400,10 @@ class MultiUserVectorEnv:
         if self._action == "scores":
             if raw.dtype.kind not in "fiub":
                 raise TypeError(f"actions: scores are numbers (got dtype {raw.dtype})")
-            a = np.ascontiguousarray(raw, dtype=np.float32)
-        else:
-            if raw.dtype.kind not in "iu":
-                raise TypeError(f"actions: {self._action} actions are integers (got dtype {raw.dtype})")
-            a = np.ascontiguousarray(raw, dtype=np.int64)
-        self._core.step(a.ctypes.data)
+        elif raw.dtype.kind not in "iu":
+            raise TypeError(f"actions: {self._action} actions are integers (got dtype {raw.dtype})")
+        self._act[...] = raw
+        self._core.step()
         buf = self._buf
         info = {"oracle_expected_reward": self._out(buf["oracle"]),
                 "pseudo_regret": self._out(buf["regret"]),

@@ -60,6 +60,18 @@ struct Seen {
     n: Vec<f64>,
     idle: Vec<f64>,
     cost: Vec<f64>,
+    /// `ln(1 + n) / ln(1 + T)`, the observation's count, kept as `n` changes (a logarithm per
+    /// probe rather than per channel and step).
+    scaled: Vec<f32>,
+}
+
+impl Seen {
+    fn clear(&mut self) {
+        for v in [&mut self.n, &mut self.idle, &mut self.cost] {
+            v.iter_mut().for_each(|x| *x = 0.0);
+        }
+        self.scaled.iter_mut().for_each(|x| *x = 0.0);
+    }
 }
 
 /// N copies of a world, stepped together.
@@ -93,6 +105,9 @@ pub struct VecWorld {
     lists: Vec<Vec<usize>>,
     /// The index of copy 0 among all copies of this scenario (its runs are `first + i`).
     first: u64,
+    /// The action buffers the wrapper writes into (one of them is used: scores, or entries).
+    scores_in: Vec<f32>,
+    entries_in: Vec<i64>,
 }
 
 fn step_error(e: &StepError) -> PyErr {
@@ -203,6 +218,7 @@ impl VecWorld {
             n: vec![0.0; users * k],
             idle: vec![0.0; users * k],
             cost: vec![0.0; users * k],
+            scaled: vec![0.0; users * k],
         };
         let mut v = VecWorld {
             worlds,
@@ -228,6 +244,19 @@ impl VecWorld {
             reset_now: vec![0; n],
             lists: vec![Vec::with_capacity(k); n * users],
             first,
+            scores_in: vec![
+                0.0;
+                if action == ActionKind::Scores {
+                    n * users * k
+                } else {
+                    0
+                }
+            ],
+            entries_in: match action {
+                ActionKind::Scores => Vec::new(),
+                ActionKind::List => vec![k as i64; n * users * k],
+                ActionKind::Channel => vec![k as i64; n * users],
+            },
         };
         if let Some(seed) = seed {
             v.reseed(seed);
@@ -307,6 +336,20 @@ impl VecWorld {
                 self.reset_now.len(),
                 "bool",
             ),
+            match self.action {
+                ActionKind::Scores => (
+                    "action",
+                    self.scores_in.as_ptr() as usize,
+                    self.scores_in.len(),
+                    "float32",
+                ),
+                _ => (
+                    "action",
+                    self.entries_in.as_ptr() as usize,
+                    self.entries_in.len(),
+                    "int64",
+                ),
+            },
         ]
     }
 
@@ -356,10 +399,7 @@ impl VecWorld {
         }
         self.worlds[index].reset(run);
         self.episode[index] = 1;
-        let s = &mut self.seen[index];
-        for v in [&mut s.n, &mut s.idle, &mut s.cost] {
-            v.iter_mut().for_each(|x| *x = 0.0);
-        }
+        self.seen[index].clear();
         self.ended[index] = false;
         self.write_obs(index, false);
         Ok(())
@@ -375,33 +415,33 @@ impl VecWorld {
         self.worlds.iter().map(Stepper::totals).collect()
     }
 
-    /// Steps every copy with the actions at `address` (`n × users × K` values: float32
-    /// scores, or int64 entries of lists or channels, C order; the Python wrapper checks the
-    /// array's shape and type and passes its address). Raises naming the copy, the user and
-    /// the rule an action breaks; then nothing has been stepped.
-    fn step(&mut self, py: Python<'_>, address: usize) -> PyResult<()> {
-        let (n, u, k) = (self.worlds.len(), self.users, self.k);
-        let values = match self.action {
-            ActionKind::Scores => n * u * k,
-            ActionKind::List => n * u * k,
-            ActionKind::Channel => n * u,
-        };
+    /// Steps every copy with the actions in the action buffer (`n × users × K` float32
+    /// scores, or int64 entries of lists, or `n × users` int64 channels, written there by the
+    /// Python wrapper through its NumPy view). Raises naming the copy, the user and the rule
+    /// an action breaks; then nothing has been stepped.
+    fn step(&mut self, py: Python<'_>) -> PyResult<()> {
         // Decode every action before stepping any copy, so that a bad one leaves all as they
         // were.
         match self.action {
             ActionKind::Scores => {
-                // SAFETY: the wrapper passes the address of a C-contiguous float32 array of
-                // exactly `values` elements that it keeps alive during this call.
-                let scores = unsafe { std::slice::from_raw_parts(address as *const f32, values) };
-                self.decode_scores(scores)?;
+                let scores = std::mem::take(&mut self.scores_in);
+                let decoded = self.decode_scores(&scores);
+                self.scores_in = scores;
+                decoded?;
             }
             ActionKind::List | ActionKind::Channel => {
-                // SAFETY: as above, an int64 array of `values` elements.
-                let entries = unsafe { std::slice::from_raw_parts(address as *const i64, values) };
-                self.decode_lists(entries)?;
+                let entries = std::mem::take(&mut self.entries_in);
+                let decoded = self.decode_lists(&entries);
+                self.entries_in = entries;
+                decoded?;
             }
         }
-        py.detach(|| self.step_all())
+        // A few copies step in less time than releasing the interpreter takes.
+        if self.worlds.len() * self.users < 64 {
+            self.step_all()
+        } else {
+            py.detach(|| self.step_all())
+        }
     }
 }
 
@@ -425,10 +465,7 @@ impl VecWorld {
         let run = self.first + i as u64 + self.episode[i] * EPISODE_STRIDE;
         self.episode[i] += 1;
         self.worlds[i].reset(run);
-        let s = &mut self.seen[i];
-        for v in [&mut s.n, &mut s.idle, &mut s.cost] {
-            v.iter_mut().for_each(|x| *x = 0.0);
-        }
+        self.seen[i].clear();
         self.ended[i] = false;
         for r in &mut self.reward[i * self.users..(i + 1) * self.users] {
             *r = 0.0;
@@ -724,10 +761,7 @@ impl<'a> Copies<'a> {
         let run = self.first + i as u64 + self.episode[i] * EPISODE_STRIDE;
         self.episode[i] += 1;
         self.worlds[i].reset(run);
-        let s = &mut self.seen[i];
-        for v in [&mut s.n, &mut s.idle, &mut s.cost] {
-            v.iter_mut().for_each(|x| *x = 0.0);
-        }
+        self.seen[i].clear();
         self.ended[i] = false;
     }
 
@@ -752,6 +786,7 @@ impl<'a> Copies<'a> {
             self.worlds[i].step(&refs)?
         };
         let seen = &mut self.seen[i];
+        let scale = 1.0 / (1.0 + self.steps as f64).ln();
         for (user, step) in o.users.iter().enumerate() {
             self.reward[i * u + user] = step.reward;
             for &(c, idle, cost) in &step.probes {
@@ -759,6 +794,7 @@ impl<'a> Copies<'a> {
                 seen.n[j] += 1.0;
                 seen.idle[j] += f64::from(u8::from(idle));
                 seen.cost[j] += cost;
+                seen.scaled[j] = ((1.0 + seen.n[j]).ln() * scale) as f32;
             }
         }
         self.oracle[i] = o.benchmark_expected;
@@ -801,7 +837,7 @@ impl<'a> Copies<'a> {
                 for c in 0..k {
                     let j = user * k + c;
                     let n = seen.n[j];
-                    part[3 * c] = ((1.0 + n).ln() / (1.0 + horizon).ln()) as f32;
+                    part[3 * c] = seen.scaled[j];
                     part[3 * c + 1] = if n > 0.0 {
                         (seen.idle[j] / n) as f32
                     } else {

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Speed and memory of specprobe.envs, measured interleaved in one sitting (README, "Training
+environments").
+
+    python python/bench/envs_bench.py [--envs 4096] [--steps 200] [--repeat 5]
+
+1. SpectrumVectorEnv, slot-level, K = 9 cascade on Markov channels with Bernoulli(0.3) costs,
+   N environments on one thread, the Python call included: env-steps per second of CPU,
+   against a NumPy-batched implementation of the same model written here (each environment's
+   Markov chains stepped every slot, the cascade probed in score order, Bernoulli costs), in
+   A B A B order, medians.
+2. MultiUserVectorEnv, M = 6 users with carrier sensing (Synchronous timing), K = 9 channels,
+   one channel per user: agent-steps (user-slots) per second of CPU.
+3. One SpectrumEnv.step: microseconds of CPU per call.
+4. Memory: the process's peak resident size after building N environments and after 10× more
+   steps, and with 4× more environments.
+"""
+import argparse
+import resource
+import statistics
+import time
+
+import numpy as np
+
+import specprobe.envs as envs
+
+K = 9
+
+
+def markov(horizon=10**6):
+    return {"Regret": {
+        "name": "env-bench", "seed": 1, "horizon": horizon, "runs": 1,
+        "channels": [{"occupancy": {"Markov": {"idle_to_busy": 0.1 + 0.02 * i, "busy_to_idle": 0.3}},
+                      "cost": {"Bernoulli": 0.3}} for i in range(K)],
+        "policies": [{"policy": "Oracle"}],
+    }}
+
+
+def multi(users=6, horizon=10**6):
+    return {"MultiUser": {
+        "name": "env-bench-m", "seed": 1, "horizon": horizon, "runs": 1, "users": users,
+        "timing": "Synchronous",
+        "channels": [{"theta": 0.1 * (i + 1), "cost": {"Constant": 0.0}} for i in range(K)],
+        "policies": [{"policy": {"McTopM": {"index": "KlUcb"}}}],
+    }}
+
+
+class NumpyCascade:
+    """The same world in batched NumPy: per environment and channel a two-state Markov chain
+    (idle → busy with probability a, busy → idle with b), stepped every slot; the cascade
+    probes channels of positive score in decreasing score until an idle one; each probe costs
+    Bernoulli(0.3); reward = 1{idle found} − costs."""
+
+    def __init__(self, n, seed=1):
+        self.rng = np.random.default_rng(seed)
+        self.a = np.array([0.1 + 0.02 * i for i in range(K)])
+        self.b = np.full(K, 0.3)
+        pi = self.b / (self.a + self.b)
+        self.idle = self.rng.random((n, K)) < pi
+        self.n = n
+
+    def step(self, scores):
+        u = self.rng.random((self.n, K))
+        self.idle = np.where(self.idle, u >= self.a, u < self.b)
+        order = np.argsort(-scores, axis=1, kind="stable")
+        positive = np.take_along_axis(scores, order, axis=1) > 0
+        idle_sorted = np.take_along_axis(self.idle, order, axis=1) & positive
+        first = np.where(idle_sorted.any(axis=1), idle_sorted.argmax(axis=1), positive.sum(axis=1) - 1)
+        probes = np.minimum(first + 1, positive.sum(axis=1))
+        costs = (self.rng.random((self.n, K)) < 0.3) & (np.arange(K) < probes[:, None])
+        found = idle_sorted.any(axis=1)
+        reward = found.astype(np.float64) - costs.sum(axis=1) * 1.0
+        obs = np.zeros((self.n, 3 * K), np.float32)
+        return obs, reward
+
+
+def cpu(f):
+    t = time.process_time()
+    f()
+    return time.process_time() - t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--envs", type=int, default=4096)
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    n, steps = args.envs, args.steps
+    rng = np.random.default_rng(0)
+    scores = rng.uniform(-1, 1, size=(n, K)).astype(np.float32)
+
+    ours = envs.SpectrumVectorEnv(markov(), n, copy=False)
+    ours.reset(seed=1)
+    numpy = NumpyCascade(n)
+    a, b = [], []
+    for _ in range(args.repeat):
+        a.append(cpu(lambda: [ours.step(scores) for _ in range(steps)]))
+        b.append(cpu(lambda: [numpy.step(scores) for _ in range(steps)]))
+    rate = n * steps / statistics.median(a)
+    rate_np = n * steps / statistics.median(b)
+    print(f"1. SpectrumVectorEnv, {n} envs, K = {K} Markov, one thread: {rate / 1e6:.2f} M env-steps/s "
+          f"({statistics.median(a) / (n * steps) * 1e9:.0f} ns each); NumPy-batched: {rate_np / 1e6:.2f} M/s; "
+          f"ratio {rate / rate_np:.2f}x")
+
+    users = 6
+    mu = envs.MultiUserVectorEnv(multi(users), n, copy=False)
+    mu.reset(seed=1)
+    channels = rng.integers(0, K, size=(n, users))
+    c = [cpu(lambda: [mu.step(channels) for _ in range(steps)]) for _ in range(args.repeat)]
+    rate_mu = n * users * steps / statistics.median(c)
+    print(f"2. MultiUserVectorEnv, {n} envs x M = {users} users, carrier sensing, K = {K}: "
+          f"{rate_mu / 1e6:.2f} M agent-steps/s")
+
+    one = envs.SpectrumEnv(markov())
+    one.reset(seed=1)
+    action = scores[0]
+    for _ in range(2000):
+        one.step(action)
+    d = [cpu(lambda: [one.step(action) for _ in range(20000)]) / 20000 for _ in range(args.repeat)]
+    print(f"3. SpectrumEnv.step: {statistics.median(d) * 1e6:.2f} us of CPU a call")
+
+    def rss():
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    base = rss()
+    big = envs.SpectrumVectorEnv(markov(), 4 * n, copy=False)
+    big.reset(seed=2)
+    built = rss()
+    big_scores = rng.uniform(-1, 1, size=(4 * n, K)).astype(np.float32)
+    for _ in range(steps):
+        big.step(big_scores)
+    after = rss()
+    for _ in range(9 * steps):
+        big.step(big_scores)
+    later = rss()
+    print(f"4. peak RSS: {base:.0f} MB before, {built:.0f} MB with {4 * n} more envs, "
+          f"{after:.0f} MB after {steps} steps, {later:.0f} MB after {10 * steps} "
+          f"({(built - base) * 1024 * 1024 / (4 * n * K):.0f} bytes per env-channel)")
+
+
+if __name__ == "__main__":
+    main()

@@ -61,8 +61,8 @@ except ImportError as e:  # pragma: no cover - the message is the point
         "specprobe.envs needs gymnasium (>= 1.1): pip install 'specprobe[envs]' or pip install gymnasium"
     ) from e
 
-__all__ = ["SpectrumEnv", "SpectrumVectorEnv", "MultiUserParallelEnv", "MultiUserVectorEnv",
-           "OBSERVATION_PARTS"]
+__all__ = ["SpectrumEnv", "SpectrumVectorEnv", "SpectrumProbeEnv", "MultiUserParallelEnv",
+           "MultiUserVectorEnv", "OBSERVATION_PARTS"]
 
 #: The parts an observation may hold, in the order they are laid out.
 OBSERVATION_PARTS = ("last", "stats", "time")
@@ -334,6 +334,104 @@ class SpectrumEnv(gymnasium.Env):
         return self._vec.totals()[0]
 
 
+class SpectrumProbeEnv(gymnasium.Env):
+    """A regret scenario's world played probe by probe: one step is one probe.
+
+    The action (``Discrete(K + 1)``) is the channel to probe next, or K to stop the slot
+    without transmitting; a channel already probed in the slot also stops it (every element of
+    the space must be an action). The slot ends at the first channel sensed idle (the user
+    transmits on it), at a stop, when the slot's time is used up (probe timing) or when every
+    channel has been probed; the next step opens the next slot. The reward of a step is minus
+    its probe's cost, plus 1 on the step whose transmission succeeds: a slot's steps sum to the
+    engine's net reward of the slot, and the slots are drawn as ``specprobe run``'s (the same
+    run: ``SpectrumProbeEnv(index=i)`` plays run i of the seed given to ``reset``).
+
+    Observation (float32): per channel, whether it was probed in the current slot (0/1) and
+    the episode's statistics of :class:`SpectrumEnv` (3 values); then t/T and the fraction of
+    the channels probed in the slot. ``info`` at the step that ends a slot:
+    ``oracle_expected_reward``, ``pseudo_regret`` (of the list of channels probed: the list an
+    agent would have probed after a channel sensed idle is never told) and ``slot_reward``.
+    Episodes end by truncation after the horizon's slot."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, scenario: Any, *, seed: Optional[int] = None, experiment: int = 0,
+                 index: int = 0) -> None:
+        text, json = _scenario(scenario)
+        self._core = _specprobe.ProbeWorld(text, json=json, experiment=int(experiment),
+                                           seed=seed, index=int(index))
+        k, horizon = self._core.shape()
+        self.channels, self.horizon = k, horizon
+        lo, hi = self._core.cost_range()
+        dim = 4 * k + 2
+        low, high = np.zeros(dim, np.float32), np.ones(dim, np.float32)
+        low[3:3 * k:3] = 0.0
+        low[k + 2:4 * k:3] = min(0.0, lo)
+        high[k + 2:4 * k:3] = max(0.0, hi)
+        self.observation_space = spaces.Box(low, high, (dim,), np.float32)
+        self.action_space = spaces.Discrete(k + 1)
+        self.render_mode = None
+        self._scale = 1.0 / np.log1p(horizon)
+        self._reset_stats()
+
+    def _reset_stats(self) -> None:
+        k = self.channels
+        self._probed = np.zeros(k, np.float32)
+        self._n = np.zeros(k)
+        self._idle = np.zeros(k)
+        self._cost = np.zeros(k)
+        self._t = 0
+        self._done = False
+
+    def _obs(self) -> np.ndarray:
+        k = self.channels
+        n = self._n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rate = np.where(n > 0, self._idle / np.maximum(n, 1), 0.0)
+            cost = np.where(n > 0, self._cost / np.maximum(n, 1), 0.0)
+        stats = np.stack([np.log1p(n) * self._scale, rate, cost], axis=1).ravel()
+        return np.concatenate([self._probed, stats,
+                               [self._t / self.horizon, self._probed.sum() / k]]).astype(np.float32)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
+        super().reset(seed=seed)
+        self._core.reset(None if seed is None else int(seed))
+        self._reset_stats()
+        return self._obs(), {}
+
+    def step(self, action: Any):
+        if self._done:
+            raise ValueError("the episode ended (the horizon's slot): reset before stepping again")
+        a = int(action)
+        k = self.channels
+        if not 0 <= a <= k:
+            raise ValueError(f"action: {a} is not a channel (0..{k}) nor the stop symbol {k}")
+        reward, info = 0.0, {}
+        if a == k or self._probed[a]:
+            self._t = self._core.stop()
+            ended = True
+        else:
+            idle, cost, ended, success, t = self._core.probe(a)
+            self._probed[a] = 1.0
+            self._n[a] += 1
+            self._idle[a] += idle
+            self._cost[a] += cost
+            reward = -cost + (1.0 if success else 0.0)
+            self._t = t
+        if ended:
+            oracle, regret, slot_reward = self._core.last()
+            info = {"oracle_expected_reward": oracle, "pseudo_regret": regret,
+                    "slot_reward": slot_reward}
+            self._probed[:] = 0.0
+        truncated = ended and self._t >= self.horizon
+        self._done = truncated
+        return self._obs(), float(reward), False, bool(truncated), info
+
+    def totals(self) -> Tuple[float, float, float]:
+        """The episode so far: (reward, pseudo-regret, realised regret)."""
+        return self._core.totals()
+
+
 def _action_space(action: str, k: int) -> "spaces.Space[Any]":
     if action == "channel":
         return spaces.Discrete(k + 1)
@@ -496,3 +594,4 @@ class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
 
 
 gymnasium.register(id="specprobe/Spectrum-v0", entry_point="specprobe.envs:SpectrumEnv")
+gymnasium.register(id="specprobe/SpectrumProbe-v0", entry_point="specprobe.envs:SpectrumProbeEnv")

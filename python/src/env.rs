@@ -857,3 +857,106 @@ impl<'a> Copies<'a> {
         }
     }
 }
+
+/// One regret scenario's world played probe by probe (`specprobe.envs.SpectrumProbeEnv`).
+#[pyclass(module = "specprobe._specprobe")]
+pub struct ProbeWorld {
+    world: Stepper,
+    index: u64,
+    episode: u64,
+    seed: Option<u64>,
+}
+
+#[pymethods]
+impl ProbeWorld {
+    /// `scenario` as for [`VecWorld`]; `index`: the run this copy plays (episode e: run
+    /// `index + e·2³²`).
+    #[new]
+    #[pyo3(signature = (scenario, *, json, experiment=0, seed=None, index=0))]
+    fn new(
+        py: Python<'_>,
+        scenario: &str,
+        json: bool,
+        experiment: usize,
+        seed: Option<u64>,
+        index: u64,
+    ) -> PyResult<ProbeWorld> {
+        let world = match crate::load(py, scenario, json)? {
+            Scenario::Regret(s) => Stepper::regret(&s, experiment)
+                .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "scenario: probe by probe is for regret scenarios (one user)",
+                ));
+            }
+        };
+        let mut w = ProbeWorld {
+            world,
+            index,
+            episode: 0,
+            seed: None,
+        };
+        if let Some(s) = seed {
+            w.world.set_seed(s);
+            w.seed = Some(s);
+        }
+        w.world.reset(index);
+        Ok(w)
+    }
+
+    /// `(channels, horizon)`.
+    fn shape(&self) -> (usize, u64) {
+        (self.world.channels(), self.world.horizon())
+    }
+
+    /// The smallest and largest cost a probe can have.
+    fn cost_range(&self) -> (f64, f64) {
+        self.world.environment().cost_range()
+    }
+
+    /// Starts the next episode (with `seed`: episode 0 of that seed).
+    #[pyo3(signature = (seed=None))]
+    fn reset(&mut self, seed: Option<u64>) {
+        if let Some(s) = seed {
+            self.world.set_seed(s);
+            self.seed = Some(s);
+            self.episode = 0;
+        }
+        self.world.reset(self.index + self.episode * EPISODE_STRIDE);
+        self.episode += 1;
+    }
+
+    /// Probes `channel` next: `(sensed idle, cost, slot ended, transmission succeeded, slot)`.
+    fn probe(&mut self, channel: usize) -> PyResult<(bool, f64, bool, bool, u64)> {
+        let (idle, cost, ended) = self.world.probe(channel).map_err(|e| step_error(&e))?;
+        let success = ended
+            && self
+                .world
+                .last_outcome()
+                .is_some_and(|o| o.users[0].success);
+        Ok((idle, cost, ended, success, self.world.slot()))
+    }
+
+    /// Ends the slot without a transmission; the slot reached.
+    fn stop(&mut self) -> PyResult<u64> {
+        self.world.stop().map_err(|e| step_error(&e))?;
+        Ok(self.world.slot())
+    }
+
+    /// The last slot that ended: `(benchmark expected reward, pseudo-regret, net reward)`.
+    fn last(&self) -> Option<(f64, f64, f64)> {
+        self.world
+            .last_outcome()
+            .map(|o| (o.benchmark_expected, o.pseudo_regret, o.users[0].reward))
+    }
+
+    /// The episode so far: `(reward, pseudo-regret, realised regret)`.
+    fn totals(&self) -> (f64, f64, f64) {
+        self.world.totals()
+    }
+
+    /// The run being played.
+    fn run(&self) -> u64 {
+        self.world.run()
+    }
+}

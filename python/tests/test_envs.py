@@ -289,3 +289,37 @@ def test_the_sb3_adapter_equals_sb3s_own_vector_and_trains():
     assert ours.get_attr("channels") == [3, 3, 3]
     model = sb3.PPO("MlpPolicy", ours, n_steps=16, batch_size=16, n_epochs=1, seed=0, device="cpu")
     model.learn(64)
+
+
+def test_the_probe_env_passes_gymnasiums_checker_and_sums_to_the_slots_rewards():
+    env = gymnasium.make("specprobe/SpectrumProbe-v0", scenario=ONOFF)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+    # The oracle's list probed channel by channel: the run's rewards, slot for slot.
+    scenario = small(horizon=30, runs=2)
+    res = specprobe.run(scenario, threads=1)
+    rows = res.runs()
+    rows = rows if isinstance(rows, list) else rows.to_dict("records")
+    optimum = res.summary["optimum"]["list"]
+    for run in range(2):
+        p = envs.SpectrumProbeEnv(scenario, index=run)
+        p.reset(seed=11)
+        total, slot_sum, slots = 0.0, 0.0, 0
+        truncated = False
+        while not truncated:
+            for c in optimum + [3]:
+                _, r, _, truncated, info = p.step(c)
+                total += r
+                slot_sum += r
+                if info:
+                    assert slot_sum == pytest.approx(info["slot_reward"], abs=1e-12)
+                    slot_sum, slots = 0.0, slots + 1
+                    break
+        assert slots == 30
+        row = [r for r in rows if int(r["run"]) == run][0]
+        assert p.totals()[0] == float(row["reward"])
+        assert p.totals()[2] == float(row["realized_regret"])
+        assert total == pytest.approx(float(row["reward"]), abs=1e-9)
+        with pytest.raises(ValueError, match="episode ended"):
+            p.step(0)

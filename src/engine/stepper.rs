@@ -73,6 +73,9 @@ pub enum StepError {
         /// Its list's length.
         len: usize,
     },
+    /// Probe by probe is for a regret scenario's one user.
+    #[error("probe by probe is for a regret scenario's one user (this world has {0} users)")]
+    NotSingle(usize),
     /// Stepped past the horizon without a reset.
     #[error("the episode ended at slot {0} (the horizon): reset before stepping again")]
     Ended(u64),
@@ -223,6 +226,9 @@ impl Policy for Played {
 /// the same draw for draw.
 #[derive(Debug)]
 struct Single {
+    /// The slot being played probe by probe: its channels so far and what they cost.
+    pending: Vec<usize>,
+    pending_slot: crate::engine::slot_loop::Slot,
     buffers: Buffers,
     record: RunRecord,
     totals: Totals,
@@ -265,6 +271,8 @@ impl Stepper {
             .collect();
         let k = env.len();
         let single = Single {
+            pending: Vec::with_capacity(k),
+            pending_slot: Default::default(),
             buffers: Buffers::new(k),
             record: RunRecord::new(k, 1),
             totals: Totals::default(),
@@ -386,6 +394,8 @@ impl Stepper {
             one.buffers.probes.view().expected.reset();
             one.record.reset();
             one.totals = Totals::default();
+            one.pending.clear();
+            one.pending_slot = Default::default();
             one.epoch = 0;
             one.best = env.epochs()[0].optimum.expected_reward;
         }
@@ -461,6 +471,15 @@ impl Stepper {
         if self.state.t >= self.model.horizon {
             return Err(StepError::Ended(self.model.horizon));
         }
+        if let Some(one) = &self.single
+            && !one.pending.is_empty()
+        {
+            // A slot opened probe by probe is played first, as its probes so far.
+            self.end_slot();
+            if self.state.t >= self.model.horizon {
+                return Err(StepError::Ended(self.model.horizon));
+            }
+        }
         self.check(lists)?;
         if self.single.is_some() {
             self.step_single(lists[0]);
@@ -485,6 +504,84 @@ impl Stepper {
             play(model, &general, &mut self.state, &mut self.outcome);
         }
         Ok(&self.outcome)
+    }
+
+    /// Probes `channel` next in the current slot of a regret scenario's user (opening the next
+    /// slot if none is open), as an agent that chooses each probe after seeing the last:
+    /// returns what it sensed (`true`: idle), the probe's cost, and whether the slot ended
+    /// (a channel sensed idle, on which the user transmits; the slot's time used up; every
+    /// channel probed). A slot that ended is played as the list of its probes, so that its
+    /// outcome ([`Stepper::last_outcome`]) and totals are the engine's, draw for draw; its
+    /// pseudo-regret is that of the list probed (an agent's intended list beyond the channel
+    /// it found idle is never told).
+    pub fn probe(&mut self, channel: usize) -> Result<(bool, f64, bool), StepError> {
+        let k = self.model.env.len();
+        let Some(one) = self.single.as_deref_mut() else {
+            return Err(StepError::NotSingle(self.model.users));
+        };
+        if one.pending.is_empty() && self.state.t >= self.model.horizon {
+            return Err(StepError::Ended(self.model.horizon));
+        }
+        if channel >= k {
+            return Err(StepError::Channel {
+                user: 0,
+                channel,
+                k,
+            });
+        }
+        if one.pending.contains(&channel) {
+            return Err(StepError::Repeated { user: 0, channel });
+        }
+        let t = self.state.t + 1;
+        let model = &self.model;
+        let duration = model.env.slot_duration();
+        let Some(offset) = one.pending_slot.offset(duration) else {
+            unreachable!("a slot whose time is used up has ended")
+        };
+        let path = &mut self.state.paths[0];
+        // The probe as the slot will make it: the same draws (keyed by run, channel and slot,
+        // or a path drawn in time order and read again at the same instant).
+        let p = match model.simple.first() {
+            Some(simple) => simple.probe(&path.keys, &mut path.occupancy, channel, t, offset),
+            None => {
+                General::of(&model.env).probe(&path.keys, &mut path.occupancy, channel, t, offset)
+            }
+        };
+        one.pending.push(channel);
+        let ended = one.pending_slot.add(&p)
+            || one.pending_slot.offset(duration).is_none()
+            || one.pending.len() == k;
+        if ended {
+            self.end_slot();
+        }
+        Ok((p.sensed, p.cost.cost, ended))
+    }
+
+    /// Ends the slot being played probe by probe without a transmission (and plays an empty
+    /// slot when no probe was made): the slot's outcome, as [`Stepper::step`] gives it.
+    pub fn stop(&mut self) -> Result<&StepOutcome, StepError> {
+        let Some(one) = self.single.as_deref() else {
+            return Err(StepError::NotSingle(self.model.users));
+        };
+        if one.pending.is_empty() && self.state.t >= self.model.horizon {
+            return Err(StepError::Ended(self.model.horizon));
+        }
+        self.end_slot();
+        Ok(&self.outcome)
+    }
+
+    /// Plays the probes of the slot being played probe by probe as its list.
+    fn end_slot(&mut self) {
+        let Some(one) = self.single.as_deref_mut() else {
+            return;
+        };
+        let list = std::mem::take(&mut one.pending);
+        one.pending_slot = Default::default();
+        self.step_single(&list);
+        if let Some(one) = self.single.as_deref_mut() {
+            one.pending = list;
+            one.pending.clear();
+        }
     }
 
     /// The next slot of the single-user world with `list`.
@@ -728,6 +825,62 @@ mod tests {
                         "{policy} realised {a:?} {b:?}"
                     );
                 }
+            }
+        }
+    }
+
+    /// Probe by probe: an agent that probes a policy's list one channel at a time, stopping
+    /// where the world ends the slot (or stopping itself after the list), gets the run's
+    /// reward and realised regret bit for bit.
+    #[test]
+    fn probing_a_policys_lists_one_by_one_gives_its_runs_bit_for_bit() {
+        let channels = [
+            "channels: [(cost: Bernoulli(0.3), occupancy: Markov(idle_to_busy: 0.1, busy_to_idle: 0.3)), (theta: 0.6, cost: Constant(0.2)), (theta: 0.5, cost: Bernoulli(0.4), sensing: (false_alarm: 0.1, missed_detection: 0.05)), (theta: 0.3, cost: Constant(0.1))]",
+            "weights: (energy: 0.2, delay: 0.05), slot: (duration: 10.0), channels: [(occupancy: OnOff(idle: Exponential(mean: 40.0), busy: Exponential(mean: 8.0)), energy: Uniform(lo: 0.8, hi: 1.2), delay: Uniform(lo: 2.0, hi: 4.0)), (theta: 0.6, energy: Constant(1.0), delay: Constant(3.0)), (theta: 0.5, energy: Constant(0.5), delay: Constant(5.0))]",
+        ];
+        for channels in channels {
+            let text = format!(
+                "Regret(name: \"s\", seed: 5, horizon: 600, runs: 2, {channels}, policies: [(policy: CcUcb)])"
+            );
+            let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
+                panic!()
+            };
+            let stats = crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap();
+            let mut stepper = Stepper::regret(&s, 0).unwrap();
+            let env = stepper.environment().clone();
+            for (run, row) in &stats.stats[0][0].finals {
+                stepper.reset(*run);
+                let mut policy = s.policies[0].build(&env).unwrap();
+                let mut rng = stream(s.seed, 0, *run);
+                let mut list = Vec::new();
+                for t in 1..=s.horizon {
+                    list.clear();
+                    policy.plan(t, &mut list, &mut rng);
+                    while policy.extend(&mut list) {}
+                    let mut ended = false;
+                    for &c in &list {
+                        let (idle, cost, over) = stepper.probe(c).unwrap();
+                        policy.observe(c, idle, cost);
+                        if over {
+                            ended = true;
+                            break;
+                        }
+                    }
+                    if !ended {
+                        stepper.stop().unwrap();
+                    }
+                    assert_eq!(stepper.slot(), t);
+                }
+                // The pseudo-regret is the expected reward of the list played, and probe by
+                // probe the list is what was probed (the policy's list beyond the channel
+                // sensed idle is never told), so it differs; the reward and the realised
+                // regret are the run's.
+                let (reward, _, realised) = stepper.totals();
+                assert_eq!(reward.to_bits(), row[Metric::Reward as usize].to_bits());
+                assert_eq!(
+                    realised.to_bits(),
+                    row[Metric::RealizedRegret as usize].to_bits()
+                );
             }
         }
     }

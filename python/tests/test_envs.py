@@ -323,3 +323,15 @@ def test_the_probe_env_passes_gymnasiums_checker_and_sums_to_the_slots_rewards()
         assert total == pytest.approx(float(row["reward"]), abs=1e-9)
         with pytest.raises(ValueError, match="episode ended"):
             p.step(0)
+
+
+def test_the_readme_snippet_runs(monkeypatch):
+    """The README's Training environments snippet, as a user pastes it (from the repository's
+    root)."""
+    import re
+
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    section = text[text.index("## Training environments"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, "README.md", "exec"), {})

@@ -47,8 +47,7 @@ fn run(text: &str) -> BTreeMap<String, (f64, f64, f64)> {
 /// The z of every fixture cell, with the policies written by `spec` (the fixture's
 /// specprobe policy, or another convention of it).
 fn zs(spec: impl Fn(&str) -> String) -> Vec<(String, f64)> {
-    let fixture: Value =
-        serde_json::from_str(include_str!("../data/smpy-reference.json")).unwrap();
+    let fixture: Value = serde_json::from_str(include_str!("../data/smpy-reference.json")).unwrap();
     let cells = fixture["cells"].as_array().unwrap();
     // One scenario per instance, users and horizon, with every policy of its cells.
     let mut groups: BTreeMap<String, Vec<&Value>> = BTreeMap::new();

@@ -5,7 +5,7 @@
 use crate::scenario::channels::{self, channel_count, check_channels};
 use crate::scenario::checker::Checker;
 use crate::scenario::locate::FieldPath;
-use crate::scenario::raw::{RawRegret, RawUnits};
+use crate::scenario::raw::{RawHeader, RawRegret, RawUnits};
 use crate::scenario::{
     Experiment, MAX_CHANNELS, PolicyEntry, PolicyKind, RegretScenario, Source, Units,
 };
@@ -23,7 +23,7 @@ pub(crate) fn check_regret(
     ck: &mut Checker,
 ) -> Option<RegretScenario> {
     let root = FieldPath::default();
-    check_run_settings(&raw, &root, ck);
+    check_header(&raw.header(), &root, ck);
     let policies = check_policy_labels(&raw, &root, ck);
     let (experiments, sizes) = check_experiments(&raw, source, &policies, &root, ck);
     check_reference_policy(&raw, &policies, &root, ck);
@@ -62,8 +62,9 @@ fn check_reference_policy(
     }
 }
 
-/// Name, horizon, runs, checkpoints, weights and the slot duration.
-pub(super) fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Checker) {
+/// The shared header of a regret or many-users scenario: name, horizon, runs, checkpoints,
+/// weights and the slot duration.
+pub(super) fn check_header(raw: &RawHeader<'_>, root: &FieldPath, ck: &mut Checker) {
     if let Some(slot) = raw.slot {
         ck.require(
             slot.duration.is_finite() && slot.duration > 0.0,
@@ -74,7 +75,7 @@ pub(super) fn check_run_settings(raw: &RawRegret, root: &FieldPath, ck: &mut Che
             ),
         );
     }
-    ck.name(&raw.name, &root.field("name"));
+    ck.name(raw.name, &root.field("name"));
     ck.require(
         raw.horizon >= 1,
         &root.field("horizon"),

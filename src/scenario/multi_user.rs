@@ -2,10 +2,10 @@
 //! schema, its checks into a [`MultiUserScenario`], and the checked type.
 
 use super::channels::{self, check_channels};
-use super::check::{check_run_settings, units};
+use super::check::{check_header, units};
 use super::checker::Checker;
 use super::locate::FieldPath;
-use super::raw::{RawMultiUser, RawRegret, RawUnits};
+use super::raw::RawMultiUser;
 use super::sweep::{Cell, MAX_CELLS, SweepAxis, check_axis, check_cell_with};
 use super::{Source, Units};
 use crate::model::channel::Environment;
@@ -292,23 +292,7 @@ pub(crate) fn check_multi_user(
 /// Checks one many-users scenario (a sweep's base or cell).
 fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<MultiUserScenario> {
     let root = FieldPath::default();
-    let shared = RawRegret {
-        name: raw.name.clone(),
-        description: String::new(),
-        seed: raw.seed,
-        horizon: raw.horizon,
-        runs: raw.runs,
-        checkpoints: raw.checkpoints,
-        units: RawUnits::default(),
-        weights: raw.weights,
-        slot: raw.slot,
-        reference: None,
-        channels: Vec::new(),
-        grid: Vec::new(),
-        policies: Vec::new(),
-        sweep: None,
-    };
-    check_run_settings(&shared, &root, ck);
+    check_header(&raw.header(), &root, ck);
     ck.require(
         (1..=MAX_USERS).contains(&raw.users),
         &root.field("users"),

@@ -158,6 +158,53 @@ pub(crate) struct RawRegret {
     pub sweep: Option<RawSweep>,
 }
 
+/// The header every slotted experiment shares (name, horizon, runs, checkpoints, cost weights,
+/// the slot's length), borrowed from its raw scenario so that one checker reads it for every
+/// kind. The raw structs keep these fields inline because serde's `flatten` cannot be combined
+/// with `deny_unknown_fields`, which names a misspelt field.
+pub(crate) struct RawHeader<'a> {
+    /// `name`.
+    pub name: &'a str,
+    /// `horizon`, in slots.
+    pub horizon: u64,
+    /// `runs`.
+    pub runs: u64,
+    /// `checkpoints`.
+    pub checkpoints: &'a CheckpointSpec,
+    /// `weights`.
+    pub weights: &'a CostWeights,
+    /// `slot`.
+    pub slot: Option<&'a SlotSpec>,
+}
+
+impl RawRegret {
+    /// This scenario's shared header.
+    pub(crate) fn header(&self) -> RawHeader<'_> {
+        RawHeader {
+            name: &self.name,
+            horizon: self.horizon,
+            runs: self.runs,
+            checkpoints: &self.checkpoints,
+            weights: &self.weights,
+            slot: self.slot.as_ref(),
+        }
+    }
+}
+
+impl RawMultiUser {
+    /// This scenario's shared header.
+    pub(crate) fn header(&self) -> RawHeader<'_> {
+        RawHeader {
+            name: &self.name,
+            horizon: self.horizon,
+            runs: self.runs,
+            checkpoints: &self.checkpoints,
+            weights: &self.weights,
+            slot: self.slot.as_ref(),
+        }
+    }
+}
+
 /// `slot: (duration: 10.0)`: the slot's length in the delay's units. Probe k of a slot happens
 /// after the delays of the probes before it; a probe that would start after the slot ends is
 /// not made.

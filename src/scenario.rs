@@ -9,6 +9,7 @@ mod channels;
 mod check;
 mod checker;
 pub(crate) mod error;
+mod header;
 mod hint;
 pub(crate) mod identification;
 pub(crate) mod locate;
@@ -20,7 +21,7 @@ pub(crate) mod raw;
 pub(crate) mod sweep;
 mod syntax;
 
-pub(crate) use check::MAX_HORIZON;
+pub(crate) use header::{Header, MAX_HORIZON};
 pub use identification::IdentificationScenario;
 pub use multi_user::MultiUserScenario;
 pub use overrides::{OverrideError, Overrides};
@@ -28,9 +29,8 @@ pub(crate) use parse::read;
 pub use parse::{load, parse};
 
 use crate::model::channel::Environment;
-use crate::model::cost::{CostModel, CostWeights};
+use crate::model::cost::CostModel;
 use crate::policy::{AnyPolicy, CustomPolicy, PolicySpec};
-use crate::util::stats::CheckpointSpec;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use sweep::SweepAxis;
@@ -105,10 +105,10 @@ impl Scenario {
     /// The scenario's name (it names the default output folder).
     pub fn name(&self) -> &str {
         match self {
-            Scenario::Regret(s) => &s.name,
+            Scenario::Regret(s) => &s.header.name,
             Scenario::Identification(s) => &s.name,
             Scenario::Sweep(s) => &s.name,
-            Scenario::MultiUser(s) => &s.name,
+            Scenario::MultiUser(s) => &s.header.name,
         }
     }
 
@@ -116,24 +116,24 @@ impl Scenario {
     /// carry the scenario and `merge` needs nothing else).
     pub fn source(&self) -> &Source {
         match self {
-            Scenario::Regret(s) => &s.source,
+            Scenario::Regret(s) => &s.header.source,
             Scenario::Identification(s) => &s.source,
             Scenario::Sweep(s) => &s.source,
-            Scenario::MultiUser(s) => &s.source,
+            Scenario::MultiUser(s) => &s.header.source,
         }
     }
 
     /// Runs per policy (or per identification cell; per sweep cell).
     pub fn runs(&self) -> u64 {
         match self {
-            Scenario::Regret(s) => s.runs,
+            Scenario::Regret(s) => s.header.runs,
             Scenario::Identification(s) => s.runs,
-            Scenario::Sweep(s) => s.cells.first().map_or(0, |c| c.runs),
+            Scenario::Sweep(s) => s.cells.first().map_or(0, |c| c.header.runs),
             Scenario::MultiUser(s) => s
                 .sweep
                 .as_ref()
                 .and_then(|sw| sw.cells.first())
-                .map_or(s.runs, |c| c.runs),
+                .map_or(s.header.runs, |c| c.header.runs),
         }
     }
 
@@ -162,7 +162,7 @@ impl Scenario {
                     let optimum = epoch.optimum.expected_reward;
                     out.push((name(&format!("epoch {k} optimum reward")), optimum));
                 }
-                let bounds = env.bounds(s.theorem2_alpha(), s.horizon);
+                let bounds = env.bounds(s.theorem2_alpha(), s.header.horizon);
                 for (which, b) in [
                     ("theorem 2", &bounds.theorem2),
                     ("theorem 3", &bounds.theorem3),
@@ -254,24 +254,8 @@ impl Source {
 /// A checked regret scenario.
 #[derive(Clone, Debug)]
 pub struct RegretScenario {
-    /// Scenario name (safe as a folder name).
-    pub(crate) name: String,
-    /// Free text.
-    pub(crate) description: String,
-    /// The file it came from, with its text.
-    pub(crate) source: Source,
-    /// Seed of every random stream.
-    pub(crate) seed: u64,
-    /// Slots per run.
-    pub(crate) horizon: u64,
-    /// Runs per policy.
-    pub(crate) runs: u64,
-    /// Where curves are recorded.
-    pub(crate) checkpoints: CheckpointSpec,
-    /// Units for reports.
-    pub(crate) units: Units,
-    /// Weights of energy and delay.
-    pub(crate) weights: CostWeights,
+    /// Name, seed, horizon, runs, checkpoints, units and weights.
+    pub(crate) header: Header,
     /// One experiment, or one per grid configuration.
     pub(crate) experiments: Vec<Experiment>,
     /// Whether the file used `grid` (outputs then list experiments).
@@ -348,22 +332,22 @@ impl PolicyEntry {
 impl RegretScenario {
     /// The scenario's name (it names the default output folder).
     pub fn name(&self) -> &str {
-        &self.name
+        &self.header.name
     }
 
     /// Slots per run.
     pub fn horizon(&self) -> u64 {
-        self.horizon
+        self.header.horizon
     }
 
     /// Runs per policy.
     pub fn runs(&self) -> u64 {
-        self.runs
+        self.header.runs
     }
 
     /// The seed of every random stream.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.header.seed
     }
 
     /// The policies' labels, in scenario order (the `name` of each policy in the outputs).
@@ -377,14 +361,14 @@ impl RegretScenario {
         use std::fmt::Write;
         let mut s = format!(
             "regret|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}",
-            self.name,
-            self.description,
-            self.seed,
-            self.horizon,
-            self.runs,
-            self.checkpoints,
-            self.weights,
-            self.units,
+            self.header.name,
+            self.header.description,
+            self.header.seed,
+            self.header.horizon,
+            self.header.runs,
+            self.header.checkpoints,
+            self.header.weights,
+            self.header.units,
             self.is_grid
         );
         for e in &self.experiments {

@@ -211,7 +211,7 @@ impl Estimate {
         // (memory, slot-steps or samples, CPU seconds)
         let (memory, work, cpu_seconds) = match scenario {
             Scenario::Regret(s) => {
-                let (memory, steps, cpu) = regret(s, runs(s.runs), threads as u64, true);
+                let (memory, steps, cpu) = regret(s, runs(s.header.runs), threads as u64, true);
                 (memory, Work::SlotSteps(steps), cpu)
             }
             Scenario::Sweep(s) => {
@@ -220,7 +220,7 @@ impl Estimate {
                 let (mut steps, mut cpu) = (0.0, 0.0);
                 let mut workers = 0u64;
                 for c in &s.cells {
-                    let (m, w, seconds) = regret(c, runs(c.runs), threads as u64, false);
+                    let (m, w, seconds) = regret(c, runs(c.header.runs), threads as u64, false);
                     memory = memory.saturating_add(m);
                     steps += w;
                     cpu += seconds;
@@ -238,7 +238,7 @@ impl Estimate {
                     Some(sw) => sw.cells.iter().collect(),
                 };
                 let (memory, steps, cpu) = cells.iter().fold((0u64, 0.0, 0.0), |(m, w, t), c| {
-                    let (cm, cw, ct) = multi_user(c, runs(c.runs), threads as u64);
+                    let (cm, cw, ct) = multi_user(c, runs(c.header.runs), threads as u64);
                     (m.saturating_add(cm), w + cw, t + ct)
                 });
                 (memory, Work::SlotSteps(steps), cpu)
@@ -306,7 +306,7 @@ impl Estimate {
 
 /// Memory held by the worker threads of a regret scenario (buffers, policy state, windows).
 fn regret_workers(s: &RegretScenario, threads: u64) -> u64 {
-    let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
+    let checkpoints = s.header.checkpoints.slots(s.header.horizon).len() as u64;
     let k_max = s
         .experiments
         .iter()
@@ -319,7 +319,7 @@ fn regret_workers(s: &RegretScenario, threads: u64) -> u64 {
         .policies
         .iter()
         .map(|p| match &p.policy {
-            PolicyKind::Builtin(spec) => spec.extra_memory(k_max, s.horizon),
+            PolicyKind::Builtin(spec) => spec.extra_memory(k_max, s.header.horizon),
             PolicyKind::Custom(_) => 0,
         })
         .max()
@@ -342,7 +342,7 @@ fn stats_bytes(checkpoints: u64, k: u64, runs: u64) -> u64 {
 /// A regret scenario's memory, slot-steps and CPU seconds (each policy's measured cost per
 /// slot at each configuration's K).
 fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u64, f64, f64) {
-    let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
+    let checkpoints = s.header.checkpoints.slots(s.header.horizon).len() as u64;
     let policies = s.policies.len() as u64;
     let mut memory = 0u64;
     let mut steps = 0.0f64;
@@ -352,7 +352,7 @@ fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u
         memory = memory
             .saturating_add(product(&[policies, stats_bytes(checkpoints, k, runs)]))
             .saturating_add(channels(&e.env));
-        let slots = runs as f64 * s.horizon as f64;
+        let slots = runs as f64 * s.header.horizon as f64;
         steps += slots * policies as f64;
         cpu += slots
             * s.policies
@@ -387,7 +387,7 @@ fn channels(env: &Environment) -> u64 {
 /// A many-users scenario: per policy the curves and per-user and per-channel statistics, the
 /// per-run values at the horizon; per worker the users' paths and buffers.
 fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, f64, f64) {
-    let checkpoints = s.checkpoints.slots(s.horizon).len() as u64;
+    let checkpoints = s.header.checkpoints.slots(s.header.horizon).len() as u64;
     let (k, m) = (s.env.len() as u64, s.users as u64);
     let policies = s.policies.len() as u64;
     // Every metric of a checkpoint row (the single-user ones and the users in collisions),
@@ -403,7 +403,7 @@ fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, f64, f64)
     let memory = product(&[policies, per_policy])
         .saturating_add(product(&[threads, 4, worker]))
         .saturating_add(channels(&s.env));
-    let steps = runs as f64 * policies as f64 * m as f64 * s.horizon as f64;
+    let steps = runs as f64 * policies as f64 * m as f64 * s.header.horizon as f64;
     (memory, steps, steps * SECONDS_PER_USER_SLOT)
 }
 

@@ -317,14 +317,14 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
         faults: ListFaults::default(),
         cancel: opts.cancel.clone(),
     };
-    let checkpoints = s.checkpoints.slots(s.horizon);
+    let checkpoints = s.header.checkpoints.slots(s.header.horizon);
     let expected = expected_kind(s);
     let benchmarks = benchmarks(s, expected);
-    let shard_runs = opts.shard.runs_of(s.runs);
+    let shard_runs = opts.shard.runs_of(s.header.runs);
     let pool = thread_pool(opts.threads)?;
     let progress = Progress::new(
         tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty),
-        &s.name,
+        &s.header.name,
         shard_runs * s.policies.len() as u64,
         "runs",
     );
@@ -344,7 +344,7 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
         timing: s.timing,
         collision: &s.collision,
         feedback: s.feedback,
-        horizon: s.horizon,
+        horizon: s.header.horizon,
         checkpoints: &checkpoints,
         benchmarks: &benchmarks,
         expected,
@@ -369,7 +369,14 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
                             Ok(())
                         },
                     };
-                    fold_runs(opts.shard, s.runs, &opts.cancel, &progress, worker, fold)
+                    fold_runs(
+                        opts.shard,
+                        s.header.runs,
+                        &opts.cancel,
+                        &progress,
+                        worker,
+                        fold,
+                    )
                 })
                 .collect::<Result<Vec<_>, RunError>>()
         })?
@@ -430,11 +437,15 @@ impl<'a> Worker<'a> {
     fn simulate(&mut self, run: u64, cancel: &Cancel) {
         let (s, env) = (self.s, &self.s.env);
         let m = s.users;
-        let base = RunKey::new(s.seed, 0, run);
+        let base = RunKey::new(s.header.seed, 0, run);
         self.paths[0].reset(env, base);
         let shared = self.paths[0].keys.occupancy.clone();
         for u in 1..m {
-            self.paths[u].reset_sharing(env, RunKey::new(s.seed, user_domain(u), run), &shared);
+            self.paths[u].reset_sharing(
+                env,
+                RunKey::new(s.header.seed, user_domain(u), run),
+                &shared,
+            );
         }
         let n_bench = self
             .setup
@@ -446,15 +457,19 @@ impl<'a> Worker<'a> {
         self.bench.resize_with(n_bench, Paths::default);
         for (j, b) in self.bench.iter_mut().enumerate() {
             let owner = j % m;
-            b.reset_sharing(env, RunKey::new(s.seed, user_domain(owner), run), &shared);
+            b.reset_sharing(
+                env,
+                RunKey::new(s.header.seed, user_domain(owner), run),
+                &shared,
+            );
         }
         self.rngs.clear();
         self.rngs
-            .extend((0..m).map(|u| stream(s.seed, user_domain(u), run)));
-        let mut collisions = stream(s.seed, label_hash(&["collisions"]), run);
+            .extend((0..m).map(|u| stream(s.header.seed, user_domain(u), run)));
+        let mut collisions = stream(s.header.seed, label_hash(&["collisions"]), run);
         let team = self
             .entry
-            .build(env, m, s.horizon, &mut self.rngs, self.guard);
+            .build(env, m, s.header.horizon, &mut self.rngs, self.guard);
         team.visit(Play {
             setup: self.setup,
             simple: self.simple,

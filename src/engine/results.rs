@@ -113,10 +113,10 @@ impl Results {
     /// The scenario's name.
     pub fn name(&self) -> &str {
         match self {
-            Results::Regret(r) => &r.scenario.name,
+            Results::Regret(r) => &r.scenario.header.name,
             Results::Identification(r) => &r.scenario.name,
             Results::Sweep(r) => &r.scenario.name,
-            Results::MultiUser(r) => &r.scenario.name,
+            Results::MultiUser(r) => &r.scenario.header.name,
         }
     }
 

@@ -71,7 +71,7 @@ pub(crate) fn experiment_domain(scenario: &RegretScenario, label: &str) -> u64 {
 /// benchmark's reward minus the policy's on identical spectrum. Runs fold into exact
 /// statistics, so the split into tasks never changes a byte.
 pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<RegretStats, RunError> {
-    let checkpoints = s.checkpoints.slots(s.horizon);
+    let checkpoints = s.header.checkpoints.slots(s.header.horizon);
     if let Some(e) = s.experiments.first() {
         for p in &s.policies {
             if p.build(&e.env).is_none() {
@@ -80,24 +80,24 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
         }
     }
     let shard = opts.shard;
-    let shard_runs = shard.runs_of(s.runs);
+    let shard_runs = shard.runs_of(s.header.runs);
     let total = s.experiments.len() as u64 * shard_runs;
     info!(
-        scenario = %s.name,
+        scenario = %s.header.name,
         experiments = s.experiments.len(),
         policies = s.policies.len(),
         runs = shard_runs,
-        horizon = s.horizon,
+        horizon = s.header.horizon,
         shard = %shard,
         "simulating {} runs of {} policies, {} slots each",
         total,
         s.policies.len(),
-        s.horizon
+        s.header.horizon
     );
     let pool = thread_pool(opts.threads)?;
     let progress = Progress::new(
         tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty),
-        &s.name,
+        &s.header.name,
         total,
         "runs",
     );
@@ -126,7 +126,7 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
     let elapsed = started.elapsed();
     info!(
         seconds = elapsed.as_secs_f64(),
-        slots_per_second = (total as f64 * (s.policies.len() + 1) as f64 * s.horizon as f64)
+        slots_per_second = (total as f64 * (s.policies.len() + 1) as f64 * s.header.horizon as f64)
             / elapsed.as_secs_f64().max(1e-9),
         "simulation finished"
     );
@@ -178,7 +178,14 @@ fn run_experiment(
             Ok(())
         },
     };
-    fold_runs(opts.shard, s.runs, &opts.cancel, progress, worker, fold)
+    fold_runs(
+        opts.shard,
+        s.header.runs,
+        &opts.cancel,
+        progress,
+        worker,
+        fold,
+    )
 }
 
 /// One worker's buffers for the runs of one experiment, reused from run to run.
@@ -229,7 +236,7 @@ impl<'a> Worker<'a> {
     /// Run `run`: every policy on the run's sample paths, the benchmark beside each.
     fn simulate(&mut self, run: u64, cancel: &Cancel) {
         let env = &self.exp.env;
-        let key = RunKey::new(self.s.seed, self.domain, run);
+        let key = RunKey::new(self.s.header.seed, self.domain, run);
         for (entry, stats) in self.s.policies.iter().zip(&mut self.stats) {
             self.record.reset();
             self.paths.reset(env, key);
@@ -252,9 +259,9 @@ impl<'a> Worker<'a> {
                 env,
                 simple: self.simple,
                 classic: classic.then_some(&mut self.classic),
-                horizon: self.s.horizon,
+                horizon: self.s.header.horizon,
                 checkpoints: self.checkpoints,
-                rng: &mut stream(self.s.seed, self.domain, run),
+                rng: &mut stream(self.s.header.seed, self.domain, run),
                 paths: &mut self.paths,
                 record: &mut self.record,
                 buffers: &mut self.buffers,

@@ -287,9 +287,9 @@ impl Stepper {
             timing: Timing::default(),
             collision: Collision::default(),
             feedback: Feedback::default(),
-            horizon: s.horizon,
-            seed: s.seed,
-            checkpoints: vec![s.horizon],
+            horizon: s.header.horizon,
+            seed: s.header.seed,
+            checkpoints: vec![s.header.horizon],
             benchmarks,
             expected: Expected::Single,
             // A grid's configurations draw from their own domains, as its runs do.
@@ -318,9 +318,9 @@ impl Stepper {
             timing: s.timing,
             collision: s.collision.clone(),
             feedback: s.feedback,
-            horizon: s.horizon,
-            seed: s.seed,
-            checkpoints: vec![s.horizon],
+            horizon: s.header.horizon,
+            seed: s.header.seed,
+            checkpoints: vec![s.header.horizon],
             benchmarks: benchmarks_for(s, expected, classic),
             expected,
             domain: 0,
@@ -763,9 +763,9 @@ mod tests {
         for run in 0..runs {
             stepper.reset(run);
             let mut policy = s.policies[0].build(&env).unwrap();
-            let mut rng = stream(s.seed, domain, run);
+            let mut rng = stream(s.header.seed, domain, run);
             let mut list = Vec::new();
-            for t in 1..=s.horizon {
+            for t in 1..=s.header.horizon {
                 list.clear();
                 policy.plan(t, &mut list, &mut rng);
                 while policy.extend(&mut list) {}
@@ -851,9 +851,9 @@ mod tests {
             for (run, row) in &stats.stats[0][0].finals {
                 stepper.reset(*run);
                 let mut policy = s.policies[0].build(&env).unwrap();
-                let mut rng = stream(s.seed, 0, *run);
+                let mut rng = stream(s.header.seed, 0, *run);
                 let mut list = Vec::new();
-                for t in 1..=s.horizon {
+                for t in 1..=s.header.horizon {
                     list.clear();
                     policy.plan(t, &mut list, &mut rng);
                     while policy.extend(&mut list) {}
@@ -942,12 +942,12 @@ mod tests {
             for (run, row) in &stats.stats[0].finals {
                 stepper.reset(*run);
                 let mut rngs: Vec<SimRng> = (0..3)
-                    .map(|u| stream(s.seed, user_domain(u), *run))
+                    .map(|u| stream(s.header.seed, user_domain(u), *run))
                     .collect();
                 let team = s.policies[0].build(
                     &s.env,
                     3,
-                    s.horizon,
+                    s.header.horizon,
                     &mut rngs,
                     &crate::scenario::multi_user::Guard::default(),
                 );

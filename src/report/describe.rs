@@ -43,7 +43,7 @@ fn describe_sweep(s: &SweepScenario) -> String {
                 "  {:<28} {} channels, horizon {}: optimum {} with E[r*] = {}",
                 s.cell_label(v),
                 e.env.len(),
-                cell.horizon,
+                cell.header.horizon,
                 list(&opt.list),
                 sig(opt.expected_reward, 6)
             );
@@ -118,22 +118,22 @@ fn describe_regret(s: &RegretScenario) -> String {
     let _ = writeln!(
         out,
         "{} is valid: regret scenario {:?}, horizon {} slots, {}, seed {}",
-        s.source.display(),
-        s.name,
-        s.horizon,
-        crate::report::format::count(s.runs, "run"),
-        s.seed
+        s.header.source.display(),
+        s.header.name,
+        s.header.horizon,
+        crate::report::format::count(s.header.runs, "run"),
+        s.header.seed
     );
-    if !s.description.is_empty() {
-        let _ = writeln!(out, "  {}", s.description.trim());
+    if !s.header.description.is_empty() {
+        let _ = writeln!(out, "  {}", s.header.description.trim());
     }
     let _ = writeln!(
         out,
         "cost weights: {}·energy{} + {}·delay{}",
-        s.weights.energy,
-        unit_suffix(&s.units.energy),
-        s.weights.delay,
-        unit_suffix(&s.units.delay)
+        s.header.weights.energy,
+        unit_suffix(&s.header.units.energy),
+        s.header.weights.delay,
+        unit_suffix(&s.header.units.delay)
     );
     let _ = writeln!(out, "policies:");
     for p in &s.policies {
@@ -149,15 +149,23 @@ fn describe_regret(s: &RegretScenario) -> String {
             let _ = writeln!(
                 out,
                 "slot duration {d}{}: probes start after the delays before them; none starts after the slot ends",
-                unit_suffix(&s.units.delay)
+                unit_suffix(&s.header.units.delay)
             );
         }
-        channel_table(&mut out, env, s.horizon);
+        channel_table(&mut out, env, s.header.horizon);
         let _ = writeln!(out, "benchmark: {}", env.benchmark().describe());
-        for epoch in env.epochs().iter().filter(|ep| ep.first <= s.horizon) {
+        for epoch in env
+            .epochs()
+            .iter()
+            .filter(|ep| ep.first <= s.header.horizon)
+        {
             let opt = &epoch.optimum;
             let when = if env.epochs().len() > 1 {
-                format!(" in slots {}–{}", epoch.first, epoch.last.min(s.horizon))
+                format!(
+                    " in slots {}–{}",
+                    epoch.first,
+                    epoch.last.min(s.header.horizon)
+                )
             } else {
                 String::new()
             };
@@ -173,7 +181,7 @@ fn describe_regret(s: &RegretScenario) -> String {
                 sig(opt.expected_reward, 6)
             );
         }
-        let b = env.bounds(s.theorem2_alpha(), s.horizon);
+        let b = env.bounds(s.theorem2_alpha(), s.header.horizon);
         match (&b.theorem2, &b.theorem3) {
             (Some(t2), Some(t3)) => {
                 let _ = writeln!(

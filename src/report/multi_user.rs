@@ -239,12 +239,12 @@ pub(crate) fn describe(s: &MultiUserScenario) -> String {
     let _ = writeln!(
         out,
         "many users: {:?}: M = {} users, K = {} channels, T = {}, {} runs, seed {}",
-        s.name,
+        s.header.name,
         s.users,
         s.env.len(),
-        s.horizon,
-        s.runs,
-        s.seed
+        s.header.horizon,
+        s.header.runs,
+        s.header.seed
     );
     let _ = writeln!(
         out,

@@ -4,18 +4,12 @@
 
 use crate::scenario::channels::{self, channel_count, check_channels};
 use crate::scenario::checker::Checker;
+use crate::scenario::header::check_header;
 use crate::scenario::locate::FieldPath;
-use crate::scenario::raw::{RawHeader, RawRegret, RawUnits};
-use crate::scenario::{
-    Experiment, MAX_CHANNELS, PolicyEntry, PolicyKind, RegretScenario, Source, Units,
-};
-use crate::util::stats::CheckpointSpec;
+use crate::scenario::raw::RawRegret;
+use crate::scenario::{Experiment, MAX_CHANNELS, PolicyEntry, PolicyKind, RegretScenario, Source};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-
-/// Longest horizon: 2⁴⁰ slots. Even one policy's single run of that length takes days; a
-/// longer one is a typing slip, not an experiment.
-pub(crate) const MAX_HORIZON: u64 = 1 << 40;
 
 pub(crate) fn check_regret(
     raw: RawRegret,
@@ -23,21 +17,13 @@ pub(crate) fn check_regret(
     ck: &mut Checker,
 ) -> Option<RegretScenario> {
     let root = FieldPath::default();
-    check_header(&raw.header(), &root, ck);
+    let header = check_header(&raw.header(), source, &root, ck);
     let policies = check_policy_labels(&raw, &root, ck);
     let (experiments, sizes) = check_experiments(&raw, source, &policies, &root, ck);
     check_reference_policy(&raw, &policies, &root, ck);
     check_policy_parameters(&raw, &sizes, &root, ck);
     Some(RegretScenario {
-        name: raw.name,
-        description: raw.description,
-        source: source.clone(),
-        seed: raw.seed,
-        horizon: raw.horizon,
-        runs: raw.runs,
-        checkpoints: raw.checkpoints,
-        units: units(raw.units),
-        weights: raw.weights,
+        header,
         is_grid: !raw.grid.is_empty(),
         experiments,
         policies,
@@ -58,61 +44,6 @@ fn check_reference_policy(
             labels.contains(&r.as_str()),
             &root.field("reference"),
             format!("names policy {r:?}, which is not a policy label of this scenario (labels: {labels:?})"),
-        );
-    }
-}
-
-/// The shared header of a regret or many-users scenario: name, horizon, runs, checkpoints,
-/// weights and the slot duration.
-pub(super) fn check_header(raw: &RawHeader<'_>, root: &FieldPath, ck: &mut Checker) {
-    if let Some(slot) = raw.slot {
-        ck.require(
-            slot.duration.is_finite() && slot.duration > 0.0,
-            &root.field("slot").field("duration"),
-            format!(
-                "is the slot's length in delay units and must be a positive finite number (got {})",
-                slot.duration
-            ),
-        );
-    }
-    ck.name(raw.name, &root.field("name"));
-    ck.require(
-        raw.horizon >= 1,
-        &root.field("horizon"),
-        "must be at least 1 slot (got 0)",
-    );
-    ck.require(
-        raw.horizon <= MAX_HORIZON,
-        &root.field("horizon"),
-        format!(
-            "must be at most {MAX_HORIZON} slots (2⁴⁰: about two days for one policy's single run; got {})",
-            raw.horizon
-        ),
-    );
-    ck.require(
-        raw.runs >= 1,
-        &root.field("runs"),
-        "must be at least 1 run (got 0)",
-    );
-    let cp = root.field("checkpoints");
-    ck.require(
-        CheckpointSpec::PER_DECADE.contains(&raw.checkpoints.per_decade),
-        &cp.field("per_decade"),
-        format!(
-            "must be 5, 10 or 20 (a Renard series; got {})",
-            raw.checkpoints.per_decade
-        ),
-    );
-    ck.require(
-        raw.checkpoints.linear <= 10_000,
-        &cp.field("linear"),
-        format!("must be at most 10000 (got {})", raw.checkpoints.linear),
-    );
-    for (name, w) in [("energy", raw.weights.energy), ("delay", raw.weights.delay)] {
-        ck.require(
-            w.is_finite() && w >= 0.0,
-            &root.field("weights").field(name),
-            format!("must be a finite number ≥ 0 (got {w})"),
         );
     }
 }
@@ -275,12 +206,5 @@ fn check_policy_parameters(
                 break;
             }
         }
-    }
-}
-
-pub(super) fn units(raw: RawUnits) -> Units {
-    Units {
-        energy: raw.energy,
-        delay: raw.delay,
     }
 }

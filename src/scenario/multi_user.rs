@@ -2,19 +2,17 @@
 //! schema, its checks into a [`MultiUserScenario`], and the checked type.
 
 use super::channels::{self, check_channels};
-use super::check::{check_header, units};
 use super::checker::Checker;
+use super::header::check_header;
 use super::locate::FieldPath;
 use super::raw::RawMultiUser;
 use super::sweep::{Cell, MAX_CELLS, SweepAxis, check_axis, check_cell_with};
-use super::{Source, Units};
+use super::{Header, Source};
 use crate::model::channel::Environment;
-use crate::model::cost::CostWeights;
 use crate::multi::{AnyTeam, CheckedTeam, Collision, CustomTeam, Feedback, TeamSpec, Timing};
 use crate::policy::{AnyPolicy, Checked, CustomPolicy, ListFaults};
 use crate::util::cancel::Cancel;
 use crate::util::rng::SimRng;
-use crate::util::stats::CheckpointSpec;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -24,15 +22,8 @@ pub(crate) const MAX_USERS: u64 = 1024;
 /// A checked many-users scenario.
 #[derive(Clone, Debug)]
 pub struct MultiUserScenario {
-    pub(crate) name: String,
-    pub(crate) description: String,
-    pub(crate) source: Source,
-    pub(crate) seed: u64,
-    pub(crate) horizon: u64,
-    pub(crate) runs: u64,
-    pub(crate) checkpoints: CheckpointSpec,
-    pub(crate) units: Units,
-    pub(crate) weights: CostWeights,
+    /// Name, seed, horizon, runs, checkpoints, units and weights.
+    pub(crate) header: Header,
     pub(crate) users: usize,
     pub(crate) timing: Timing,
     pub(crate) collision: Collision,
@@ -160,7 +151,7 @@ impl TeamEntry {
 impl MultiUserScenario {
     /// The scenario's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.header.name
     }
 
     /// Number of users, M.
@@ -170,12 +161,12 @@ impl MultiUserScenario {
 
     /// Slots per run.
     pub fn horizon(&self) -> u64 {
-        self.horizon
+        self.header.horizon
     }
 
     /// Runs per policy.
     pub fn runs(&self) -> u64 {
-        self.runs
+        self.header.runs
     }
 
     /// The policies' labels, in scenario order.
@@ -202,14 +193,14 @@ impl MultiUserScenario {
         use std::fmt::Write;
         let mut s = format!(
             "multi|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}|{:?}|slot {:?}",
-            self.name,
-            self.description,
-            self.seed,
-            self.horizon,
-            self.runs,
-            self.checkpoints,
-            self.weights,
-            self.units,
+            self.header.name,
+            self.header.description,
+            self.header.seed,
+            self.header.horizon,
+            self.header.runs,
+            self.header.checkpoints,
+            self.header.weights,
+            self.header.units,
             self.users,
             self.timing,
             self.collision,
@@ -292,7 +283,7 @@ pub(crate) fn check_multi_user(
 /// Checks one many-users scenario (a sweep's base or cell).
 fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<MultiUserScenario> {
     let root = FieldPath::default();
-    check_header(&raw.header(), &root, ck);
+    let header = check_header(&raw.header(), source, &root, ck);
     ck.require(
         (1..=MAX_USERS).contains(&raw.users),
         &root.field("users"),
@@ -375,15 +366,7 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
         None => Vec::new(),
     };
     Some(MultiUserScenario {
-        name: raw.name,
-        description: raw.description,
-        source: source.clone(),
-        seed: raw.seed,
-        horizon: raw.horizon,
-        runs: raw.runs,
-        checkpoints: raw.checkpoints,
-        units: units(raw.units),
-        weights: raw.weights,
+        header,
         users: raw.users as usize,
         timing: raw.timing,
         collision: raw.collision,

@@ -115,14 +115,14 @@ impl MultiUserScenario {
                 .collect::<Result<_, _>>()?;
             self.sweep = Some(Box::new(MultiSweep { cells, ..*sw }));
         }
-        self.runs = o.runs.unwrap_or(self.runs);
-        self.seed = o.seed.unwrap_or(self.seed);
+        self.header.runs = o.runs.unwrap_or(self.header.runs);
+        self.header.seed = o.seed.unwrap_or(self.header.seed);
         if let Some(h) = o.horizon {
             rehorizon(&mut self.env, h)?;
             for env in &mut self.user_envs {
                 rehorizon(env, h)?;
             }
-            self.horizon = h;
+            self.header.horizon = h;
         }
         Ok(self)
     }
@@ -132,10 +132,10 @@ impl RegretScenario {
     /// Applies overrides (already checked to be non-zero); a horizon longer than a trace that
     /// does not wrap is refused.
     fn with_overrides(mut self, o: &Overrides) -> Result<RegretScenario, OverrideError> {
-        self.runs = o.runs.unwrap_or(self.runs);
-        self.seed = o.seed.unwrap_or(self.seed);
+        self.header.runs = o.runs.unwrap_or(self.header.runs);
+        self.header.seed = o.seed.unwrap_or(self.header.seed);
         if let Some(h) = o.horizon {
-            self.horizon = h;
+            self.header.horizon = h;
             for e in &mut self.experiments {
                 rehorizon(&mut e.env, h)?;
             }

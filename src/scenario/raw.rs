@@ -165,6 +165,12 @@ pub(crate) struct RawRegret {
 pub(crate) struct RawHeader<'a> {
     /// `name`.
     pub name: &'a str,
+    /// `description`.
+    pub description: &'a str,
+    /// `seed`.
+    pub seed: u64,
+    /// `units`.
+    pub units: &'a RawUnits,
     /// `horizon`, in slots.
     pub horizon: u64,
     /// `runs`.
@@ -182,6 +188,9 @@ impl RawRegret {
     pub(crate) fn header(&self) -> RawHeader<'_> {
         RawHeader {
             name: &self.name,
+            description: &self.description,
+            seed: self.seed,
+            units: &self.units,
             horizon: self.horizon,
             runs: self.runs,
             checkpoints: &self.checkpoints,
@@ -196,6 +205,9 @@ impl RawMultiUser {
     pub(crate) fn header(&self) -> RawHeader<'_> {
         RawHeader {
             name: &self.name,
+            description: &self.description,
+            seed: self.seed,
+            units: &self.units,
             horizon: self.horizon,
             runs: self.runs,
             checkpoints: &self.checkpoints,

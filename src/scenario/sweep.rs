@@ -335,8 +335,8 @@ pub(crate) fn check_sweep(
     }
     let base = base?;
     Some(SweepScenario {
-        name: base.name,
-        description: base.description,
+        name: base.header.name,
+        description: base.header.description,
         source: source.clone(),
         field: spec.field,
         values: spec.values,

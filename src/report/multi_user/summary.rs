@@ -192,11 +192,11 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
     let b = &stats.benchmarks[0];
     MultiUserSummary {
         kind: "multi-user".into(),
-        scenario: s.name.clone(),
-        description: s.description.clone(),
-        seed: s.seed,
-        horizon: s.horizon,
-        runs: s.runs,
+        scenario: s.header.name.clone(),
+        description: s.header.description.clone(),
+        seed: s.header.seed,
+        horizon: s.header.horizon,
+        runs: s.header.runs,
         users: s.users,
         channels: s.env.len(),
         timing: format!("{:?}", s.timing),

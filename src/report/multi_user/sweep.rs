@@ -111,8 +111,8 @@ pub(crate) fn render_sweep(
         summaries.push(summary(cell, st));
     }
     let top = top_summary(
-        &s.name,
-        &s.description,
+        &s.header.name,
+        &s.header.description,
         &sw.field,
         &sw.values,
         &sw.axis,

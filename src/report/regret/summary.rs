@@ -421,20 +421,20 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
                     .iter()
                     .zip(stats)
                     .map(|(p, st)| {
-                        PolicySummary::new(&p.label, p.describe(), st, s.horizon, reference)
+                        PolicySummary::new(&p.label, p.describe(), st, s.header.horizon, reference)
                     })
                     .collect(),
                 benchmark: env.benchmark(),
                 optimum: env.optimum().clone(),
-                segments: segments(env, s.horizon),
+                segments: segments(env, s.header.horizon),
                 slot_duration: env.slot_duration(),
-                bounds: env.bounds(s.theorem2_alpha(), s.horizon),
+                bounds: env.bounds(s.theorem2_alpha(), s.header.horizon),
                 channels: env
                     .channels()
                     .iter()
                     .zip(env.theta())
                     .map(|(c, &theta)| {
-                        let stats = c.occupancy().stats(s.horizon);
+                        let stats = c.occupancy().stats(s.header.horizon);
                         ChannelSummary {
                             theta,
                             occupancy: c.occupancy().describe(),
@@ -460,13 +460,13 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
         ))
     };
     RegretSummary {
-        scenario: s.name.clone(),
+        scenario: s.header.name.clone(),
         kind: ResultKind::Regret.as_str().into(),
-        description: s.description.clone(),
-        horizon: s.horizon,
-        runs: s.runs,
-        seed: s.seed,
-        units: s.units.clone(),
+        description: s.header.description.clone(),
+        horizon: s.header.horizon,
+        runs: s.header.runs,
+        seed: s.header.seed,
+        units: s.header.units.clone(),
         body,
     }
 }

@@ -425,7 +425,7 @@ fn check_regret_body(
         return Err(blame.at(field, "is not a regret scenario's statistics"));
     };
     blame.require(
-        *checkpoints == s.checkpoints.slots(s.horizon),
+        *checkpoints == s.header.checkpoints.slots(s.header.horizon),
         format!("{field}.checkpoints"),
         || "differ from the scenario's".into(),
     )?;
@@ -460,7 +460,7 @@ fn check_regret_body(
                 runs,
                 checkpoints.len(),
                 experiment.env.len(),
-                s.horizon,
+                s.header.horizon,
             )?;
         }
     }

@@ -22,7 +22,7 @@ fn fold_regret(
         path: path.to_path_buf(),
         message,
     };
-    let checkpoints = s.checkpoints.slots(s.horizon);
+    let checkpoints = s.header.checkpoints.slots(s.header.horizon);
     let mut merged: Option<Vec<Vec<PolicyStats>>> = None;
     for &(path, body) in bodies {
         let PartialBody::Regret {
@@ -130,7 +130,7 @@ fn fold_multi(
     }
     let expected = multi_runner::expected_kind(s);
     Ok(MultiStats {
-        checkpoints: s.checkpoints.slots(s.horizon),
+        checkpoints: s.header.checkpoints.slots(s.header.horizon),
         stats,
         benchmarks: multi_runner::benchmarks(s, expected),
         expected,

@@ -22,7 +22,7 @@ pub(super) fn check_multi_body(
     let PartialBody::MultiUser { checkpoints, stats } = body else {
         return Err(blame.at(at, "is not a many-users scenario's statistics"));
     };
-    let want = s.checkpoints.slots(s.horizon);
+    let want = s.header.checkpoints.slots(s.header.horizon);
     blame.require(*checkpoints == want, format!("{at}.checkpoints"), || {
         "differ from the scenario's".into()
     })?;

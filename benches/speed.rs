@@ -10,7 +10,8 @@
 //! 3. **Memory** (peak RSS of the release binary) at several run counts, with
 //!    `SPECPROBE_BIN` (default `target/release/specprobe`).
 //! 4. **Against a previous binary** (`SPECPROBE_BASELINE=/path/to/old/specprobe`): whole-process
-//!    CPU time of the same commands, interleaved, medians, new/old.
+//!    CPU time of the same commands (regret, many users, identification), interleaved,
+//!    medians, new/old.
 //! 5. **Threads**: the speed-up of `--threads N` over `--threads 1` (N = 2 and the machine's
 //!    cores).
 //! 6. **Many users**: CPU per user-slot of each policy of `scenarios/multi-bk2018-k9-smpy.ron`
@@ -332,6 +333,14 @@ fn baseline() {
                 "--horizon",
                 "100000",
             ],
+        ),
+        (
+            "many users, multi-bk2018-k9-smpy.ron (10 runs)",
+            vec!["run", "scenarios/multi-bk2018-k9-smpy.ron", "--runs", "10"],
+        ),
+        (
+            "many users, multi-cascade-sensing.ron (10 runs)",
+            vec!["run", "scenarios/multi-cascade-sensing.ron", "--runs", "10"],
         ),
         (
             "paper-topk.ron (10 runs)",

@@ -2,9 +2,10 @@
 //! into an [`Environment`].
 
 use super::MAX_CHANNELS;
+use super::Source;
 use super::checker::Checker;
 use super::locate::FieldPath;
-use super::raw::RawChannel;
+use super::raw::{RawChannel, RawHeader};
 use crate::model::channel::{Channel, EPOCH_OVERHEAD, Environment, MAX_EPOCH_ENTRIES};
 use crate::model::cost::{CostModel, CostWeights, SplitCost};
 use crate::model::law::{Law, LawSpec};
@@ -22,6 +23,20 @@ pub(super) struct Context<'a> {
     pub(super) slot_duration: Option<f64>,
     /// The scenario file's folder, for relative trace paths.
     pub(super) base: &'a Path,
+}
+
+impl<'a> Context<'a> {
+    /// The context a scenario's header and file give its channel lists.
+    pub(super) fn of(header: &RawHeader<'a>, source: &'a Source) -> Context<'a> {
+        Context {
+            weights: header.weights,
+            // A zero horizon is reported by the header's check; the channels are still
+            // checked, against one slot.
+            horizon: header.horizon.max(1),
+            slot_duration: header.slot.map(|s| s.duration),
+            base: source.path.parent().unwrap_or(Path::new(".")),
+        }
+    }
 }
 
 /// Number of channels a list stands for (its entries' counts, zero counts ignored).

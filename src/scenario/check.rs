@@ -9,7 +9,6 @@ use crate::scenario::locate::FieldPath;
 use crate::scenario::raw::RawRegret;
 use crate::scenario::{Experiment, MAX_CHANNELS, PolicyEntry, PolicyKind, RegretScenario, Source};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 pub(crate) fn check_regret(
     raw: RawRegret,
@@ -91,13 +90,8 @@ fn check_experiments(
     let mut experiments = Vec::new();
     let mut sizes = Vec::new();
     let is_grid = !raw.grid.is_empty();
-    let base = source.path.parent().unwrap_or(Path::new("."));
-    let cx = channels::Context {
-        weights: &raw.weights,
-        horizon: raw.horizon.max(1),
-        slot_duration: raw.slot.map(|s| s.duration),
-        base,
-    };
+    let raw_header = raw.header();
+    let cx = channels::Context::of(&raw_header, source);
     if !raw.channels.is_empty() && is_grid {
         ck.fail(
             &root.field("grid"),

@@ -14,7 +14,6 @@ use crate::policy::{AnyPolicy, Checked, CustomPolicy, ListFaults};
 use crate::util::cancel::Cancel;
 use crate::util::rng::SimRng;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// Most users one scenario may have.
 pub(crate) const MAX_USERS: u64 = 1024;
@@ -311,13 +310,8 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
             );
         }
     }
-    let base = source.path.parent().unwrap_or(Path::new("."));
-    let cx = channels::Context {
-        weights: &raw.weights,
-        horizon: raw.horizon.max(1),
-        slot_duration: raw.slot.map(|s| s.duration),
-        base,
-    };
+    let raw_header = raw.header();
+    let cx = channels::Context::of(&raw_header, source);
     if raw.channels.is_empty() {
         ck.fail(&root.field("channels"), "the channel list is empty");
     }

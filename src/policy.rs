@@ -25,7 +25,7 @@ mod slot_ahead;
 pub(crate) use cc_ucb::DEFAULT_ALPHA;
 pub(crate) use cc_ucb::MAX_ALPHA;
 pub use checked::ListFault;
-pub(crate) use checked::{Checked, ListFaults, first_offence};
+pub(crate) use checked::{Checked, ListFaults, beyond_one_channel, first_offence};
 pub use custom::CustomPolicy;
 pub use custom::PolicyFactory;
 pub(crate) use estimates::Estimates;

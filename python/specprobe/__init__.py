@@ -71,7 +71,14 @@ class PolicyClass(Protocol):
 
 class Team(Protocol):
     """The M users of a ``MultiUser`` scenario, written in Python (``run(teams={label: cls})``).
-    ``busy`` is optional."""
+    ``busy`` is optional.
+
+    A class attribute ``one_channel = True`` declares that every user's list holds at most one
+    channel a slot (checked on every list): the team is then measured as the built-in
+    one-channel teams are (the M best channels, pseudo-regret, decomposition, lower bounds),
+    and adding it changes nothing about them. Without it the team may list cascades, and every
+    team of the scenario is measured against the cascade benchmark. A single-user ``Policy``
+    run on a many-users scenario may declare the same."""
 
     def plan(self, t: int) -> Sequence[Sequence[int]]:
         """One list per user for slot ``t`` (from 1): distinct channels below K, possibly empty."""

@@ -465,6 +465,7 @@ fn policy_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cance
             .map_or_else(|_| "python".to_string(), |n| format!("python:{n}"))
     });
     let takes_seed = Python::attach(|py| accepts_keyword(py, class.bind(py), "seed"));
+    let one_channel = Python::attach(|py| declares_one_channel(class.bind(py)));
     let factory = move |env: &Environment| -> Box<dyn Policy> {
         let anchor = ThreadAnchor::new();
         let channels = env.len();
@@ -495,7 +496,12 @@ fn policy_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cance
         }
         Box::new(policy)
     };
-    CustomPolicy::from_factory(description, Arc::new(factory))
+    let policy = CustomPolicy::from_factory(description, Arc::new(factory));
+    if one_channel {
+        policy.one_channel()
+    } else {
+        policy
+    }
 }
 
 /// A Python team's bound methods (`busy` optional).
@@ -603,6 +609,16 @@ impl Team for PyTeam {
     }
 }
 
+/// Whether a policy or team class declares `one_channel = True`: every list holds at most one
+/// channel (checked on every list), so a many-users team is measured as the built-in
+/// one-channel teams are.
+fn declares_one_channel(class: &Bound<'_, PyAny>) -> bool {
+    class
+        .getattr("one_channel")
+        .and_then(|v| v.is_truthy())
+        .unwrap_or(false)
+}
+
 fn team_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cancel) -> CustomTeam {
     let description = Python::attach(|py| {
         class
@@ -610,6 +626,7 @@ fn team_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cancel)
             .getattr("__qualname__")
             .map_or_else(|_| "python".to_string(), |n| format!("python:{n}"))
     });
+    let one_channel = Python::attach(|py| declares_one_channel(class.bind(py)));
     let factory = move |env: &Environment, users: usize, horizon: u64| -> Box<dyn Team> {
         let anchor = ThreadAnchor::new();
         let obj = Python::attach(|py| {
@@ -642,7 +659,12 @@ fn team_entry(class: Py<PyAny>, label: String, failure: Failure, cancel: Cancel)
         }
         Box::new(team)
     };
-    CustomTeam::from_factory(description, Arc::new(factory))
+    let team = CustomTeam::from_factory(description, Arc::new(factory));
+    if one_channel {
+        team.one_channel()
+    } else {
+        team
+    }
 }
 
 fn identifier_entry(

@@ -104,6 +104,38 @@ def test_many_users_take_python_teams_and_policies():
         specprobe.run(scenario, runs=1, horizon=800, teams={"bad": BadTeam})
 
 
+class OneChannelHop(Hop):
+    one_channel = True
+
+
+class OneChannelFirst(First):
+    one_channel = True
+
+
+class TwoChannels(OneChannelHop):
+    def plan(self, t):
+        return [[0, 1] if t == 4 and u == 0 else [c % self.k] for u, c in enumerate(self.on)]
+
+
+def test_a_declared_one_channel_team_leaves_the_built_ins_alone():
+    scenario = ROOT / "scenarios" / "multi-bk2018-k9.ron"
+    alone = specprobe.run(scenario, runs=2, horizon=800)
+    res = specprobe.run(scenario, runs=2, horizon=800, teams={"hop": OneChannelHop},
+                        policies={"first": OneChannelFirst})
+    for field in ("benchmark", "pseudo_regret", "lower_bound"):
+        assert res.summary[field] == alone.summary[field], field
+    n = len(alone.summary["policies"])
+    assert res.summary["policies"][:n] == alone.summary["policies"]
+    for p in res.summary["policies"][n:]:
+        assert p["at_horizon"]["pseudo_regret"]["mean"] >= 0
+        assert p["decomposition"]["runs_summing_exactly"] == 2
+    # Undeclared, the team may list cascades: every team is measured against them.
+    undeclared = specprobe.run(scenario, runs=2, horizon=800, teams={"hop": Hop})
+    assert undeclared.summary["benchmark"] != alone.summary["benchmark"]
+    with pytest.raises(specprobe.PolicyError, match=r"two \(user 1\).*slot 4.*one_channel"):
+        specprobe.run(scenario, runs=1, horizon=800, teams={"two": TwoChannels})
+
+
 def test_json_files_and_dicts_are_the_same_scenario():
     ron = specprobe.run(FIG1A, runs=2, horizon=1000)
     from_json = specprobe.run(ROOT / "scenarios" / "paper-fig1a.json", runs=2, horizon=1000)

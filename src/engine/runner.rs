@@ -250,6 +250,7 @@ impl<'a> Worker<'a> {
                     p,
                     &entry.label,
                     env.len(),
+                    matches!(&entry.policy, crate::scenario::PolicyKind::Custom(c) if c.lists_one_channel()),
                     self.faults.clone(),
                     cancel.clone(),
                 ))),

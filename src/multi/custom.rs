@@ -3,7 +3,7 @@
 
 use super::{Seen, Team};
 use crate::model::channel::Environment;
-use crate::policy::{ListFault, ListFaults, first_offence};
+use crate::policy::{ListFault, ListFaults, beyond_one_channel, first_offence};
 use crate::util::cancel::Cancel;
 use crate::util::rng::SimRng;
 use std::sync::Arc;
@@ -15,9 +15,11 @@ pub type TeamFactory = Arc<dyn Fn(&Environment, usize, u64) -> Box<dyn Team> + S
 /// [`crate::Simulation::custom_team`]. Its factory builds a fresh [`Team`] for every run, on
 /// any worker thread.
 ///
-/// specprobe knows nothing of its lists' length, so the expected (pseudo-)regret is reported
-/// for it only with one user; the realised regret against the benchmark, on the same paths,
-/// always.
+/// A team whose users list one channel each declares it with [`CustomTeam::one_channel`] and
+/// is then measured as the built-in one-channel teams are (pseudo-regret, decomposition,
+/// lower bounds), leaving their benchmark unchanged. Undeclared, it may list cascades: the
+/// scenario is then measured against the cascade benchmark, with the realised regret (and the
+/// pseudo-regret with one user).
 ///
 /// ```
 /// use specprobe::{CustomTeam, Seen, SimRng, Team};
@@ -43,6 +45,8 @@ pub type TeamFactory = Arc<dyn Fn(&Environment, usize, u64) -> Box<dyn Team> + S
 pub struct CustomTeam {
     description: String,
     factory: Option<TeamFactory>,
+    /// Declared: every user lists at most one channel a slot (see [`CustomTeam::one_channel`]).
+    one_channel: bool,
 }
 
 impl std::fmt::Debug for CustomTeam {
@@ -50,6 +54,7 @@ impl std::fmt::Debug for CustomTeam {
         f.debug_struct("CustomTeam")
             .field("description", &self.description)
             .field("runnable", &self.factory.is_some())
+            .field("one_channel", &self.one_channel)
             .finish()
     }
 }
@@ -67,6 +72,7 @@ impl CustomTeam {
             factory: Some(Arc::new(move |env: &Environment, users, horizon| {
                 Box::new(factory(env, users, horizon)) as Box<dyn Team>
             })),
+            one_channel: false,
         }
     }
 
@@ -75,15 +81,34 @@ impl CustomTeam {
         CustomTeam {
             description: description.into(),
             factory: Some(factory),
+            one_channel: false,
         }
     }
 
     /// A team known by its description only (rebuilt from partial results to merge them).
-    pub(crate) fn placeholder(description: impl Into<String>) -> CustomTeam {
+    pub(crate) fn placeholder(description: impl Into<String>, one_channel: bool) -> CustomTeam {
         CustomTeam {
             description: description.into(),
             factory: None,
+            one_channel,
         }
+    }
+
+    /// Declares that every user lists at most one channel a slot (the classic multi-player
+    /// bandit). The team is then measured as the built-in one-channel teams are: the M best
+    /// channels as the benchmark, the pseudo-regret, its decomposition and the lower bounds;
+    /// adding it changes nothing about the others. Every list is checked: a longer one stops
+    /// the run with a [`crate::ListFault`] naming the team, the user and the slot. Without
+    /// the declaration a team may list cascades, and the scenario's teams are then all
+    /// measured against the cascade benchmark (disjoint UCR-T1 lists).
+    pub fn one_channel(mut self) -> CustomTeam {
+        self.one_channel = true;
+        self
+    }
+
+    /// Whether it is declared to list at most one channel per user and slot.
+    pub fn lists_one_channel(&self) -> bool {
+        self.one_channel
     }
 
     /// What the outputs call it.
@@ -129,6 +154,8 @@ impl<T: Team + ?Sized> Team for Box<T> {
 pub(crate) struct CheckedTeam {
     inner: Box<dyn Team>,
     label: String,
+    /// Declared: at most one channel per user and slot.
+    one_channel: bool,
     /// Per user and channel, the last slot it was listed in (0: never).
     listed_in: Vec<u64>,
     k: usize,
@@ -153,12 +180,14 @@ impl CheckedTeam {
         label: &str,
         k: usize,
         users: usize,
+        one_channel: bool,
         faults: ListFaults,
         cancel: Cancel,
     ) -> CheckedTeam {
         CheckedTeam {
             inner,
             label: label.to_string(),
+            one_channel,
             listed_in: vec![0; k * users],
             k,
             slot: 0,
@@ -173,13 +202,17 @@ impl CheckedTeam {
     fn check(&mut self, u: usize, list: &mut Vec<usize>, from: usize) {
         let k = self.k;
         let listed_in = &mut self.listed_in[u * k..(u + 1) * k];
-        if let Some(j) = first_offence(listed_in, self.slot, list, from) {
+        let fault = first_offence(listed_in, self.slot, list, from)
+            .map(|j| (j, false))
+            .or_else(|| beyond_one_channel(self.one_channel, list).map(|j| (j, true)));
+        if let Some((j, one_channel)) = fault {
             self.faults.record(
                 ListFault {
                     label: format!("{} (user {})", self.label, u + 1),
                     slot: self.slot,
                     list: list[..=j].to_vec(),
                     channels: k,
+                    one_channel,
                 },
                 &self.cancel,
             );
@@ -206,7 +239,8 @@ impl Team for CheckedTeam {
     }
 
     fn extend(&mut self, u: usize, list: &mut Vec<usize>) -> bool {
-        if self.failed {
+        // A one-channel team's lists are complete after `plan` (as a built-in one's are).
+        if self.failed || self.one_channel {
             return false;
         }
         let from = list.len();
@@ -251,8 +285,15 @@ mod tests {
     fn a_duplicate_is_a_fault_naming_the_user_and_slot() {
         let faults = ListFaults::default();
         let cancel = Cancel::new();
-        let mut team =
-            CheckedTeam::new(Box::new(Bad), "mine", 2, 2, faults.clone(), cancel.clone());
+        let mut team = CheckedTeam::new(
+            Box::new(Bad),
+            "mine",
+            2,
+            2,
+            false,
+            faults.clone(),
+            cancel.clone(),
+        );
         let mut rngs: Vec<SimRng> = (0..2).map(|u| crate::util::rng::stream(1, u, 0)).collect();
         let mut lists = vec![Vec::new(); 2];
         for t in 1..=4 {

@@ -14,10 +14,7 @@ use crate::util::rng::SimRng;
 use std::sync::{Arc, Mutex};
 
 /// A list that broke the rule.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "policy {label:?} at slot {slot} listed {list:?}: channels must be distinct indices below {channels}"
-)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListFault {
     /// The policy's label.
     pub label: String,
@@ -27,6 +24,32 @@ pub struct ListFault {
     pub list: Vec<usize>,
     /// K.
     pub channels: usize,
+    /// Whether the list broke the policy's own declaration that it lists one channel a slot
+    /// (`one_channel`), rather than the rule every list obeys.
+    pub one_channel: bool,
+}
+
+impl std::fmt::Display for ListFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rule = if self.one_channel {
+            "it is declared one_channel, so a list holds at most one channel".to_string()
+        } else {
+            format!("channels must be distinct indices below {}", self.channels)
+        };
+        write!(
+            f,
+            "policy {:?} at slot {} listed {:?}: {rule}",
+            self.label, self.slot, self.list
+        )
+    }
+}
+
+impl std::error::Error for ListFault {}
+
+/// The first entry of `list[from..]` that breaks the one-channel declaration (`one_channel`:
+/// at most one channel a slot), if declared.
+pub(crate) fn beyond_one_channel(one_channel: bool, list: &[usize]) -> Option<usize> {
+    (one_channel && list.len() > 1).then_some(1)
 }
 
 /// The first fault of any run, shared by the workers of one simulation.
@@ -69,6 +92,8 @@ pub(crate) fn first_offence(
 pub(crate) struct Checked {
     inner: Box<dyn Policy>,
     label: String,
+    /// Declared to list at most one channel a slot.
+    one_channel: bool,
     /// Per channel, the last slot it was listed in (0: never), for the duplicate check.
     listed_in: Vec<u64>,
     slot: u64,
@@ -83,12 +108,14 @@ impl Checked {
         inner: Box<dyn Policy>,
         label: &str,
         k: usize,
+        one_channel: bool,
         faults: ListFaults,
         cancel: Cancel,
     ) -> Checked {
         Checked {
             inner,
             label: label.to_string(),
+            one_channel,
             listed_in: vec![0; k],
             slot: 0,
             failed: false,
@@ -100,13 +127,17 @@ impl Checked {
     /// Checks `list[from..]`; on the first offending entry records the fault, keeps the valid
     /// prefix and stops the policy.
     fn check(&mut self, list: &mut Vec<usize>, from: usize) {
-        if let Some(j) = first_offence(&mut self.listed_in, self.slot, list, from) {
+        let fault = first_offence(&mut self.listed_in, self.slot, list, from)
+            .map(|j| (j, false))
+            .or_else(|| beyond_one_channel(self.one_channel, list).map(|j| (j, true)));
+        if let Some((j, one_channel)) = fault {
             self.faults.record(
                 ListFault {
                     label: self.label.clone(),
                     slot: self.slot,
                     list: list[..=j].to_vec(),
                     channels: self.listed_in.len(),
+                    one_channel,
                 },
                 &self.cancel,
             );
@@ -132,7 +163,8 @@ impl Policy for Checked {
     }
 
     fn extend(&mut self, list: &mut Vec<usize>) -> bool {
-        if self.failed {
+        // A one-channel policy's list is complete after `plan` (as a built-in one's is).
+        if self.failed || self.one_channel {
             return false;
         }
         let from = list.len();
@@ -163,6 +195,7 @@ mod tests {
             Box::new(Fixed(lists)),
             "mine",
             k,
+            false,
             faults.clone(),
             cancel.clone(),
         );

@@ -18,6 +18,8 @@ pub type PolicyFactory = Arc<dyn Fn(&Environment) -> Box<dyn Policy> + Send + Sy
 pub struct CustomPolicy {
     description: String,
     factory: Option<PolicyFactory>,
+    /// Declared to list at most one channel a slot (see [`CustomPolicy::one_channel`]).
+    one_channel: bool,
 }
 
 impl std::fmt::Debug for CustomPolicy {
@@ -25,6 +27,7 @@ impl std::fmt::Debug for CustomPolicy {
         f.debug_struct("CustomPolicy")
             .field("description", &self.description)
             .field("runnable", &self.factory.is_some())
+            .field("one_channel", &self.one_channel)
             .finish()
     }
 }
@@ -42,6 +45,7 @@ impl CustomPolicy {
             factory: Some(Arc::new(move |env: &Environment| {
                 Box::new(factory(env)) as Box<dyn Policy>
             })),
+            one_channel: false,
         }
     }
 
@@ -50,16 +54,34 @@ impl CustomPolicy {
         CustomPolicy {
             description: description.into(),
             factory: Some(factory),
+            one_channel: false,
         }
     }
 
     /// A stand-in that carries the description only: `merge` rebuilds a scenario's policy list
     /// from partial results and never simulates.
-    pub(crate) fn placeholder(description: impl Into<String>) -> CustomPolicy {
+    pub(crate) fn placeholder(description: impl Into<String>, one_channel: bool) -> CustomPolicy {
         CustomPolicy {
             description: description.into(),
             factory: None,
+            one_channel,
         }
+    }
+
+    /// Declares that the policy lists at most one channel a slot (the classic bandit: probe
+    /// one channel, transmit if idle). On a `MultiUser` scenario, where every user runs its
+    /// own copy, the team is then measured as the built-in one-channel teams are (the M best
+    /// channels as the benchmark, the pseudo-regret, its decomposition and the lower bounds),
+    /// so adding it changes nothing about the others. Every list is checked: a longer one
+    /// stops the run with a [`super::ListFault`] naming the policy, the user and the slot.
+    pub fn one_channel(mut self) -> CustomPolicy {
+        self.one_channel = true;
+        self
+    }
+
+    /// Whether it is declared to list at most one channel a slot.
+    pub fn lists_one_channel(&self) -> bool {
+        self.one_channel
     }
 
     /// The description shown in outputs.

@@ -92,10 +92,15 @@ impl TeamEntry {
         }
     }
 
-    /// Whether the classic closed forms apply (see [`TeamSpec::is_classic`]); a user's lists
-    /// are not known to hold one channel.
+    /// Whether every user lists one channel a slot, so that the classic closed forms apply
+    /// (see [`TeamSpec::is_classic`]): a built-in's property, a user's declaration
+    /// (`one_channel`, checked on every list).
     pub(crate) fn is_classic(&self) -> bool {
-        matches!(&self.kind, TeamKind::Builtin(spec) if spec.is_classic())
+        match &self.kind {
+            TeamKind::Builtin(spec) => spec.is_classic(),
+            TeamKind::Custom(c) => c.lists_one_channel(),
+            TeamKind::Selfish(p) => p.lists_one_channel(),
+        }
     }
 
     /// Whether it can be simulated (a user's policy rebuilt from a partial cannot).
@@ -127,6 +132,7 @@ impl TeamEntry {
                     &self.label,
                     env.len(),
                     users,
+                    c.lists_one_channel(),
                     guard.faults.clone(),
                     guard.cancel.clone(),
                 ))
@@ -139,6 +145,7 @@ impl TeamEntry {
                     inner,
                     &format!("{} (user {})", self.label, u + 1),
                     env.len(),
+                    p.lists_one_channel(),
                     guard.faults.clone(),
                     guard.cancel.clone(),
                 )))
@@ -212,6 +219,11 @@ impl MultiUserScenario {
         }
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
+            // A user's declaration changes the benchmark, so shards must agree on it; the
+            // built-ins' fingerprints (and so earlier partials) are unchanged.
+            if !matches!(p.kind, TeamKind::Builtin(_)) && p.is_classic() {
+                s.push_str(" one_channel");
+            }
         }
         if let Some(sw) = &self.sweep {
             let _ = write!(

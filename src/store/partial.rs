@@ -61,6 +61,9 @@ pub(crate) struct Partial {
     /// scenario's own, as (label, description); `merge` rebuilds them by name.
     #[serde(default)]
     pub custom: Vec<(String, String)>,
+    /// The labels of those a library user declared `one_channel` (many users only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub one_channel: Vec<String>,
     /// Which runs this shard holds.
     pub shard: Shard,
     /// Runs of the scenario, all shards together.
@@ -198,6 +201,16 @@ fn custom_policies(s: &RegretScenario) -> Vec<(String, String)> {
 impl Partial {
     /// The partial result of a sharded simulation.
     pub(crate) fn of(results: &Results) -> Partial {
+        let one_channel = match results {
+            Results::MultiUser(r) => r
+                .scenario
+                .policies
+                .iter()
+                .filter(|p| !matches!(p.kind, TeamKind::Builtin(_)) && p.is_classic())
+                .map(|p| p.label.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
         let (scenario, custom, body) = match results {
             Results::Regret(r) => (
                 Scenario::Regret(r.scenario.clone()),
@@ -261,6 +274,7 @@ impl Partial {
             source_text: source.text.to_string(),
             overrides: results.overrides(),
             custom,
+            one_channel,
             shard,
             total_runs: scenario.runs(),
             runs: shard.runs_of(scenario.runs()),
@@ -314,7 +328,10 @@ impl Partial {
             s.policies
                 .extend(self.custom.iter().map(|(label, description)| PolicyEntry {
                     label: label.clone(),
-                    policy: PolicyKind::Custom(CustomPolicy::placeholder(description.clone())),
+                    policy: PolicyKind::Custom(CustomPolicy::placeholder(
+                        description.clone(),
+                        false,
+                    )),
                 }));
             s
         };
@@ -329,7 +346,10 @@ impl Partial {
                 s.policies
                     .extend(self.custom.iter().map(|(label, description)| TeamEntry {
                         label: label.clone(),
-                        kind: TeamKind::Custom(CustomTeam::placeholder(description.clone())),
+                        kind: TeamKind::Custom(CustomTeam::placeholder(
+                            description.clone(),
+                            self.one_channel.contains(label),
+                        )),
                     }));
                 Scenario::MultiUser(s)
             }
@@ -357,7 +377,7 @@ impl Serialize for Blank<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let p = self.0;
-        let mut st = serializer.serialize_struct("Partial", 14)?;
+        let mut st = serializer.serialize_struct("Partial", 15)?;
         st.serialize_field("format", &p.format)?;
         st.serialize_field("scenario", &p.scenario)?;
         st.serialize_field("fingerprint", &p.fingerprint)?;
@@ -365,6 +385,11 @@ impl Serialize for Blank<'_> {
         st.serialize_field("source_text", &p.source_text)?;
         st.serialize_field("overrides", &p.overrides)?;
         st.serialize_field("custom", &p.custom)?;
+        if p.one_channel.is_empty() {
+            st.skip_field("one_channel")?;
+        } else {
+            st.serialize_field("one_channel", &p.one_channel)?;
+        }
         st.serialize_field("shard", &p.shard)?;
         st.serialize_field("total_runs", &p.total_runs)?;
         st.serialize_field("runs", &p.runs)?;

@@ -792,3 +792,129 @@ fn a_sweep_run_prints_the_sweeps_table_and_report() {
     let last = stdout.lines().last().unwrap();
     assert_eq!(last, format!("report: {}", out.join("report.md").display()));
 }
+
+/// Lists channels 0 and 1 for user 1 at slot 7, else one channel per user as [`Fixed`].
+struct TwoAtSlot7 {
+    k: usize,
+}
+
+impl specprobe::Team for TwoAtSlot7 {
+    fn plan(&mut self, t: u64, lists: &mut [Vec<usize>], _rngs: &mut [specprobe::SimRng]) {
+        for (u, list) in lists.iter_mut().enumerate() {
+            list.push(u % self.k);
+            if t == 7 && u == 0 {
+                list.push(1);
+            }
+        }
+    }
+    fn seen(&mut self, _u: usize, _s: &specprobe::Seen, _c: f64, _r: &mut specprobe::SimRng) {}
+}
+
+/// A user's team or policy declared `one_channel` is measured as the built-in one-channel
+/// teams are (pseudo-regret, decomposition), and adding it changes nothing about them: the
+/// benchmark, the lower bounds and every built-in's results stay the same to the byte. (Any
+/// user's team used to switch every policy to the cascade benchmark.) Undeclared, a team may
+/// list cascades and the scenario's teams are all measured against the cascade benchmark; a
+/// declared team that lists two channels stops the run naming the declaration; shards with a
+/// declared team merge into the unsharded files.
+#[test]
+fn a_declared_one_channel_team_leaves_the_built_ins_alone() {
+    let scenario = || specprobe::parse(SCENARIO, Path::new("mu.ron")).unwrap();
+    let declared = |sim: Simulation| {
+        sim.custom_policy(
+            "first",
+            specprobe::CustomPolicy::new("First", |_env| FirstChannel).one_channel(),
+        )
+        .custom_team(
+            "fixed",
+            specprobe::CustomTeam::new("Fixed(mod K)", |env, _, _| Fixed {
+                k: env.len(),
+                bad: None,
+            })
+            .one_channel(),
+        )
+    };
+    let (alone, _) = outputs(Simulation::new(scenario()));
+    let (with, runs) = outputs(declared(Simulation::new(scenario())));
+    for field in ["benchmark", "pseudo_regret", "lower_bound"] {
+        assert_eq!(alone[field], with[field], "{field}");
+    }
+    let builtins = alone["policies"].as_array().unwrap();
+    assert_eq!(builtins.len(), 4);
+    for (i, p) in builtins.iter().enumerate() {
+        assert_eq!(p, &with["policies"][i], "policy {i}");
+    }
+    for i in [4, 5] {
+        let p = &with["policies"][i];
+        assert!(p["at_horizon"]["pseudo_regret"]["mean"].is_f64(), "{p}");
+        assert!(p["decomposition"]["runs_summing_exactly"].as_u64() == Some(5));
+    }
+    // Every user of `Fixed` sits on one of the three best channels, alone: no regret at all;
+    // `First` (channel 0 under each user's relabelling) is not that lucky.
+    assert_eq!(
+        with["policies"][5]["at_horizon"]["pseudo_regret"]["mean"],
+        0.0
+    );
+    assert!(with["policies"][4]["at_horizon"]["pseudo_regret"]["mean"].as_f64() > Some(0.0));
+    assert_eq!(runs.lines().filter(|l| l.starts_with("fixed,")).count(), 5);
+
+    // Undeclared: the cascade benchmark for every team, as documented.
+    let (undeclared, _) = outputs(
+        Simulation::new(scenario()).team("fixed", |env, _, _| Fixed {
+            k: env.len(),
+            bad: None,
+        }),
+    );
+    assert_ne!(undeclared["benchmark"], alone["benchmark"]);
+    assert!(undeclared["policies"][0]["at_horizon"]["pseudo_regret"].is_null());
+
+    // A declared team that lists two channels.
+    let err = Simulation::new(scenario())
+        .custom_team(
+            "two",
+            specprobe::CustomTeam::new("Two", |env, _, _| TwoAtSlot7 { k: env.len() })
+                .one_channel(),
+        )
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("\"two (user 1)\"")
+            && err.contains("slot 7")
+            && err.contains("[0, 1]")
+            && err.contains("one_channel"),
+        "{err}"
+    );
+
+    // Shards: the declaration travels in partial.json and the merge measures alike.
+    let tmp = tempfile::tempdir().unwrap();
+    let no_charts = ChartOptions {
+        formats: Vec::new(),
+        ..ChartOptions::default()
+    };
+    let whole = declared(Simulation::new(scenario()))
+        .run()
+        .unwrap()
+        .files(&no_charts)
+        .unwrap();
+    let mut dirs = Vec::new();
+    for index in 0..2 {
+        let dir = tmp.path().join(format!("s{index}"));
+        declared(Simulation::new(scenario()))
+            .shard(specprobe::Shard { index, count: 2 })
+            .run()
+            .unwrap()
+            .write(&dir, &no_charts)
+            .unwrap();
+        dirs.push(dir);
+    }
+    let merged = specprobe::merge_shards(&dirs)
+        .unwrap()
+        .files(&no_charts)
+        .unwrap();
+    for name in ["summary.json", "curves.csv", "runs.csv"] {
+        let a = whole.iter().find(|f| f.name == name).unwrap();
+        let b = merged.iter().find(|f| f.name == name).unwrap();
+        assert!(a.bytes == b.bytes, "{name}");
+    }
+}

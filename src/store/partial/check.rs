@@ -202,6 +202,7 @@ pub(crate) fn check_together(parts: &[(PathBuf, Partial)]) -> Result<(), MergeEr
         if p.source_text != first.source_text
             || p.overrides != first.overrides
             || p.custom != first.custom
+            || p.one_channel != first.one_channel
         {
             return Err(mismatch(
                 "the same fingerprint but a different stored scenario text, overrides or added policies (edited?)".into(),
@@ -630,6 +631,7 @@ mod tests {
                 source_text: String::new(),
                 overrides: Overrides::default(),
                 custom: Vec::new(),
+                one_channel: Vec::new(),
                 shard: Shard { index, count },
                 total_runs: 10,
                 runs: Shard { index, count }.runs_of(10),

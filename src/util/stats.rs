@@ -24,9 +24,50 @@ use serde::{Deserialize, Serialize};
 /// so that the file of a sum depends on its value alone, not on the order the values were added
 /// or merged in (the threads, the batches of runs).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(transparent)]
+#[serde(try_from = "Vec<f64>")]
 pub struct ExactSum {
     partials: Vec<f64>,
+}
+
+/// Most components an exact sum read from a file may hold: an expansion of doubles needs
+/// about 40 at most.
+const MAX_COMPONENTS: usize = 64;
+
+/// An exact sum read from a file holds what [`ExactSum::add`] can produce: at most
+/// [`MAX_COMPONENTS`] finite components whose sum is finite. Checked where it is read, so that
+/// no damaged file reaches the arithmetic: `[1e308, 1e308]` overflows, and the canonical
+/// expansion of an infinite or NaN sum never ends (`merge` hung on it while computing the
+/// checksum).
+impl TryFrom<Vec<f64>> for ExactSum {
+    type Error = String;
+
+    fn try_from(partials: Vec<f64>) -> Result<ExactSum, String> {
+        if partials.len() > MAX_COMPONENTS {
+            return Err(format!(
+                "an exact sum holds at most {MAX_COMPONENTS} components (got {})",
+                partials.len()
+            ));
+        }
+        if let Some(x) = partials.iter().find(|x| !x.is_finite()) {
+            return Err(format!("an exact sum's components are finite (got {x})"));
+        }
+        let sum = ExactSum { partials };
+        // Each partial sum of the components must be finite too: the sum's arithmetic (and
+        // its canonical form) works on them.
+        let mut check = ExactSum::default();
+        for &x in &sum.partials {
+            check.add(x);
+            if check.partials.iter().any(|p| !p.is_finite()) {
+                return Err(
+                    "an exact sum must be finite (its components overflow when added)".into(),
+                );
+            }
+        }
+        if !sum.value().is_finite() {
+            return Err("an exact sum must be finite (its components overflow when added)".into());
+        }
+        Ok(sum)
+    }
 }
 
 impl Serialize for ExactSum {
@@ -92,6 +133,12 @@ impl ExactSum {
             // rounds to a non-zero value: the loop ends when nothing is left.
             let v = rest.value();
             if v == 0.0 {
+                break;
+            }
+            if !v.is_finite() {
+                // Only a sum that overflowed gets here (files are checked where read): its
+                // value is all there is to say, and subtracting it would never end.
+                terms.push(v);
                 break;
             }
             terms.push(v);

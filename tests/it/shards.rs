@@ -210,3 +210,68 @@ fn a_shard_key_turns_damage_detection_into_forgery_detection() {
     // A forger without the key who edits the file and recomputes the SHA-256 changes the
     // checksum the MAC covers: `mac::tests` checks that such a MAC does not verify.
 }
+
+/// One overflowing exact sum in a partial of any kind (`"sum": [1e308, 1e308]`) is an error
+/// naming the file and the position, at once: its checksum used to be computed by
+/// serialising the sum's canonical form, a loop that never ends on an infinite value.
+#[test]
+fn an_overflowing_sum_in_any_partial_is_an_error_not_a_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let kinds = [
+        ("regret", fig1a(300, 4, "(policy: CcUcb())")),
+        (
+            "multi",
+            r#"MultiUser(name: "mu", horizon: 300, runs: 4, users: 2,
+                channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))],
+                policies: [(policy: RhoRand(index: Ucb))])"#
+                .to_string(),
+        ),
+        (
+            "identification",
+            r#"Identification(name: "id", seed: 5, runs: 4,
+                instances: [(label: "a", family: OneSparse, k: Fixed(2), arms: [6])],
+                algorithms: [Lucb1])"#
+                .to_string(),
+        ),
+        (
+            "sweep",
+            r#"Regret(name: "sw", horizon: 300, runs: 4,
+                channels: [(theta: 0.5, cost: Constant(0.1)), (theta: 0.3, cost: Constant(0.1))],
+                policies: [(policy: CcUcb())],
+                sweep: (field: "horizon", values: [100, 200]))"#
+                .to_string(),
+        ),
+    ];
+    for (kind, text) in kinds {
+        let path = scenario_file(tmp.path(), &format!("{kind}.ron"), &text);
+        let dirs: Vec<PathBuf> = (0..2)
+            .map(|index| {
+                let d = tmp.path().join(format!("{kind}-{index}"));
+                run(&path, &d, Some(Shard { index, count: 2 }), None);
+                d
+            })
+            .collect();
+        let partial = dirs[0].join("partial.json");
+        let text = std::fs::read_to_string(&partial).unwrap();
+        let at = text
+            .find("\"sum\":[")
+            .unwrap_or_else(|| panic!("{kind}: no sum in {text:.300}"));
+        let end = at + text[at..].find(']').unwrap() + 1;
+        let damaged = format!("{}\"sum\":[1e308,1e308]{}", &text[..at], &text[end..]);
+        std::fs::write(&partial, damaged).unwrap();
+        let start = std::time::Instant::now();
+        let err = merge(dirs, &tmp.path().join(format!("{kind}-merged")))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("partial.json")
+                && err.contains("must be finite")
+                && err.contains("column"),
+            "{kind}: {err}"
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{kind}"
+        );
+    }
+}

@@ -72,7 +72,15 @@ impl TeamBuiltin for SicMmabSpec {
         Some(Feedback::SensingAndCollision)
     }
     fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
-        Vec::new()
+        // The fixation phase is how users find orthogonal seats: without one slot of it no
+        // user is ever fixed and the team never leaves it.
+        match self.t0 {
+            SicT0::Slots(0) => vec![(
+                "t0".to_string(),
+                "Slots(n) needs n ≥ 1: the fixation phase seats the users (got Slots(0))".to_string(),
+            )],
+            _ => Vec::new(),
+        }
     }
     fn build(&self, env: &Environment, users: usize, horizon: u64, _r: &mut [SimRng]) -> SicMmab {
         SicMmab::new(env.len(), users, horizon, self)

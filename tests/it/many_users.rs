@@ -96,6 +96,17 @@ fn bad_many_users_scenarios_name_the_field_and_the_rule() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("one distance per user"), "{err}");
+    // SIC-MMAB without a fixation phase would never seat its users.
+    let sic = SCENARIO
+        .replace("users: 3", "users: 3, feedback: SensingAndCollision")
+        .replace("McTopM(index: KlUcb)", "SicMmab(t0: Slots(0))");
+    let err = specprobe::load(&write(tmp.path(), "sic.ron", &sic))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("policies[0].policy.t0") && err.contains("n ≥ 1"),
+        "{err}"
+    );
 }
 
 fn specprobe(args: &[&str]) -> std::process::Output {

@@ -134,3 +134,52 @@ fn plot_keeps_the_charts_of_formats_it_does_not_draw() {
     // And the folder is still this scenario's own: the next run replaces it without --force.
     ok(d, &["run", &s, "--out", "r", "--no-charts"]);
 }
+
+/// A folder whose files no marker lists (no marker at all, or an earlier version's marker
+/// without a file list) is never emptied without `--force`, even when it holds a copied
+/// `summary.json` or `partial.json` of this very scenario: judging by names used to delete a
+/// user's CSVs, PNGs and notes beside it.
+#[test]
+fn folders_no_marker_lists_are_never_emptied_without_force() {
+    let (tmp, s) = setup();
+    let d = tmp.path();
+    ok(d, &["run", &s, "--out", "r", "--no-charts"]);
+    let summary = std::fs::read(d.join("r/summary.json")).unwrap();
+    let user_files = ["analysis.csv", "fig.png", "notes.md", "data/x.json"];
+    let fill = |dir: &str| {
+        std::fs::create_dir_all(d.join(dir).join("data")).unwrap();
+        std::fs::write(d.join(dir).join("summary.json"), &summary).unwrap();
+        for f in user_files {
+            std::fs::write(d.join(dir).join(f), "mine").unwrap();
+        }
+    };
+    // No marker: a copied summary.json beside the user's files.
+    fill("copied");
+    refused(
+        d,
+        &["run", &s, "--out", "copied", "--no-charts"],
+        &["no record (.specprobe.json)", "--force"],
+    );
+    // An earlier version's marker, without the list of its files.
+    fill("old");
+    let marker = std::fs::read_to_string(d.join("r/.specprobe.json")).unwrap();
+    let mut m: serde_json::Value = serde_json::from_str(&marker).unwrap();
+    m.as_object_mut().unwrap().remove("files");
+    std::fs::write(d.join("old/.specprobe.json"), m.to_string()).unwrap();
+    refused(
+        d,
+        &["run", &s, "--out", "old", "--no-charts"],
+        &["does not list its files", "--force"],
+    );
+    for dir in ["copied", "old"] {
+        for f in user_files {
+            assert_eq!(
+                std::fs::read(d.join(dir).join(f)).unwrap(),
+                b"mine",
+                "{dir}/{f}"
+            );
+        }
+    }
+    ok(d, &["run", &s, "--out", "old", "--no-charts", "--force"]);
+    assert!(!d.join("old/analysis.csv").exists());
+}

@@ -5,8 +5,9 @@
 //! marker names the same scenario and the same kind and the folder holds nothing the marker
 //! does not list: a user's `notes.txt` or `analysis/` beside the results, a shard's
 //! `partial.json` where complete results were, or results of another kind are never deleted
-//! without being asked. Folders written before the marker listed its files are judged by
-//! their names alone (only the file types specprobe writes, see [`legacy_name`]).
+//! without being asked. A folder with no marker, or with a marker from before markers listed
+//! their files, is replaced only with `--force`: what it holds cannot be told from a user's
+//! files (judging by names deleted a user's CSVs and PNGs beside a copied `summary.json`).
 
 use super::OutputError;
 use crate::store::names::{self, ResultKind};
@@ -81,16 +82,6 @@ pub(super) fn listing(dir: &Path) -> std::io::Result<Option<Vec<String>>> {
     Ok(Some(out))
 }
 
-/// Whether a folder written before markers listed their files could hold `entry` as one of
-/// specprobe's: the file types specprobe writes (JSON, CSV, Markdown, PNG, SVG) and folders
-/// (a sweep's cells, a comparison's sources), nothing else.
-fn legacy_name(entry: &str) -> bool {
-    entry.ends_with('/')
-        || [".json", ".csv", ".md", ".png", ".svg"]
-            .iter()
-            .any(|ext| entry.ends_with(ext))
-}
-
 /// What the destination held before.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Previous {
@@ -126,22 +117,28 @@ pub(super) fn previous(
     if entries.is_empty() {
         return Ok(Previous::Nothing);
     }
-    let marker = Marker::read(path);
-    let owner = marker
-        .as_ref()
-        .map(|m| m.scenario.clone())
-        .or_else(|| legacy_owner(path));
-    let Some(owner) = owner else {
-        return refuse(path, replace, not_ours(&entries));
-    };
-    if owner != scenario {
+    // Only what a marker lists as specprobe's is replaced without `--force`: a folder with no
+    // marker, or with one from before markers listed their files, may hold anything a user
+    // put there (a copied summary.json does not make the folder ours).
+    let Some(marker) = Marker::read(path) else {
         return refuse(
             path,
             replace,
-            format!("the results of another scenario, {owner:?}"),
+            format!(
+                "{} and no record ({}) of which specprobe wrote",
+                describe(&entries),
+                names::MARKER
+            ),
+        );
+    };
+    if marker.scenario != scenario {
+        return refuse(
+            path,
+            replace,
+            format!("the results of another scenario, {:?}", marker.scenario),
         );
     }
-    if let Some(theirs) = marker.as_ref().and_then(Marker::kind)
+    if let Some(theirs) = marker.kind()
         && theirs != kind
     {
         return refuse(
@@ -150,14 +147,20 @@ pub(super) fn previous(
             format!("{theirs} results of this scenario (this command writes {kind} results)"),
         );
     }
-    let listed = marker.as_ref().and_then(|m| m.files.as_ref());
+    let Some(listed) = marker.files.as_ref() else {
+        return refuse(
+            path,
+            replace,
+            format!(
+                "results of an earlier specprobe whose record does not list its files, among {}",
+                describe(&entries)
+            ),
+        );
+    };
     let extras: Vec<String> = entries
         .into_iter()
         .filter(|e| e != names::MARKER)
-        .filter(|e| match listed {
-            Some(files) => files.binary_search(e).is_err(),
-            None => !legacy_name(e),
-        })
+        .filter(|e| listed.binary_search(e).is_err())
         .collect();
     if extras.is_empty() {
         Ok(Previous::SameScenario)
@@ -181,29 +184,23 @@ fn refuse(path: &Path, replace: super::Replace, what: String) -> Result<Previous
     }
 }
 
-/// "3 entries that specprobe did not write (notes.txt, analysis/, analysis/fit.py)".
-fn not_ours(entries: &[String]) -> String {
+/// "3 entries (notes.txt, analysis/, analysis/fit.py)".
+fn describe(entries: &[String]) -> String {
     let mut shown: Vec<&str> = entries.iter().map(String::as_str).take(3).collect();
     if entries.len() > 3 {
         shown.push("…");
     }
     format!(
-        "{} entr{} that specprobe did not write ({})",
+        "{} entr{} ({})",
         entries.len(),
         if entries.len() == 1 { "y" } else { "ies" },
         shown.join(", ")
     )
 }
 
-/// The scenario of a folder written before the marker existed, from its `summary.json` or
-/// `partial.json`.
-fn legacy_owner(path: &Path) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Named {
-        scenario: String,
-    }
-    let read = |name: &str| read_json::<Named>(&path.join(name)).map(|n| n.scenario);
-    read(names::SUMMARY).or_else(|| read(names::PARTIAL))
+/// "3 entries that specprobe did not write (notes.txt, analysis/, analysis/fit.py)".
+fn not_ours(entries: &[String]) -> String {
+    describe(entries).replacen(" (", " that specprobe did not write (", 1)
 }
 
 /// `file` parsed as JSON, when it is a regular file (never through a link) that parses.
@@ -260,20 +257,32 @@ mod tests {
     }
 
     #[test]
-    fn folders_of_earlier_versions_are_judged_by_their_names() {
+    fn folders_without_a_list_of_their_files_need_force() {
         let tmp = tempfile::tempdir().unwrap();
         let d = tmp.path();
+        // An earlier version's marker (no file list), then no marker at all: a copied
+        // summary.json does not make the user's files ours.
         std::fs::write(d.join("summary.json"), r#"{"scenario": "s"}"#).unwrap();
-        std::fs::write(d.join("regret.png"), "x").unwrap();
+        std::fs::write(d.join("analysis.csv"), "mine").unwrap();
         marker(d, ResultKind::Regret, None);
         let same = || previous(d, "s", ResultKind::Regret, Replace::SameScenario);
-        assert_eq!(same().unwrap(), Previous::SameScenario);
-        std::fs::write(d.join("fit.py"), "x").unwrap();
-        assert!(same().unwrap_err().to_string().contains("fit.py"));
-        // No marker at all: the scenario is read from the summary.
-        std::fs::remove_file(d.join("fit.py")).unwrap();
+        let e = same().unwrap_err().to_string();
+        assert!(
+            e.contains("does not list its files")
+                && e.contains("analysis.csv")
+                && e.contains("--force"),
+            "{e}"
+        );
         std::fs::remove_file(d.join(names::MARKER)).unwrap();
-        assert_eq!(same().unwrap(), Previous::SameScenario);
+        let e = same().unwrap_err().to_string();
+        assert!(
+            e.contains("no record (.specprobe.json)") && e.contains("analysis.csv"),
+            "{e}"
+        );
+        assert!(matches!(
+            previous(d, "s", ResultKind::Regret, Replace::Any).unwrap(),
+            Previous::Forced(_)
+        ));
     }
 
     #[test]

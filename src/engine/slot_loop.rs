@@ -244,7 +244,7 @@ impl ExpectedReward {
 /// (increasing, the last one equal to `horizon`) into `record`, which must be sized for them and
 /// reset; the realised regret against the benchmark on the same paths included. `paths` must be
 /// reset for this run; `rng` is the policy's own stream. Returns early, with the record
-/// incomplete, when `cancel` is set (looked at every 2¹⁶ slots).
+/// incomplete, when `cancel` is set (looked at every 2¹⁰ slots).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn episode<P: Policy, S: Spectrum>(
     env: &Environment,

@@ -33,8 +33,8 @@ pub struct ExactSum {
 /// about 40 at most.
 const MAX_COMPONENTS: usize = 64;
 
-/// An exact sum read from a file holds what [`ExactSum::add`] can produce: at most
-/// [`MAX_COMPONENTS`] finite components whose sum is finite. Checked where it is read, so that
+/// An exact sum read from a file holds what [`ExactSum::add`] can produce: at most 64
+/// finite components whose sum is finite. Checked where it is read, so that
 /// no damaged file reaches the arithmetic: `[1e308, 1e308]` overflows, and the canonical
 /// expansion of an infinite or NaN sum never ends (`merge` hung on it while computing the
 /// checksum).

@@ -6,6 +6,7 @@
 //! table alone, so that `plot` and `compare` redraw them from saved files.
 
 mod charts;
+mod check;
 mod compare;
 mod summary;
 mod sweep;
@@ -199,6 +200,7 @@ fn parse_saved(
             }
         }
     }
+    check::check(&summary).map_err(|e| bad(names::SUMMARY, e))?;
     let table = CurveTable::from_csv(curves).map_err(|e| bad(names::CURVES, e))?;
     let labels: Vec<&str> = table.policies.iter().map(|(l, _)| l.as_str()).collect();
     let want: Vec<&str> = summary.policies.iter().map(|p| p.name.as_str()).collect();

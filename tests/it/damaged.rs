@@ -366,3 +366,115 @@ fn what_run_writes_plot_reads_back_at_the_parameter_limits() {
     run(&path, &out, 2);
     commands::plot(&out, &svg(), &Cancel::new()).unwrap();
 }
+
+/// Many-users summaries: the edits a user or an attacker made that `plot` used to draw.
+fn many_users_classes() -> Vec<(&'static str, &'static str, Damage)> {
+    let json = |f: fn(&mut Value)| edit_json(f);
+    vec![
+        (
+            "a channel index out of place",
+            "summary.json",
+            json(|d| policy0(d)["channels"][1]["channel"] = 99.into()),
+        ),
+        (
+            "a user index out of place",
+            "summary.json",
+            json(|d| policy0(d)["users"][0]["user"] = 7.into()),
+        ),
+        (
+            "Jain's index above 1",
+            "summary.json",
+            json(|d| policy0(d)["jain_fairness"]["mean"] = 1.7.into()),
+        ),
+        (
+            "Jain's index below 1/M",
+            "summary.json",
+            json(|d| policy0(d)["jain_fairness"]["mean"] = 0.1.into()),
+        ),
+        (
+            "a negative standard deviation",
+            "summary.json",
+            json(|d| policy0(d)["at_horizon"]["pseudo_regret"]["std"] = (-1.0).into()),
+        ),
+        (
+            "an interval that misses its mean",
+            "summary.json",
+            json(|d| policy0(d)["at_horizon"]["reward"]["ci95"] = serde_json::json!([0.0, 1.0])),
+        ),
+        (
+            "a negative lower bound",
+            "summary.json",
+            json(|d| d["lower_bound"]["decentralized"] = (-3.0).into()),
+        ),
+        (
+            "a benchmark channel out of range",
+            "summary.json",
+            json(|d| d["benchmark"]["lists"][0][0] = 40.into()),
+        ),
+        (
+            "more collisions than user-slots",
+            "summary.json",
+            json(|d| policy0(d)["at_horizon"]["su_collisions"]["mean"] = 1e9.into()),
+        ),
+        (
+            "a theta outside [0, 1]",
+            "summary.json",
+            json(|d| policy0(d)["channels"][0]["theta"] = 1.5.into()),
+        ),
+        (
+            "a negative probe count",
+            "summary.json",
+            json(|d| policy0(d)["channels"][0]["probes_per_run"] = (-2.0).into()),
+        ),
+        (
+            "an unknown metric",
+            "summary.json",
+            json(|d| {
+                policy0(d)["at_horizon"]["bogus"] =
+                    serde_json::json!({"mean": 1.0, "std": 0.0, "ci95": null})
+            }),
+        ),
+        (
+            "more runs than the scenario's",
+            "summary.json",
+            json(|d| policy0(d)["runs"] = 1000.into()),
+        ),
+        (
+            "more exact runs than runs",
+            "summary.json",
+            json(|d| policy0(d)["decomposition"]["runs_summing_exactly"] = 1000.into()),
+        ),
+    ]
+}
+
+#[test]
+fn every_damaged_many_users_folder_is_an_error_that_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(
+        tmp.path(),
+        "mu.ron",
+        r#"MultiUser(name: "mu", seed: 3, horizon: 600, runs: 3, users: 2,
+            channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.6, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))],
+            policies: [(policy: RhoRand(index: Ucb)), (policy: McTopM(index: KlUcb))])"#,
+    );
+    let base = tmp.path().join("base");
+    commands::run(&RunArgs {
+        scenario: path,
+        out: Some(base.clone()),
+        threads: Some(2),
+        charts: no_charts(),
+        ..RunArgs::default()
+    })
+    .unwrap();
+    commands::plot(
+        &copy(&base, &tmp.path().join("clean")),
+        &svg(),
+        &Cancel::new(),
+    )
+    .unwrap();
+    for (i, (class, file, damage)) in many_users_classes().into_iter().enumerate() {
+        let dir = copy(&base, &tmp.path().join(format!("case{i}")));
+        damage(&dir);
+        expect_refused(&dir, file, class);
+    }
+}

@@ -929,3 +929,32 @@ fn a_declared_one_channel_team_leaves_the_built_ins_alone() {
         assert!(a.bytes == b.bytes, "{name}");
     }
 }
+
+/// The lower bounds (Besson & Kaufmann's Theorem 6, Anantharam et al.'s constant) are given
+/// only in their own model: colliding users all lose the slot and users sense their channel.
+/// Under `NoCollision`, `OneWinner`, `Capture` or `CollisionOnly` they used to be reported
+/// and drawn all the same.
+#[test]
+fn lower_bounds_only_where_they_apply() {
+    let base = SCENARIO.replace(
+        "policies: [(policy: McTopM(index: KlUcb)), (policy: RhoRand(index: Ucb)),
+               (policy: Selfish(policy: Ucb1(reward: Idle))), (policy: Mega())]",
+        "policies: [(policy: RhoRand(index: Ucb))]",
+    );
+    assert_ne!(base, SCENARIO);
+    let bound = |extra: &str| {
+        let text = base.replace("users: 3,", &format!("users: 3, {extra}"));
+        let scenario = specprobe::parse(&text, Path::new("mu.ron")).unwrap();
+        outputs(Simulation::new(scenario)).0["lower_bound"].clone()
+    };
+    assert!(bound("").is_object());
+    assert!(bound("collision: AllLost, feedback: SensingAndCollision,").is_object());
+    for extra in [
+        "collision: NoCollision,",
+        "collision: OneWinner,",
+        "collision: Capture(distances: [1.0, 2.0, 3.0]),",
+        "feedback: CollisionOnly,",
+    ] {
+        assert!(bound(extra).is_null(), "{extra}");
+    }
+}

@@ -43,13 +43,18 @@ pub(crate) struct LowerBound {
 
 const CAVEAT: &str = "asymptotic (T → ∞), for uniformly efficient policies on i.i.d. Bernoulli channels with shared means and sensing; policies outside that class (e.g. Selfish, Musical Chairs with a fixed T0) are not covered, and no finite-T guarantee is implied";
 
-/// The lower bounds where they apply: the classic model, M < K, i.i.d. channels, a strict gap.
+/// The lower bounds where they apply: the classic model, M < K, i.i.d. channels, a strict gap,
+/// and the bounds' own model of collisions and feedback: colliding users all lose the slot
+/// (`AllLost`; under `NoCollision` users never interact, under `OneWinner` or `Capture` a
+/// collision still pays one of them) and each user senses its channel (not `CollisionOnly`).
 pub(crate) fn lower_bound(s: &MultiUserScenario, stats: &MultiStats) -> Option<LowerBound> {
     let m = s.users;
     let k = s.env.len();
     let stationary =
         s.env.epochs().len() == 1 && s.env.channels().iter().all(|c| c.occupancy().is_iid());
-    if stats.expected != Expected::Classic || m >= k || !stationary {
+    let their_model = s.collision == crate::multi::Collision::AllLost
+        && s.feedback != crate::multi::Feedback::CollisionOnly;
+    if stats.expected != Expected::Classic || m >= k || !stationary || !their_model {
         return None;
     }
     let mut mu: Vec<f64> = s.env.epochs()[0].success.clone();

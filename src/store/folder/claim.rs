@@ -6,8 +6,9 @@
 //! does not list: a user's `notes.txt` or `analysis/` beside the results, a shard's
 //! `partial.json` where complete results were, or results of another kind are never deleted
 //! without being asked. A folder with no marker, or with a marker from before markers listed
-//! their files, is replaced only with `--force`: what it holds cannot be told from a user's
-//! files (judging by names deleted a user's CSVs and PNGs beside a copied `summary.json`).
+//! their files, is replaced only with `--force` (judging by names deleted a user's CSVs and
+//! PNGs beside a copied `summary.json`), unless it holds nothing but specprobe's data files
+//! of this very scenario (`summary.json`, `curves.csv`, …, exactly those names).
 
 use super::OutputError;
 use crate::store::names::{self, ResultKind};
@@ -120,7 +121,20 @@ pub(super) fn previous(
     // Only what a marker lists as specprobe's is replaced without `--force`: a folder with no
     // marker, or with one from before markers listed their files, may hold anything a user
     // put there (a copied summary.json does not make the folder ours).
+    // Bare data files of this very scenario (a user's copy of a result's data, or what the
+    // Python package's `Results.plot` writes before drawing): nothing in the folder is a
+    // user's own, and `plot` carries the data files over.
+    let bare_data = || {
+        entries
+            .iter()
+            .filter(|e| *e != names::MARKER)
+            .all(|e| names::DATA_FILES.contains(&e.as_str()))
+            && data_owner(path).as_deref() == Some(scenario)
+    };
     let Some(marker) = Marker::read(path) else {
+        if bare_data() {
+            return Ok(Previous::SameScenario);
+        }
         return refuse(
             path,
             replace,
@@ -148,6 +162,9 @@ pub(super) fn previous(
         );
     }
     let Some(listed) = marker.files.as_ref() else {
+        if bare_data() {
+            return Ok(Previous::SameScenario);
+        }
         return refuse(
             path,
             replace,
@@ -201,6 +218,15 @@ fn describe(entries: &[String]) -> String {
 /// "3 entries that specprobe did not write (notes.txt, analysis/, analysis/fit.py)".
 fn not_ours(entries: &[String]) -> String {
     describe(entries).replacen(" (", " that specprobe did not write (", 1)
+}
+
+/// The scenario named by a folder's `summary.json`, if it has one that parses.
+fn data_owner(path: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Named {
+        scenario: String,
+    }
+    read_json::<Named>(&path.join(names::SUMMARY)).map(|n| n.scenario)
 }
 
 /// `file` parsed as JSON, when it is a regular file (never through a link) that parses.
@@ -279,6 +305,12 @@ mod tests {
             e.contains("no record (.specprobe.json)") && e.contains("analysis.csv"),
             "{e}"
         );
+        // Nothing but this scenario's data files: nothing of a user's to lose.
+        std::fs::remove_file(d.join("analysis.csv")).unwrap();
+        std::fs::write(d.join("curves.csv"), "x").unwrap();
+        assert_eq!(same().unwrap(), Previous::SameScenario);
+        assert!(previous(d, "t", ResultKind::Regret, Replace::SameScenario).is_err());
+        std::fs::write(d.join("analysis.csv"), "mine").unwrap();
         assert!(matches!(
             previous(d, "s", ResultKind::Regret, Replace::Any).unwrap(),
             Previous::Forced(_)

@@ -359,18 +359,7 @@ impl RegretScenario {
     /// check that shards belong together.
     pub(crate) fn fingerprint(&self) -> String {
         use std::fmt::Write;
-        let mut s = format!(
-            "regret|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}",
-            self.header.name,
-            self.header.description,
-            self.header.seed,
-            self.header.horizon,
-            self.header.runs,
-            self.header.checkpoints,
-            self.header.weights,
-            self.header.units,
-            self.is_grid
-        );
+        let mut s = format!("regret|{}|{}", self.header.fingerprint(), self.is_grid);
         for e in &self.experiments {
             let _ = write!(s, "|exp {}|{:?}", e.label, e.reference);
             let _ = write!(s, "|slot {:?}", e.env.slot_duration());

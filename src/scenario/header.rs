@@ -36,6 +36,23 @@ pub(crate) struct Header {
     pub(crate) weights: CostWeights,
 }
 
+impl Header {
+    /// The header's part of a scenario's fingerprint: every field, `|`-separated.
+    pub(crate) fn fingerprint(&self) -> String {
+        format!(
+            "{}|{}|{}|{}|{}|{:?}|{:?}|{:?}",
+            self.name,
+            self.description,
+            self.seed,
+            self.horizon,
+            self.runs,
+            self.checkpoints,
+            self.weights,
+            self.units
+        )
+    }
+}
+
 /// Checks the header of a regret or many-users scenario (name, horizon, runs, checkpoints,
 /// weights, the slot's length), reporting every broken rule at its field, and gives the
 /// checked [`Header`].

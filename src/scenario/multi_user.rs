@@ -198,15 +198,8 @@ impl MultiUserScenario {
     pub(crate) fn fingerprint(&self) -> String {
         use std::fmt::Write;
         let mut s = format!(
-            "multi|{}|{}|{}|{}|{}|{:?}|{:?}|{:?}|{}|{:?}|{:?}|{:?}|slot {:?}",
-            self.header.name,
-            self.header.description,
-            self.header.seed,
-            self.header.horizon,
-            self.header.runs,
-            self.header.checkpoints,
-            self.header.weights,
-            self.header.units,
+            "multi|{}|{}|{:?}|{:?}|{:?}|slot {:?}",
+            self.header.fingerprint(),
             self.users,
             self.timing,
             self.collision,

@@ -460,7 +460,6 @@ impl specprobe::Policy for FirstChannel {
 #[test]
 fn shards_with_a_users_team_merge() {
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = || specprobe::parse(SCENARIO, Path::new("mu.ron")).unwrap();
     let with_team = |sim: Simulation| {
         sim.custom_team(
             "fixed",
@@ -470,16 +469,26 @@ fn shards_with_a_users_team_merge() {
             }),
         )
     };
+    assert_shards_merge(tmp.path(), with_team);
+}
+
+/// Two shards of [`SCENARIO`] with what `add` adds, merged, give the unsharded run's data
+/// files byte for byte.
+fn assert_shards_merge(tmp: &Path, add: impl Fn(Simulation) -> Simulation) {
+    let scenario = || specprobe::parse(SCENARIO, Path::new("mu.ron")).unwrap();
     let no_charts = ChartOptions {
         formats: Vec::new(),
         ..ChartOptions::default()
     };
-    let whole = with_team(Simulation::new(scenario())).run().unwrap();
-    let whole = whole.files(&no_charts).unwrap();
+    let whole = add(Simulation::new(scenario()))
+        .run()
+        .unwrap()
+        .files(&no_charts)
+        .unwrap();
     let mut dirs = Vec::new();
     for index in 0..2 {
-        let dir = tmp.path().join(format!("s{index}"));
-        with_team(Simulation::new(scenario()))
+        let dir = tmp.join(format!("s{index}"));
+        add(Simulation::new(scenario()))
             .shard(specprobe::Shard { index, count: 2 })
             .run()
             .unwrap()
@@ -899,35 +908,7 @@ fn a_declared_one_channel_team_leaves_the_built_ins_alone() {
 
     // Shards: the declaration travels in partial.json and the merge measures alike.
     let tmp = tempfile::tempdir().unwrap();
-    let no_charts = ChartOptions {
-        formats: Vec::new(),
-        ..ChartOptions::default()
-    };
-    let whole = declared(Simulation::new(scenario()))
-        .run()
-        .unwrap()
-        .files(&no_charts)
-        .unwrap();
-    let mut dirs = Vec::new();
-    for index in 0..2 {
-        let dir = tmp.path().join(format!("s{index}"));
-        declared(Simulation::new(scenario()))
-            .shard(specprobe::Shard { index, count: 2 })
-            .run()
-            .unwrap()
-            .write(&dir, &no_charts)
-            .unwrap();
-        dirs.push(dir);
-    }
-    let merged = specprobe::merge_shards(&dirs)
-        .unwrap()
-        .files(&no_charts)
-        .unwrap();
-    for name in ["summary.json", "curves.csv", "runs.csv"] {
-        let a = whole.iter().find(|f| f.name == name).unwrap();
-        let b = merged.iter().find(|f| f.name == name).unwrap();
-        assert!(a.bytes == b.bytes, "{name}");
-    }
+    assert_shards_merge(tmp.path(), declared);
 }
 
 /// The lower bounds (Besson & Kaufmann's Theorem 6, Anantharam et al.'s constant) are given

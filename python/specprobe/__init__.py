@@ -311,7 +311,10 @@ class Results:
             for name, data in self.files.items():
                 with open(os.path.join(target, name), "wb") as f:
                     f.write(data)
-        return [os.fspath(p) for p in _specprobe.plot(target, formats=_formats(formats))]
+        drawn = [os.fspath(p) for p in _specprobe.plot(target, formats=_formats(formats))]
+        # The folder now holds these results: a later plot() redraws there.
+        self.out = target
+        return drawn
 
     def _repr_html_(self) -> str:
         """The report's results table, for notebooks."""

@@ -151,6 +151,8 @@ def test_out_writes_the_usual_folder(tmp_path):
     assert res.out == str(tmp_path / "fig")
     drawn = res.plot(tmp_path / "again", formats=["svg"])
     assert any(p.endswith("regret.svg") for p in drawn)
+    # The results now live there too: out says so, and a later plot() redraws there.
+    assert res.out == str(tmp_path / "again")
 
 
 def test_scenario_errors_name_the_file_line_field_and_rule(tmp_path):

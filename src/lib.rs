@@ -99,6 +99,15 @@ pub mod summary {
         RegretBody, RegretSummary, SegmentSummary, Stat,
     };
     pub use crate::report::sweep::summary::{SweepRow, SweepSummary};
+
+    /// The data of a many-users `summary.json`: what [`crate::MultiUserResults::summaries`]
+    /// returns, and what a saved one deserialises into.
+    pub mod many_users {
+        pub use crate::report::multi_user::summary::{
+            Benchmark, ChannelSummary, Decomposition, LowerBound, MultiUserSummary, PolicySummary,
+            Stat, UserSummary,
+        };
+    }
     pub use crate::scenario::Units;
     pub use crate::util::stats::{ExactSum, MeanStd};
 }

@@ -25,7 +25,9 @@ pub(crate) use regret::render_regret;
 pub(crate) use regret::render_report;
 pub(crate) use sweep::load_sweep;
 
-use crate::engine::results::{IdentificationResults, RegretResults, Results, SweepResults};
+use crate::engine::results::{
+    IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
+};
 use crate::store::folder::OutputError;
 use regret::summary::RegretSummary;
 use regret::{curves, summary};
@@ -143,6 +145,22 @@ impl RegretResults {
     /// The rows of `curves.csv`.
     pub fn curves(&self) -> Vec<curves::CurveRow> {
         curves::rows(&self.scenario, &self.stats)
+    }
+}
+
+impl MultiUserResults {
+    /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
+    /// each cell's folder holds it).
+    pub fn summaries(&self) -> Vec<multi_user::summary::MultiUserSummary> {
+        match &self.scenario.sweep {
+            None => vec![multi_user::summary(&self.scenario, &self.stats[0])],
+            Some(sw) => sw
+                .cells
+                .iter()
+                .zip(&self.stats)
+                .map(|(cell, st)| multi_user::summary(cell, st))
+                .collect(),
+        }
     }
 }
 

@@ -8,7 +8,7 @@
 mod charts;
 mod check;
 mod compare;
-mod summary;
+pub(crate) mod summary;
 mod sweep;
 mod tables;
 

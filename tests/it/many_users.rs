@@ -939,3 +939,33 @@ fn lower_bounds_only_where_they_apply() {
         assert!(bound(extra).is_null(), "{extra}");
     }
 }
+
+/// The Rust API gives a many-users run's summary in memory, as the public type a saved
+/// `summary.json` deserialises into: the same values as the file.
+#[test]
+fn many_users_summaries_in_memory_equal_the_files() {
+    let scenario = specprobe::parse(SCENARIO, Path::new("mu.ron")).unwrap();
+    let results = Simulation::new(scenario).run().unwrap();
+    let specprobe::Results::MultiUser(r) = &results else {
+        panic!("a many-users scenario gives many-users results");
+    };
+    let summaries = r.summaries();
+    assert_eq!(summaries.len(), 1);
+    let files = results
+        .files(&ChartOptions {
+            formats: Vec::new(),
+            ..ChartOptions::default()
+        })
+        .unwrap();
+    let bytes = &files
+        .iter()
+        .find(|f| f.name == "summary.json")
+        .unwrap()
+        .bytes;
+    let saved: specprobe::summary::many_users::MultiUserSummary =
+        serde_json::from_slice(bytes).unwrap();
+    assert_eq!(saved, summaries[0]);
+    assert_eq!(saved.policies.len(), 4);
+    assert_eq!(saved.policies[0].channels.len(), 4);
+    assert!(saved.policies[0].at_horizon["pseudo_regret"].is_some());
+}

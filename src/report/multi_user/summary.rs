@@ -12,10 +12,13 @@ use super::METRICS;
 
 /// A statistic over runs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Stat {
-    pub(crate) mean: f64,
-    pub(crate) std: f64,
-    pub(crate) ci95: Option<[f64; 2]>,
+pub struct Stat {
+    /// Mean over runs.
+    pub mean: f64,
+    /// Standard deviation over runs (`n − 1` in the denominator).
+    pub std: f64,
+    /// 95 % confidence interval of the mean (Student's t), `None` for a single run.
+    pub ci95: Option<[f64; 2]>,
 }
 
 fn stat(m: &Moments) -> Option<Stat> {
@@ -31,14 +34,15 @@ fn stat(m: &Moments) -> Option<Stat> {
 
 /// The asymptotic lower bounds of the classic model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct LowerBound {
+pub struct LowerBound {
     /// Besson & Kaufmann (2018), Theorem 6: any uniformly efficient decentralised policy has
     /// `liminf R_T / ln T ≥ M · Σ_{k ∈ M-worst} (μ*_M − μ_k) / kl(μ_k, μ*_M)`.
-    pub(crate) decentralized: f64,
+    pub decentralized: f64,
     /// Anantharam, Varaiya & Walrand (1987): the centralised multiple-play constant, the sum
     /// without the factor M.
-    pub(crate) centralized: f64,
-    pub(crate) caveat: String,
+    pub centralized: f64,
+    /// Where the bounds hold (asymptotically, for uniformly efficient policies).
+    pub caveat: String,
 }
 
 const CAVEAT: &str = "asymptotic (T → ∞), for uniformly efficient policies on i.i.d. Bernoulli channels with shared means and sensing; policies outside that class (e.g. Selfish, Musical Chairs with a fixed T0) are not covered, and no finite-T guarantee is implied";
@@ -73,74 +77,121 @@ pub(crate) fn lower_bound(s: &MultiUserScenario, stats: &MultiStats) -> Option<L
     })
 }
 
+/// What the regret is measured against.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Benchmark {
-    pub(crate) name: String,
-    pub(crate) exact: bool,
-    pub(crate) expected_reward_per_slot: f64,
-    pub(crate) lists: Vec<Vec<usize>>,
+pub struct Benchmark {
+    /// Which benchmark, in words.
+    pub name: String,
+    /// Whether it is the exact optimum (`false`: a heuristic).
+    pub exact: bool,
+    /// Its expected reward per slot, all users together.
+    pub expected_reward_per_slot: f64,
+    /// Each user's list (channel indices from 0).
+    pub lists: Vec<Vec<usize>>,
 }
 
+/// Besson & Kaufmann's decomposition of the classic pseudo-regret (Lemma 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Decomposition {
-    pub(crate) suboptimal_selections: Option<Stat>,
-    pub(crate) optimal_unused: Option<Stat>,
-    pub(crate) collisions: Option<Stat>,
-    pub(crate) regret: Option<Stat>,
-    pub(crate) runs_summing_exactly: u64,
+pub struct Decomposition {
+    /// (a) sub-optimal selections.
+    pub suboptimal_selections: Option<Stat>,
+    /// (b) optimal channels left unused.
+    pub optimal_unused: Option<Stat>,
+    /// (c) collisions.
+    pub collisions: Option<Stat>,
+    /// The pseudo-regret they sum to.
+    pub regret: Option<Stat>,
+    /// Runs on which the three terms summed to the regret exactly.
+    pub runs_summing_exactly: u64,
 }
 
+/// One user's results at the horizon.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct UserSummary {
-    pub(crate) user: usize,
-    pub(crate) reward: Option<Stat>,
-    pub(crate) successes: Option<Stat>,
-    pub(crate) switches: Option<Stat>,
+pub struct UserSummary {
+    /// The user (from 0).
+    pub user: usize,
+    /// Its net reward.
+    pub reward: Option<Stat>,
+    /// Its acknowledged transmissions.
+    pub successes: Option<Stat>,
+    /// How often it changed channel.
+    pub switches: Option<Stat>,
 }
 
+/// One channel's results at the horizon.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ChannelSummary {
-    pub(crate) channel: usize,
-    pub(crate) theta: f64,
-    pub(crate) selections: Option<Stat>,
-    pub(crate) collisions: Option<Stat>,
-    pub(crate) probes_per_run: f64,
+pub struct ChannelSummary {
+    /// The channel (from 0).
+    pub channel: usize,
+    /// Its idle probability.
+    pub theta: f64,
+    /// User-slots that chose it.
+    pub selections: Option<Stat>,
+    /// User-slots that collided on it.
+    pub collisions: Option<Stat>,
+    /// Probes of it per run.
+    pub probes_per_run: f64,
 }
 
+/// One policy's (team's) results.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct PolicySummary {
-    pub(crate) name: String,
-    pub(crate) policy: String,
-    pub(crate) runs: u64,
-    pub(crate) at_horizon: std::collections::BTreeMap<String, Option<Stat>>,
-    pub(crate) decomposition: Option<Decomposition>,
-    pub(crate) jain_fairness: Option<Stat>,
-    pub(crate) users: Vec<UserSummary>,
-    pub(crate) channels: Vec<ChannelSummary>,
+pub struct PolicySummary {
+    /// Its label.
+    pub name: String,
+    /// Its scenario syntax (a user's: its description).
+    pub policy: String,
+    /// Runs.
+    pub runs: u64,
+    /// Each metric at the horizon, summed over users (`None` where not computed).
+    pub at_horizon: std::collections::BTreeMap<String, Option<Stat>>,
+    /// The decomposition, in the classic model.
+    pub decomposition: Option<Decomposition>,
+    /// Jain's fairness index of the users' acknowledged transmissions.
+    pub jain_fairness: Option<Stat>,
+    /// Per user.
+    pub users: Vec<UserSummary>,
+    /// Per channel.
+    pub channels: Vec<ChannelSummary>,
 }
 
-/// What `summary.json` holds.
+/// What a many-users `summary.json` holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct MultiUserSummary {
-    pub(crate) kind: String,
-    pub(crate) scenario: String,
-    pub(crate) description: String,
-    pub(crate) seed: u64,
-    pub(crate) horizon: u64,
-    pub(crate) runs: u64,
-    pub(crate) users: usize,
-    pub(crate) channels: usize,
-    pub(crate) timing: String,
-    pub(crate) collision: String,
-    pub(crate) feedback: String,
-    pub(crate) pseudo_regret: String,
-    pub(crate) benchmark: Benchmark,
-    pub(crate) lower_bound: Option<LowerBound>,
+pub struct MultiUserSummary {
+    /// Always `"multi-user"`.
+    pub kind: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// Scenario description.
+    pub description: String,
+    /// Seed.
+    pub seed: u64,
+    /// Slots per run.
+    pub horizon: u64,
+    /// Runs per policy.
+    pub runs: u64,
+    /// Users M.
+    pub users: usize,
+    /// Channels K.
+    pub channels: usize,
+    /// The timing model.
+    pub timing: String,
+    /// The collision model.
+    pub collision: String,
+    /// The feedback level.
+    pub feedback: String,
+    /// How the pseudo-regret is computed (or why it is not).
+    pub pseudo_regret: String,
+    /// What the regret is measured against.
+    pub benchmark: Benchmark,
+    /// The lower bounds, where they apply.
+    pub lower_bound: Option<LowerBound>,
     /// Per-user means (row: channel, column: user), when the scenario sets them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) user_theta: Option<Vec<Vec<f64>>>,
-    pub(crate) fairness: String,
-    pub(crate) policies: Vec<PolicySummary>,
+    pub user_theta: Option<Vec<Vec<f64>>>,
+    /// What the fairness index measures.
+    pub fairness: String,
+    /// Per policy, in scenario order.
+    pub policies: Vec<PolicySummary>,
 }
 
 fn expected_note(e: Expected) -> &'static str {

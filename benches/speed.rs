@@ -522,7 +522,7 @@ fn many_users() {
                 .overrides(specprobe::Overrides {
                     runs: Some(runs),
                     horizon: Some(horizon),
-                    seed: None,
+                    ..Default::default()
                 })
                 .threads(1)
         };

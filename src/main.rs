@@ -41,6 +41,9 @@ struct OverrideArgs {
     /// Seed of every random stream (overrides the scenario's `seed`).
     #[arg(long)]
     seed: Option<u64>,
+    /// Secondary users of a many-users scenario (overrides its `users`).
+    #[arg(long)]
+    users: Option<u64>,
     /// Worker threads [default: one per core]; results do not depend on it.
     #[arg(long, value_parser = value_parser!(u64).range(1..4096))]
     threads: Option<u64>,
@@ -319,6 +322,7 @@ fn run_args(
             runs: o.runs,
             horizon: o.horizon,
             seed: o.seed,
+            users: o.users,
         },
         threads: o.threads.map(|t| t as usize),
         shard: None,

@@ -776,6 +776,7 @@ fn run(
             runs,
             horizon,
             seed,
+            users: None,
         })
         .cancel(cancel.clone());
     // Python callbacks serialise on the interpreter: more threads would only contend for it.
@@ -932,6 +933,7 @@ fn compare(
                 runs,
                 horizon,
                 seed,
+                users: None,
             },
             threads,
             charts: chart_options(formats)?,

@@ -183,6 +183,12 @@ impl Simulation {
         self
     }
 
+    /// Overrides the number of users (many-users scenarios only).
+    pub fn users(mut self, users: u64) -> Simulation {
+        self.overrides.users = Some(users);
+        self
+    }
+
     /// Sets every override at once (unset fields keep the scenario's values).
     pub fn overrides(mut self, overrides: Overrides) -> Simulation {
         self.overrides = overrides;

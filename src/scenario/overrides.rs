@@ -1,5 +1,6 @@
-//! Overrides of a scenario's runs, horizon and seed (the command line's `--runs`, `--horizon`,
-//! `--seed`, the library's setters, a shard's record): the one place they are checked.
+//! Overrides of a scenario's runs, horizon, seed and users (the command line's `--runs`,
+//! `--horizon`, `--seed`, `--users`, the library's setters, a shard's record): the one place
+//! they are checked.
 
 use crate::scenario::multi_user::MultiSweep;
 use crate::scenario::{MAX_HORIZON, MultiUserScenario, RegretScenario, Scenario};
@@ -16,6 +17,9 @@ pub struct Overrides {
     pub horizon: Option<u64>,
     /// Seed of every random stream.
     pub seed: Option<u64>,
+    /// Secondary users (many-users scenarios only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<u64>,
 }
 
 /// An override that cannot apply.
@@ -29,6 +33,20 @@ pub enum OverrideError {
     /// `--runs 0`.
     #[error("--runs: must be at least 1 run (got 0)")]
     ZeroRuns,
+    /// `--users` for a scenario that is not a many-users one.
+    #[error("--users: only many-users (`MultiUser`) scenarios have users")]
+    UsersForSingleUser,
+    /// `--users` outside 1..=1024 (the scenarios' own limit, [`MultiUserScenario`]'s).
+    #[error("--users: must lie in 1..=1024 (got {0})")]
+    UsersOutOfRange(u64),
+    /// `--users` for a scenario that sweeps the number of users.
+    #[error("--users: the scenario sweeps `users`; set the values in its `sweep` instead")]
+    UsersAreSwept,
+    /// `--users` for a scenario that sets a value per user.
+    #[error(
+        "--users: the scenario sets {0} for each of its users; change the number of users in the scenario file"
+    )]
+    UsersHavePerUserValues(&'static str),
     /// `--horizon 0`.
     #[error("--horizon: must be at least 1 slot (got 0)")]
     ZeroHorizon,
@@ -62,6 +80,9 @@ pub enum OverrideError {
     },
 }
 
+// The message of `UsersOutOfRange` spells the limit out.
+const _: () = assert!(crate::scenario::multi_user::MAX_USERS == 1024);
+
 impl Scenario {
     /// Applies overrides of the number of runs, the horizon and the seed; the one place that
     /// checks them (a horizon means nothing to an identification scenario).
@@ -74,6 +95,14 @@ impl Scenario {
         }
         if let Some(h) = o.horizon.filter(|&h| h > MAX_HORIZON) {
             return Err(OverrideError::HorizonTooLong(h));
+        }
+        if let Some(m) = o.users {
+            if !matches!(self, Scenario::MultiUser(_)) {
+                return Err(OverrideError::UsersForSingleUser);
+            }
+            if !(1..=crate::scenario::multi_user::MAX_USERS).contains(&m) {
+                return Err(OverrideError::UsersOutOfRange(m));
+            }
         }
         Ok(match self {
             Scenario::Regret(s) => Scenario::Regret(s.with_overrides(o)?),
@@ -108,6 +137,9 @@ impl MultiUserScenario {
             if o.horizon.is_some() && sw.field == "horizon" {
                 return Err(OverrideError::HorizonIsSwept);
             }
+            if o.users.is_some() && sw.field == "users" {
+                return Err(OverrideError::UsersAreSwept);
+            }
             let cells = sw
                 .cells
                 .into_iter()
@@ -117,6 +149,16 @@ impl MultiUserScenario {
         }
         self.header.runs = o.runs.unwrap_or(self.header.runs);
         self.header.seed = o.seed.unwrap_or(self.header.seed);
+        if let Some(m) = o.users {
+            // Values given per user belong to the file's users: another count needs the file.
+            if self.user_theta.is_some() {
+                return Err(OverrideError::UsersHavePerUserValues("`user_theta`"));
+            }
+            if matches!(self.collision, crate::multi::Collision::Capture { .. }) {
+                return Err(OverrideError::UsersHavePerUserValues("`Capture` distances"));
+            }
+            self.users = m as usize;
+        }
         if let Some(h) = o.horizon {
             rehorizon(&mut self.env, h)?;
             for env in &mut self.user_envs {

@@ -969,3 +969,127 @@ fn many_users_summaries_in_memory_equal_the_files() {
     assert_eq!(saved.policies[0].channels.len(), 4);
     assert!(saved.policies[0].at_horizon["pseudo_regret"].is_some());
 }
+
+/// `--users M` runs a many-users scenario with M users, exactly as the file with `users: M`
+/// would (the same bytes), through shards and merge too; it is refused, naming the flag and
+/// the rule, where it cannot apply.
+#[test]
+fn the_users_override_equals_editing_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let three = write(tmp.path(), "mu.ron", SCENARIO);
+    let two = write(
+        tmp.path(),
+        "mu2.ron",
+        &SCENARIO.replace("users: 3", "users: 2"),
+    );
+    let out = |n: &str| tmp.path().join(n);
+    let p = |x: &Path| x.to_str().unwrap().to_string();
+    specprobe(&[
+        "run",
+        &p(&three),
+        "--users",
+        "2",
+        "--no-charts",
+        "--out",
+        &p(&out("o")),
+    ]);
+    specprobe(&["run", &p(&two), "--no-charts", "--out", &p(&out("f"))]);
+    for f in [
+        "summary.json",
+        "curves.csv",
+        "runs.csv",
+        "users.csv",
+        "channels.csv",
+    ] {
+        let (a, b) = (
+            std::fs::read(out("o").join(f)).unwrap(),
+            std::fs::read(out("f").join(f)).unwrap(),
+        );
+        assert!(a == b, "{f}");
+    }
+    for i in 0..2 {
+        let shard = format!("{i}/2");
+        specprobe(&[
+            "run",
+            &p(&three),
+            "--users",
+            "2",
+            "--shard",
+            &shard,
+            "--out",
+            &p(&out(&format!("s{i}"))),
+        ]);
+    }
+    specprobe(&[
+        "merge",
+        &p(&out("s0")),
+        &p(&out("s1")),
+        "--no-charts",
+        "--out",
+        &p(&out("m")),
+    ]);
+    for f in ["summary.json", "curves.csv", "runs.csv"] {
+        assert!(
+            std::fs::read(out("o").join(f)).unwrap() == std::fs::read(out("m").join(f)).unwrap(),
+            "merged {f}"
+        );
+    }
+    let refused = |args: &[&str], want: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_specprobe"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    };
+    let fig = write(
+        tmp.path(),
+        "r.ron",
+        "Regret(name: \"r\", horizon: 10, runs: 1, channels: [(theta: 0.5, cost: Constant(0.1))], policies: [(policy: CcUcb())])",
+    );
+    refused(
+        &[
+            "run",
+            &p(&fig),
+            "--users",
+            "2",
+            "--no-charts",
+            "--out",
+            &p(&out("x")),
+        ],
+        "--users: only many-users",
+    );
+    refused(
+        &[
+            "run",
+            &p(&three),
+            "--users",
+            "0",
+            "--no-charts",
+            "--out",
+            &p(&out("x")),
+        ],
+        "--users: must lie in 1..=1024",
+    );
+    let capture = write(
+        tmp.path(),
+        "c.ron",
+        &SCENARIO.replace(
+            "users: 3",
+            "users: 3, collision: Capture(distances: [1.0, 2.0, 3.0])",
+        ),
+    );
+    refused(
+        &[
+            "run",
+            &p(&capture),
+            "--users",
+            "2",
+            "--no-charts",
+            "--out",
+            &p(&out("x")),
+        ],
+        "Capture",
+    );
+}

@@ -285,9 +285,14 @@ def test_built_in_runs_release_the_interpreter():
 
     counter = threading.Thread(target=count)
     counter.start()
-    started = time.monotonic()
-    specprobe.run(FIG1A, runs=4, horizon=300_000, threads=1)
-    elapsed = time.monotonic() - started
+    # A run long enough to tell (over 0.2 s): a fast machine needs a longer horizon.
+    for horizon in (300_000, 1_200_000, 4_800_000):
+        ticks.clear()
+        started = time.monotonic()
+        specprobe.run(FIG1A, runs=4, horizon=horizon, threads=1)
+        elapsed = time.monotonic() - started
+        if elapsed > 0.2:
+            break
     stop.set()
     counter.join()
     # The counter thread ran throughout (about one tick per millisecond when not starved).

@@ -114,6 +114,14 @@ fn step_error(e: &StepError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// One buffer as the Python side views it: `(name, address, length, dtype)`.
+type Buffer = (&'static str, usize, usize, &'static str);
+
+/// `v` as a [`Buffer`] named `name`, of NumPy type `dtype`.
+fn buffer<T>(name: &'static str, v: &[T], dtype: &'static str) -> Buffer {
+    (name, v.as_ptr() as usize, v.len(), dtype)
+}
+
 #[pymethods]
 impl VecWorld {
     /// `scenario`: a checked scenario's JSON text or path (see `load`); `n` copies; `steps`:
@@ -285,70 +293,20 @@ impl VecWorld {
 
     /// Every buffer as `(name, address, length, dtype)`: the Python side views them as NumPy
     /// arrays once (they never move: their lengths are fixed at construction).
-    fn buffers(&self) -> Vec<(&'static str, usize, usize, &'static str)> {
+    fn buffers(&self) -> Vec<Buffer> {
         vec![
-            ("obs", self.obs.as_ptr() as usize, self.obs.len(), "float32"),
-            (
-                "final_obs",
-                self.final_obs.as_ptr() as usize,
-                self.final_obs.len(),
-                "float32",
-            ),
-            (
-                "reward",
-                self.reward.as_ptr() as usize,
-                self.reward.len(),
-                "float64",
-            ),
-            (
-                "terminated",
-                self.terminated.as_ptr() as usize,
-                self.terminated.len(),
-                "bool",
-            ),
-            (
-                "truncated",
-                self.truncated.as_ptr() as usize,
-                self.truncated.len(),
-                "bool",
-            ),
-            (
-                "has_final",
-                self.has_final.as_ptr() as usize,
-                self.has_final.len(),
-                "bool",
-            ),
-            (
-                "oracle",
-                self.oracle.as_ptr() as usize,
-                self.oracle.len(),
-                "float64",
-            ),
-            (
-                "regret",
-                self.regret.as_ptr() as usize,
-                self.regret.len(),
-                "float64",
-            ),
-            (
-                "reset_now",
-                self.reset_now.as_ptr() as usize,
-                self.reset_now.len(),
-                "bool",
-            ),
+            buffer("obs", &self.obs, "float32"),
+            buffer("final_obs", &self.final_obs, "float32"),
+            buffer("reward", &self.reward, "float64"),
+            buffer("terminated", &self.terminated, "bool"),
+            buffer("truncated", &self.truncated, "bool"),
+            buffer("has_final", &self.has_final, "bool"),
+            buffer("oracle", &self.oracle, "float64"),
+            buffer("regret", &self.regret, "float64"),
+            buffer("reset_now", &self.reset_now, "bool"),
             match self.action {
-                ActionKind::Scores => (
-                    "action",
-                    self.scores_in.as_ptr() as usize,
-                    self.scores_in.len(),
-                    "float32",
-                ),
-                _ => (
-                    "action",
-                    self.entries_in.as_ptr() as usize,
-                    self.entries_in.len(),
-                    "int64",
-                ),
+                ActionKind::Scores => buffer("action", &self.scores_in, "float32"),
+                _ => buffer("action", &self.entries_in, "int64"),
             },
         ]
     }

@@ -183,39 +183,30 @@ pub(crate) struct RawHeader<'a> {
     pub slot: Option<&'a SlotSpec>,
 }
 
-impl RawRegret {
-    /// This scenario's shared header.
-    pub(crate) fn header(&self) -> RawHeader<'_> {
-        RawHeader {
-            name: &self.name,
-            description: &self.description,
-            seed: self.seed,
-            units: &self.units,
-            horizon: self.horizon,
-            runs: self.runs,
-            checkpoints: &self.checkpoints,
-            weights: &self.weights,
-            slot: self.slot.as_ref(),
+/// `header()` for raw scenarios that declare the header's fields inline (under the same
+/// names), written once.
+macro_rules! raw_header {
+    ($($raw:ty),*) => {$(
+        impl $raw {
+            /// This scenario's shared header.
+            pub(crate) fn header(&self) -> RawHeader<'_> {
+                RawHeader {
+                    name: &self.name,
+                    description: &self.description,
+                    seed: self.seed,
+                    units: &self.units,
+                    horizon: self.horizon,
+                    runs: self.runs,
+                    checkpoints: &self.checkpoints,
+                    weights: &self.weights,
+                    slot: self.slot.as_ref(),
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl RawMultiUser {
-    /// This scenario's shared header.
-    pub(crate) fn header(&self) -> RawHeader<'_> {
-        RawHeader {
-            name: &self.name,
-            description: &self.description,
-            seed: self.seed,
-            units: &self.units,
-            horizon: self.horizon,
-            runs: self.runs,
-            checkpoints: &self.checkpoints,
-            weights: &self.weights,
-            slot: self.slot.as_ref(),
-        }
-    }
-}
+raw_header!(RawRegret, RawMultiUser);
 
 /// `slot: (duration: 10.0)`: the slot's length in the delay's units. Probe k of a slot happens
 /// after the delays of the probes before it; a probe that would start after the slot ends is

@@ -121,6 +121,7 @@ pub(super) fn previous(
     // Only what a marker lists as specprobe's is replaced without `--force`: a folder with no
     // marker, or with one from before markers listed their files, may hold anything a user
     // put there (a copied summary.json does not make the folder ours).
+    //
     // Bare data files of this very scenario (a user's copy of a result's data, or what the
     // Python package's `Results.plot` writes before drawing): nothing in the folder is a
     // user's own, and `plot` carries the data files over.
@@ -131,48 +132,41 @@ pub(super) fn previous(
             .all(|e| names::DATA_FILES.contains(&e.as_str()))
             && data_owner(path).as_deref() == Some(scenario)
     };
-    let Some(marker) = Marker::read(path) else {
+    let marker = Marker::read(path);
+    if let Some(marker) = &marker {
+        if marker.scenario != scenario {
+            return refuse(
+                path,
+                replace,
+                format!("the results of another scenario, {:?}", marker.scenario),
+            );
+        }
+        if let Some(theirs) = marker.kind()
+            && theirs != kind
+        {
+            return refuse(
+                path,
+                replace,
+                format!("{theirs} results of this scenario (this command writes {kind} results)"),
+            );
+        }
+    }
+    let Some(listed) = marker.as_ref().and_then(|m| m.files.as_ref()) else {
         if bare_data() {
             return Ok(Previous::SameScenario);
         }
-        return refuse(
-            path,
-            replace,
-            format!(
+        let what = match marker {
+            None => format!(
                 "{} and no record ({}) of which specprobe wrote",
                 describe(&entries),
                 names::MARKER
             ),
-        );
-    };
-    if marker.scenario != scenario {
-        return refuse(
-            path,
-            replace,
-            format!("the results of another scenario, {:?}", marker.scenario),
-        );
-    }
-    if let Some(theirs) = marker.kind()
-        && theirs != kind
-    {
-        return refuse(
-            path,
-            replace,
-            format!("{theirs} results of this scenario (this command writes {kind} results)"),
-        );
-    }
-    let Some(listed) = marker.files.as_ref() else {
-        if bare_data() {
-            return Ok(Previous::SameScenario);
-        }
-        return refuse(
-            path,
-            replace,
-            format!(
+            Some(_) => format!(
                 "results of an earlier specprobe whose record does not list its files, among {}",
                 describe(&entries)
             ),
-        );
+        };
+        return refuse(path, replace, what);
     };
     let extras: Vec<String> = entries
         .into_iter()

@@ -103,6 +103,12 @@ impl TeamEntry {
         }
     }
 
+    /// Whether it is a user's team or policy declared `one_channel` (what `partial.json` and
+    /// the fingerprint record, so that shards agree on the benchmark).
+    pub(crate) fn declares_one_channel(&self) -> bool {
+        !matches!(self.kind, TeamKind::Builtin(_)) && self.is_classic()
+    }
+
     /// Whether it can be simulated (a user's policy rebuilt from a partial cannot).
     pub(crate) fn runnable(&self) -> bool {
         match &self.kind {
@@ -214,7 +220,7 @@ impl MultiUserScenario {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
             // A user's declaration changes the benchmark, so shards must agree on it; the
             // built-ins' fingerprints (and so earlier partials) are unchanged.
-            if !matches!(p.kind, TeamKind::Builtin(_)) && p.is_classic() {
+            if p.declares_one_channel() {
                 s.push_str(" one_channel");
             }
         }

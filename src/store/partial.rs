@@ -206,7 +206,7 @@ impl Partial {
                 .scenario
                 .policies
                 .iter()
-                .filter(|p| !matches!(p.kind, TeamKind::Builtin(_)) && p.is_classic())
+                .filter(|p| p.declares_one_channel())
                 .map(|p| p.label.clone())
                 .collect(),
             _ => Vec::new(),

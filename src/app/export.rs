@@ -142,7 +142,7 @@ impl Prepared {
     pub(crate) fn run_for(&self, dest: &Destination) -> Result<Results, ExportError> {
         Ok(match (self.scenario(), self.shard()) {
             (Scenario::Regret(s), None) => {
-                let file = Arc::new(RunsFile::new(s, dest.staging()));
+                let file = Arc::new(RunsFile::regret(s, dest.staging()));
                 let options = RunOptions {
                     sink: Some(file.clone()),
                     ..self.options().clone()
@@ -153,9 +153,9 @@ impl Prepared {
             }
             // A sweep's cells each write their own rows: kept in memory.
             (Scenario::MultiUser(s), None) if s.sweep.is_none() => {
-                let file = Arc::new(crate::app::runs_file::MultiRunsFile::new(s, dest.staging()));
+                let file = Arc::new(RunsFile::multi_user(s, dest.staging()));
                 let options = RunOptions {
-                    multi_sink: Some(file.clone()),
+                    sink: Some(file.clone()),
                     ..self.options().clone()
                 };
                 let results = self.run_with(&options)?;

@@ -2,9 +2,7 @@
 //! over the shard's runs, in parallel, folded into exact statistics (see [`super::runner`] for
 //! the seeding and determinism contract).
 
-use crate::engine::pipeline::{self, Fold, fold_runs};
-use crate::engine::pipeline::{RunError, RunOptions, thread_pool};
-use crate::engine::progress::Progress;
+use crate::engine::pipeline::{self, Kind, RunError, RunOptions, RunStats};
 use crate::identify::Algorithm;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::instance::Arms;
@@ -12,7 +10,6 @@ use crate::identify::{Identifier, IdentifierVisitor, IdentifyOutcome, IdentifySt
 use crate::scenario::IdentificationScenario;
 use crate::util::cancel::Cancel;
 use crate::util::rng::{SimRng, label_hash, stream};
-use rayon::prelude::*;
 use std::time::Instant;
 use tracing::info;
 
@@ -52,24 +49,19 @@ pub(crate) fn run_identification(
     let shard_runs = opts.shard.runs_of(s.runs);
     let total = (cells.len() as u64).saturating_mul(shard_runs);
     info!(scenario = %s.name, cells = cells.len(), runs = shard_runs, "identifying: {total} runs");
-    let pool = thread_pool(opts.threads)?;
-    let progress = Progress::new(
-        tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty),
-        &s.name,
-        total,
-        "runs",
-    );
     let started = Instant::now();
-    {
-        let _entered = progress.span().enter();
-        pool.install(|| {
-            cells.par_iter_mut().try_for_each(|cell| {
-                cell.stats = run_cell(s, cell, opts, &progress)?;
-                Ok::<(), RunError>(())
-            })
-        })?;
+    let problems = cells.iter().map(|c| problem_of(s, c)).collect();
+    let jobs = Cells {
+        s,
+        cells: &cells,
+        problems,
+    };
+    let span = tracing::info_span!("identify", indicatif.pb_show = tracing::field::Empty);
+    // Identification runs no user code that can break a contract: no faults to report.
+    let stats = pipeline::run(&jobs, opts, span, &Default::default())?;
+    for (cell, stats) in cells.iter_mut().zip(stats) {
+        cell.stats = stats;
     }
-    opts.cancel.check()?;
     info!(
         seconds = started.elapsed().as_secs_f64(),
         "identification finished"
@@ -115,34 +107,54 @@ fn problem_of(s: &IdentificationScenario, cell: &IdentifyCell) -> Problem {
     }
 }
 
-/// The cell's statistics over the shard's runs, in parallel (exact merges: any split gives the
-/// same result).
-fn run_cell(
-    s: &IdentificationScenario,
-    cell: &IdentifyCell,
-    opts: &RunOptions,
-    progress: &Progress,
-) -> Result<IdentifyStats, RunError> {
-    let inst = &s.instances[cell.instance];
-    let arms = &inst.points[cell.point];
-    let domain = label_hash(&[&inst.label, &arms.len().to_string()]);
-    let problem = problem_of(s, cell);
-    let worker = || CellWorker {
-        s,
-        problem: &problem,
-        arms,
-        algorithm: &s.algorithms[cell.algorithm],
-        domain,
-        stats: IdentifyStats::new(),
-        answer: Vec::with_capacity(arms.k()),
-    };
-    let fold = Fold {
-        empty: IdentifyStats::new,
-        merge: |a: &mut IdentifyStats, b: &IdentifyStats| a.merge(b),
-        // The per-run rows stay in the statistics (identification writes no stream).
-        flush: |_: &mut IdentifyStats| Ok(()),
-    };
-    fold_runs(opts.shard, s.runs, &opts.cancel, progress, worker, fold)
+/// An identification scenario as the pipeline runs it: a job per cell (the per-run rows stay
+/// in the statistics: identification writes no runs stream).
+struct Cells<'a> {
+    s: &'a IdentificationScenario,
+    cells: &'a [IdentifyCell],
+    /// Per cell, what its algorithm is told.
+    problems: Vec<Problem>,
+}
+
+impl Kind for Cells<'_> {
+    type Stats = IdentifyStats;
+    type Worker<'w>
+        = CellWorker<'w>
+    where
+        Self: 'w;
+
+    fn name(&self) -> &str {
+        &self.s.name
+    }
+    fn runs(&self) -> u64 {
+        self.s.runs
+    }
+    fn jobs(&self) -> usize {
+        self.cells.len()
+    }
+    fn worker(&self, c: usize) -> CellWorker<'_> {
+        let cell = &self.cells[c];
+        let inst = &self.s.instances[cell.instance];
+        let arms = &inst.points[cell.point];
+        CellWorker {
+            s: self.s,
+            problem: &self.problems[c],
+            arms,
+            algorithm: &self.s.algorithms[cell.algorithm],
+            domain: label_hash(&[&inst.label, &arms.len().to_string()]),
+            stats: IdentifyStats::new(),
+            answer: Vec::with_capacity(arms.k()),
+        }
+    }
+    fn empty(&self, _: usize) -> IdentifyStats {
+        IdentifyStats::new()
+    }
+}
+
+impl RunStats for IdentifyStats {
+    fn merge(&mut self, other: &IdentifyStats) {
+        IdentifyStats::merge(self, other);
+    }
 }
 
 /// One thread's runs of a cell: the statistics and the answer buffer, reused from run to run.

@@ -10,11 +10,7 @@
 use crate::engine::multi_loop::{
     Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
 };
-#[cfg(doc)]
-use crate::engine::pipeline::MultiRunSink;
-use crate::engine::pipeline::{self, Fold, fold_runs};
-use crate::engine::pipeline::{RunError, RunOptions, thread_pool};
-use crate::engine::progress::Progress;
+use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::Paths;
 use crate::model::sharing::{Shared, disjoint_lists, m_best, per_user};
@@ -218,7 +214,7 @@ pub(crate) struct MultiStats {
     pub benchmarks: Vec<Shared>,
     /// How the pseudo-regret was computed.
     pub expected: Expected,
-    /// Whether the per-run rows went to a [`MultiRunSink`] (then `finals` are empty).
+    /// Whether the per-run rows went to a [`RunSink`] (then `finals` are empty).
     pub streamed: bool,
 }
 
@@ -320,14 +316,6 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
     let checkpoints = s.header.checkpoints.slots(s.header.horizon);
     let expected = expected_kind(s);
     let benchmarks = benchmarks(s, expected);
-    let shard_runs = opts.shard.runs_of(s.header.runs);
-    let pool = thread_pool(opts.threads)?;
-    let progress = Progress::new(
-        tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty),
-        &s.header.name,
-        shard_runs * s.policies.len() as u64,
-        "runs",
-    );
     // One spectrum per user with per-user means, else one shared; the fast form where every
     // user's channels allow it.
     let envs = s.user_envs();
@@ -349,49 +337,70 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
         benchmarks: &benchmarks,
         expected,
     };
-    let k = s.env.len();
-    let stats = {
-        let _entered = progress.span().enter();
-        pool.install(|| {
-            s.policies
-                .iter()
-                .enumerate()
-                .map(|(p, entry)| {
-                    let worker = || Worker::new(&setup, entry, s, &simple, &guard);
-                    let fold = Fold {
-                        empty: || TeamStats::new(k, s.users, checkpoints.len()),
-                        merge: |a: &mut TeamStats, b: &TeamStats| a.merge(b),
-                        flush: |batch: &mut TeamStats| {
-                            if let Some(sink) = &opts.multi_sink {
-                                sink.rows(p, &batch.finals).map_err(RunError::Sink)?;
-                                batch.finals.clear();
-                            }
-                            Ok(())
-                        },
-                    };
-                    fold_runs(
-                        opts.shard,
-                        s.header.runs,
-                        &opts.cancel,
-                        &progress,
-                        worker,
-                        fold,
-                    )
-                })
-                .collect::<Result<Vec<_>, RunError>>()
-        })?
+    let teams = Teams {
+        s,
+        setup: &setup,
+        simple: &simple,
+        guard: &guard,
     };
-    if let Some(fault) = guard.faults.take() {
-        return Err(RunError::Policy(fault));
-    }
-    opts.cancel.check()?;
+    let span = tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty);
+    let stats = pipeline::run(&teams, opts, span, &guard.faults)?;
     Ok(MultiStats {
         checkpoints,
         stats,
         benchmarks,
         expected,
-        streamed: opts.multi_sink.is_some(),
+        streamed: opts.sink.is_some(),
     })
+}
+
+/// A many-users scenario as the pipeline runs it: a job per team.
+struct Teams<'a> {
+    s: &'a MultiUserScenario,
+    setup: &'a Setup<'a>,
+    simple: &'a [Simple],
+    guard: &'a Guard,
+}
+
+impl Kind for Teams<'_> {
+    type Stats = TeamStats;
+    type Worker<'w>
+        = Worker<'w>
+    where
+        Self: 'w;
+
+    fn name(&self) -> &str {
+        &self.s.header.name
+    }
+    fn runs(&self) -> u64 {
+        self.s.header.runs
+    }
+    fn jobs(&self) -> usize {
+        self.s.policies.len()
+    }
+    fn worker(&self, p: usize) -> Worker<'_> {
+        Worker::new(
+            self.setup,
+            &self.s.policies[p],
+            self.s,
+            self.simple,
+            self.guard,
+        )
+    }
+    fn empty(&self, _: usize) -> TeamStats {
+        TeamStats::new(self.s.env.len(), self.s.users, self.setup.checkpoints.len())
+    }
+}
+
+impl RunStats for TeamStats {
+    fn merge(&mut self, other: &TeamStats) {
+        TeamStats::merge(self, other);
+    }
+    fn stream(&mut self, part: usize, sink: &dyn RunSink) -> std::io::Result<()> {
+        sink.rows(part, Rows::MultiUser(&self.finals))?;
+        self.finals.clear();
+        Ok(())
+    }
 }
 
 /// One worker's buffers, reused from run to run.

@@ -1,11 +1,15 @@
-//! The runs of any experiment kind, written once: a shard's runs in batches of consecutive
-//! runs, each batch split among the worker threads, folded into the kind's exact statistics
-//! and handed on (to the runs sink) in run order, until the runs are done or cancelled.
+//! The runs of any experiment kind, written once: each of a kind's jobs (an experiment of a
+//! regret scenario, a team of a many-users one, an identification cell) runs the shard's runs
+//! in batches of consecutive runs, each batch split among the worker threads, folded into the
+//! kind's exact statistics and handed on (to the runs sink) in run order, until the runs are
+//! done, a user's policy breaks its contract, or the run is cancelled.
 //!
-//! A kind brings its [`Worker`] (the buffers of one thread, reused from run to run, and the
-//! statistics it folds runs into) and what to do with a finished batch; the statistics merge
-//! exactly (sums kept as exact expansions), so however rayon splits and joins the work, and
-//! however runs are sharded, the bytes never change.
+//! A kind ([`Kind`]) brings its jobs, its [`Worker`] (the buffers of one thread, reused from
+//! run to run, and the statistics it folds runs into) and its [`RunStats`]; the statistics
+//! merge exactly (sums kept as exact expansions), so however rayon splits and joins the work,
+//! and however runs are sharded, the bytes never change. Everything else is here, once: the
+//! thread pool, the batches, fold and reduce, the runs stream, progress, the faults of a
+//! user's policy and cancellation.
 //!
 //! What every kind's runs share is here too: how to run ([`RunOptions`]: threads, the shard's
 //! runs, the cancel flag, where per-run rows stream), why a run could not start
@@ -14,6 +18,7 @@
 use crate::engine::progress::Progress;
 use crate::engine::recorder::Row;
 use crate::engine::shard::Shard;
+use crate::policy::ListFaults;
 use crate::util::cancel::{Cancel, Cancelled};
 use rayon::prelude::*;
 
@@ -26,30 +31,36 @@ pub(crate) struct RunOptions {
     pub shard: Shard,
     /// Stops the runs when set.
     pub cancel: Cancel,
-    /// Where each run's values at the horizon go; `None`: kept in [`PolicyStats::finals`].
+    /// Where each run's values at the horizon go; `None`: kept in the statistics (`finals`).
     pub sink: Option<std::sync::Arc<dyn RunSink>>,
-    /// The same for a many-users scenario's runs.
-    pub multi_sink: Option<std::sync::Arc<dyn MultiRunSink>>,
+}
+
+/// One batch of one part's per-run rows, as the kind that ran them records them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Rows<'a> {
+    /// A regret scenario's: one policy's values in one experiment.
+    Regret(&'a [(u64, Row)]),
+    /// A many-users scenario's: one team's system values.
+    MultiUser(&'a [(u64, [f64; crate::engine::multi_loop::N_MULTI])]),
+}
+
+impl Rows<'_> {
+    /// Whether the batch holds no run.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            Rows::Regret(rows) => rows.is_empty(),
+            Rows::MultiUser(rows) => rows.is_empty(),
+        }
+    }
 }
 
 /// Takes each run's values at the horizon as the runs finish, so that memory does not grow
 /// with the number of runs (the command line writes them to `runs.csv` in the staging folder).
 pub(crate) trait RunSink: Send + Sync + std::fmt::Debug {
-    /// The rows of experiment `experiment`, policy `policy`, for consecutive runs in ascending
-    /// order, continuing where the previous call for the same pair ended.
-    fn rows(&self, experiment: usize, policy: usize, rows: &[(u64, Row)]) -> std::io::Result<()>;
-}
-
-/// Takes each run's values at the horizon as the runs finish, so that memory does not grow with
-/// the number of runs (the command line writes them to `runs.csv` in the staging folder).
-pub(crate) trait MultiRunSink: Send + Sync + std::fmt::Debug {
-    /// The rows of policy `policy`, for consecutive runs in ascending order, continuing where
-    /// the previous call for the same policy ended.
-    fn rows(
-        &self,
-        policy: usize,
-        rows: &[(u64, [f64; crate::engine::multi_loop::N_MULTI])],
-    ) -> std::io::Result<()>;
+    /// The rows of part `part` (a kind's parts are its (job, policy) pairs in scenario order,
+    /// [`Kind::parts`] per job), for consecutive runs in ascending order, continuing where the
+    /// previous call for the same part ended.
+    fn rows(&self, part: usize, rows: Rows<'_>) -> std::io::Result<()>;
 }
 
 /// Why a run could not start.
@@ -90,74 +101,129 @@ pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, R
     })
 }
 
-/// Runs folded and handed on together: enough for every thread to stay busy, few enough that
-/// the rows waiting for the sink stay small (1024 × policies × ~100 bytes).
-pub(crate) const RUNS_PER_BATCH: u64 = 1024;
-
-/// One thread's state for the runs of a kind: its buffers and the statistics it has folded.
+/// One thread's state for the runs of a job: its buffers and the statistics it has folded.
 pub(crate) trait Worker: Send {
     /// The statistics it folds runs into (exact, mergeable).
-    type Stats: Send;
+    type Stats: RunStats;
     /// Simulates run `run` (its index in the whole scenario) and folds it in.
     fn run(&mut self, run: u64, cancel: &Cancel);
     /// What it folded.
     fn into_stats(self) -> Self::Stats;
 }
 
-/// How a kind's statistics combine and what happens to a finished batch.
-pub(crate) struct Fold<E, M, F> {
-    /// The statistics of no run.
-    pub empty: E,
-    /// Adds the second statistics to the first (exactly: the order never matters).
-    pub merge: M,
-    /// A finished batch before it joins the total: its per-run rows go to the sink, in run
-    /// order.
-    pub flush: F,
+/// A kind's statistics of some runs of one job: exact, so that they merge in any order to the
+/// same bytes (they are also the body of a shard's `partial.json`).
+pub(crate) trait RunStats: Send {
+    /// Adds `other`'s runs (exactly: the order never matters).
+    fn merge(&mut self, other: &Self);
+    /// Hands the per-run rows kept since the last call to `sink`, the first of its parts as
+    /// part `part`, and forgets them. The default keeps them (a kind with no runs stream).
+    fn stream(&mut self, part: usize, sink: &dyn RunSink) -> std::io::Result<()> {
+        let _ = (part, sink);
+        Ok(())
+    }
 }
 
-/// Folds the shard's runs of `runs` into statistics, in batches (see the module docs); stops
-/// early, with what it has, when `cancel` is set.
-pub(crate) fn fold_runs<W, E, M, F>(
-    shard: Shard,
-    runs: u64,
-    cancel: &Cancel,
+/// An experiment kind as the pipeline runs it: its checked scenario split into jobs (an
+/// experiment, a team, a cell), every job run over the same runs by a [`Worker`] into the
+/// kind's [`RunStats`].
+pub(crate) trait Kind: Sync {
+    /// What one job's runs fold into.
+    type Stats: RunStats;
+    /// One thread's buffers for one job.
+    type Worker<'w>: Worker<Stats = Self::Stats>
+    where
+        Self: 'w;
+    /// The scenario's name (progress).
+    fn name(&self) -> &str;
+    /// Runs per job in the whole scenario (a shard runs its share).
+    fn runs(&self) -> u64;
+    /// How many jobs.
+    fn jobs(&self) -> usize;
+    /// Parts of the runs stream per job (see [`RunSink`]).
+    fn parts(&self) -> usize {
+        1
+    }
+    /// A fresh worker for job `job`.
+    fn worker(&self, job: usize) -> Self::Worker<'_>;
+    /// The statistics of no run of job `job`.
+    fn empty(&self, job: usize) -> Self::Stats;
+}
+
+/// Runs every job of `kind` over the shard's runs (see the module docs), progress shown under
+/// `span`, and returns the jobs' statistics in order. A user's policy's broken list, which its
+/// checker records in `faults` (and cancels the runs), is the error rather than "cancelled".
+pub(crate) fn run<K: Kind>(
+    kind: &K,
+    opts: &RunOptions,
+    span: tracing::Span,
+    faults: &ListFaults,
+) -> Result<Vec<K::Stats>, RunError> {
+    let pool = thread_pool(opts.threads)?;
+    let total = (kind.jobs() as u64).saturating_mul(opts.shard.runs_of(kind.runs()));
+    let progress = Progress::new(span, kind.name(), total, "runs");
+    let stats = {
+        let _entered = progress.span().enter();
+        pool.install(|| {
+            (0..kind.jobs())
+                .into_par_iter()
+                .map(|job| fold_job(kind, job, opts, &progress))
+                .collect::<Result<Vec<_>, RunError>>()
+        })
+    };
+    if let Some(fault) = faults.take() {
+        return Err(fault.into());
+    }
+    let stats = stats?;
+    opts.cancel.check()?;
+    Ok(stats)
+}
+
+/// Runs folded and handed on together: enough for every thread to stay busy, few enough that
+/// the rows waiting for the sink stay small (1024 × policies × ~100 bytes).
+pub(crate) const RUNS_PER_BATCH: u64 = 1024;
+
+/// Folds the shard's runs of job `job` into statistics, in batches (see the module docs);
+/// stops early, with what it has, when the cancel flag is set.
+fn fold_job<K: Kind>(
+    kind: &K,
+    job: usize,
+    opts: &RunOptions,
     progress: &Progress,
-    worker: impl Fn() -> W + Sync + Send,
-    fold: Fold<E, M, F>,
-) -> Result<W::Stats, RunError>
-where
-    W: Worker,
-    E: Fn() -> W::Stats + Sync + Send,
-    M: Fn(&mut W::Stats, &W::Stats) + Sync + Send,
-    F: FnMut(&mut W::Stats) -> Result<(), RunError>,
-{
-    let Fold {
-        empty,
-        merge,
-        mut flush,
-    } = fold;
-    let shard_runs = shard.runs_of(runs);
-    let mut total = empty();
+) -> Result<K::Stats, RunError> {
+    let (shard, cancel) = (opts.shard, &opts.cancel);
+    let shard_runs = shard.runs_of(kind.runs());
+    let mut total = kind.empty(job);
     let mut first = 0;
     while first < shard_runs && !cancel.is_cancelled() {
         let last = shard_runs.min(first + RUNS_PER_BATCH);
         let mut batch = (first..last)
             .into_par_iter()
             .map(|i| shard.run(i))
-            .fold(&worker, |mut w, run| {
-                if !cancel.is_cancelled() {
-                    w.run(run, cancel);
-                    progress.inc();
-                }
-                w
-            })
+            .fold(
+                || kind.worker(job),
+                |mut w, run| {
+                    if !cancel.is_cancelled() {
+                        w.run(run, cancel);
+                        progress.inc();
+                    }
+                    w
+                },
+            )
             .map(Worker::into_stats)
-            .reduce(&empty, |mut a, b| {
-                merge(&mut a, &b);
-                a
-            });
-        flush(&mut batch)?;
-        merge(&mut total, &batch);
+            .reduce(
+                || kind.empty(job),
+                |mut a, b| {
+                    a.merge(&b);
+                    a
+                },
+            );
+        if let Some(sink) = &opts.sink {
+            batch
+                .stream(job * kind.parts(), sink.as_ref())
+                .map_err(RunError::Sink)?;
+        }
+        total.merge(&batch);
         first = last;
     }
     Ok(total)

@@ -8,8 +8,7 @@
 //! may split and join the work any way it likes and the output bytes never change.
 
 use crate::engine::classic_loop::{self, ClassicBuffers};
-use crate::engine::pipeline::{self, Fold, RunError, RunOptions, fold_runs, thread_pool};
-use crate::engine::progress::Progress;
+use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
 use crate::engine::recorder::{PolicyStats, RunRecord, add_differences};
 use crate::engine::slot_loop::{Buffers, episode};
 use crate::engine::spectrum::{General, Simple, Spectrum};
@@ -94,35 +93,16 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
         s.policies.len(),
         s.header.horizon
     );
-    let pool = thread_pool(opts.threads)?;
-    let progress = Progress::new(
-        tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty),
-        &s.header.name,
-        total,
-        "runs",
-    );
     let started = Instant::now();
     let faults = ListFaults::default();
     let runs = Runs {
         s,
         checkpoints: &checkpoints,
-        opts,
+        simple: s.experiments.iter().map(|e| Simple::of(&e.env)).collect(),
+        faults: &faults,
     };
-    let stats = {
-        let _entered = progress.span().enter();
-        pool.install(|| {
-            s.experiments
-                .iter()
-                .enumerate()
-                .map(|(e, exp)| run_experiment(&runs, e, exp, &faults, &progress))
-                .collect::<Result<Vec<_>, RunError>>()
-        })?
-    };
-    // A user's policy's fault stopped the run: say so rather than "cancelled".
-    if let Some(fault) = faults.take() {
-        return Err(fault.into());
-    }
-    opts.cancel.check()?;
+    let span = tracing::info_span!("simulate", indicatif.pb_show = tracing::field::Empty);
+    let stats = pipeline::run(&runs, opts, span, &faults)?;
     let elapsed = started.elapsed();
     info!(
         seconds = elapsed.as_secs_f64(),
@@ -137,55 +117,70 @@ pub(crate) fn run_regret(s: &RegretScenario, opts: &RunOptions) -> Result<Regret
     })
 }
 
-/// What every experiment's runs share.
-#[derive(Clone, Copy)]
+/// A regret scenario as the pipeline runs it: a job per experiment, its policies the job's
+/// parts (every policy runs on each run's sample paths, so that they share them).
 struct Runs<'a> {
     s: &'a RegretScenario,
     checkpoints: &'a [u64],
-    opts: &'a RunOptions,
+    /// Per experiment, the papers' setting's fast path, when every channel is in it.
+    simple: Vec<Option<Simple>>,
+    /// Where a user's policy's broken list is reported.
+    faults: &'a ListFaults,
 }
 
-/// Every run of experiment `e`, in batches of consecutive runs: each batch is split among the
-/// threads, folded exactly, and its per-run rows handed to the sink in run order.
-fn run_experiment(
-    runs: &Runs<'_>,
-    e: usize,
-    exp: &crate::scenario::Experiment,
-    faults: &ListFaults,
-    progress: &Progress,
-) -> Result<Vec<PolicyStats>, RunError> {
-    let Runs {
-        s,
-        checkpoints,
-        opts,
-    } = *runs;
-    let simple = Simple::of(&exp.env);
-    let worker = || Worker::new(s, exp, checkpoints, simple.as_ref(), faults);
-    let fold = Fold {
-        empty: || worker().stats,
-        merge: |a: &mut Vec<PolicyStats>, b: &Vec<PolicyStats>| {
-            for (x, y) in a.iter_mut().zip(b) {
-                x.merge(y);
-            }
-        },
-        flush: |batch: &mut Vec<PolicyStats>| {
-            if let Some(sink) = &opts.sink {
-                for (p, st) in batch.iter_mut().enumerate() {
-                    sink.rows(e, p, &st.finals).map_err(RunError::Sink)?;
-                    st.finals.clear();
-                }
-            }
-            Ok(())
-        },
-    };
-    fold_runs(
-        opts.shard,
-        s.header.runs,
-        &opts.cancel,
-        progress,
-        worker,
-        fold,
-    )
+impl Kind for Runs<'_> {
+    type Stats = Vec<PolicyStats>;
+    type Worker<'w>
+        = Worker<'w>
+    where
+        Self: 'w;
+
+    fn name(&self) -> &str {
+        &self.s.header.name
+    }
+    fn runs(&self) -> u64 {
+        self.s.header.runs
+    }
+    fn jobs(&self) -> usize {
+        self.s.experiments.len()
+    }
+    fn parts(&self) -> usize {
+        self.s.policies.len()
+    }
+    fn worker(&self, e: usize) -> Worker<'_> {
+        let exp = &self.s.experiments[e];
+        Worker::new(
+            self.s,
+            exp,
+            self.checkpoints,
+            self.simple[e].as_ref(),
+            self.faults,
+        )
+    }
+    fn empty(&self, e: usize) -> Vec<PolicyStats> {
+        let k = self.s.experiments[e].env.len();
+        let n = self.checkpoints.len();
+        self.s
+            .policies
+            .iter()
+            .map(|_| PolicyStats::new(k, n))
+            .collect()
+    }
+}
+
+impl RunStats for Vec<PolicyStats> {
+    fn merge(&mut self, other: &Self) {
+        for (x, y) in self.iter_mut().zip(other) {
+            x.merge(y);
+        }
+    }
+    fn stream(&mut self, part: usize, sink: &dyn RunSink) -> std::io::Result<()> {
+        for (p, st) in self.iter_mut().enumerate() {
+            sink.rows(part + p, Rows::Regret(&st.finals))?;
+            st.finals.clear();
+        }
+        Ok(())
+    }
 }
 
 /// One worker's buffers for the runs of one experiment, reused from run to run.

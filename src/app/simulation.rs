@@ -443,7 +443,7 @@ impl Prepared {
         let overrides = self.overrides;
         Ok(match &self.scenario {
             Scenario::Regret(s) => {
-                let stats = crate::engine::runner::run_regret(s, options)?;
+                let stats = crate::engine::regret::runner::run_regret(s, options)?;
                 Results::Regret(RegretResults {
                     scenario: s.clone(),
                     stats,
@@ -452,7 +452,7 @@ impl Prepared {
                 })
             }
             Scenario::Identification(s) => {
-                let cells = crate::engine::identify_runner::run_identification(s, options)?;
+                let cells = crate::engine::identification::runner::run_identification(s, options)?;
                 Results::Identification(IdentificationResults {
                     scenario: s.clone(),
                     cells,
@@ -462,11 +462,13 @@ impl Prepared {
             }
             Scenario::MultiUser(s) => {
                 let stats = match &s.sweep {
-                    None => vec![crate::engine::multi_runner::run_multi_user(s, options)?],
+                    None => vec![crate::engine::multi_user::runner::run_multi_user(
+                        s, options,
+                    )?],
                     Some(sw) => sw
                         .cells
                         .iter()
-                        .map(|c| crate::engine::multi_runner::run_multi_user(c, options))
+                        .map(|c| crate::engine::multi_user::runner::run_multi_user(c, options))
                         .collect::<Result<_, _>>()?,
                 };
                 Results::MultiUser(MultiUserResults {
@@ -480,7 +482,7 @@ impl Prepared {
                 let stats = s
                     .cells
                     .iter()
-                    .map(|c| crate::engine::runner::run_regret(c, options))
+                    .map(|c| crate::engine::regret::runner::run_regret(c, options))
                     .collect::<Result<_, _>>()?;
                 Results::Sweep(SweepResults {
                     scenario: s.clone(),

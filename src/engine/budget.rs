@@ -17,7 +17,7 @@
 //! hdrhistogram buckets are typical values, and a sliding-window policy is assumed to see at
 //! most 8 probes per slot.
 
-use crate::engine::multi_loop::N_MULTI;
+use crate::engine::multi_user::slot_loop::N_MULTI;
 use crate::engine::pipeline::RunOptions;
 use crate::engine::recorder::N_METRICS;
 use crate::identify::confidence::Setting;

@@ -41,7 +41,7 @@ pub(crate) enum Rows<'a> {
     /// A regret scenario's: one policy's values in one experiment.
     Regret(&'a [(u64, Row)]),
     /// A many-users scenario's: one team's system values.
-    MultiUser(&'a [(u64, [f64; crate::engine::multi_loop::N_MULTI])]),
+    MultiUser(&'a [(u64, [f64; crate::engine::multi_user::slot_loop::N_MULTI])]),
 }
 
 impl Rows<'_> {

@@ -2,9 +2,9 @@
 //! statistics. The report turns them into files ([`crate::report`]), the store into a shard's
 //! `partial.json` ([`crate::store::partial`]); here they are only data.
 
-use crate::engine::identify_runner::IdentifyCell;
-use crate::engine::multi_runner::MultiStats;
-use crate::engine::runner::RegretStats;
+use crate::engine::identification::runner::IdentifyCell;
+use crate::engine::multi_user::runner::MultiStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::engine::shard::Shard;
 use crate::scenario::{
     IdentificationScenario, MultiUserScenario, Overrides, RegretScenario, SweepScenario,

@@ -9,10 +9,10 @@
 //! channel and slot): an agent that plays a policy's lists gets that run's rewards and regret
 //! bit for bit, whatever other environments exist or which thread steps them.
 
-use crate::engine::multi_loop::{
+use crate::engine::multi_user::runner::{benchmarks_for, expected_for, user_domain};
+use crate::engine::multi_user::slot_loop::{
     Expected, MultiBuffers, MultiRecord, Setup, Tally, World, classic_regret,
 };
-use crate::engine::multi_runner::{benchmarks_for, expected_for, user_domain};
 use crate::engine::recorder::{Metric, RunRecord};
 use crate::engine::slot_loop::{Buffers, Totals, World as SingleWorld};
 use crate::engine::spectrum::{General, Simple, Spectrum};
@@ -293,7 +293,7 @@ impl Stepper {
             benchmarks,
             expected: Expected::Single,
             // A grid's configurations draw from their own domains, as its runs do.
-            domain: crate::engine::runner::experiment_domain(s, &exp.label),
+            domain: crate::engine::regret::runner::experiment_domain(s, &exp.label),
             classic: false,
             simple: Vec::new(),
         });
@@ -757,7 +757,8 @@ mod tests {
     /// run's totals `(reward, pseudo-regret, realised regret)`.
     fn drive(s: &RegretScenario, experiment: usize, runs: u64) -> Vec<(f64, f64, f64)> {
         let mut stepper = Stepper::regret(s, experiment).unwrap();
-        let domain = crate::engine::runner::experiment_domain(s, &s.experiments[experiment].label);
+        let domain =
+            crate::engine::regret::runner::experiment_domain(s, &s.experiments[experiment].label);
         let env = stepper.environment().clone();
         let mut out = Vec::new();
         for run in 0..runs {
@@ -803,7 +804,8 @@ mod tests {
                 let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
                     panic!()
                 };
-                let stats = crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap();
+                let stats =
+                    crate::engine::regret::runner::run_regret(&s, &RunOptions::default()).unwrap();
                 let rows: Vec<(f64, f64, f64)> = stats.stats[0][0]
                     .finals
                     .iter()
@@ -845,7 +847,8 @@ mod tests {
             let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
                 panic!()
             };
-            let stats = crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap();
+            let stats =
+                crate::engine::regret::runner::run_regret(&s, &RunOptions::default()).unwrap();
             let mut stepper = Stepper::regret(&s, 0).unwrap();
             let env = stepper.environment().clone();
             for (run, row) in &stats.stats[0][0].finals {
@@ -892,7 +895,7 @@ mod tests {
         let Scenario::Regret(s) = parse(text, Path::new("g.ron")).unwrap() else {
             panic!()
         };
-        let stats = crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap();
+        let stats = crate::engine::regret::runner::run_regret(&s, &RunOptions::default()).unwrap();
         for e in 0..2 {
             let driven = drive(&s, e, 2);
             for ((_, row), got) in stats.stats[e][0].finals.iter().zip(&driven) {
@@ -937,7 +940,8 @@ mod tests {
                 panic!()
             };
             let stats =
-                crate::engine::multi_runner::run_multi_user(&s, &RunOptions::default()).unwrap();
+                crate::engine::multi_user::runner::run_multi_user(&s, &RunOptions::default())
+                    .unwrap();
             let mut stepper = Stepper::multi_user(&s, true);
             for (run, row) in &stats.stats[0].finals {
                 stepper.reset(*run);

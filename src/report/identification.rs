@@ -11,7 +11,7 @@ pub(crate) mod summary;
 use self::charts::charts;
 use self::markdown::markdown;
 use self::summary::{IdentificationSummary, summary, to_csv};
-use crate::engine::identify_runner::IdentifyCell;
+use crate::engine::identification::runner::IdentifyCell;
 use crate::report::load::parse_json;
 use crate::report::plots::ChartOptions;
 use crate::report::{Artifact, ReportError};

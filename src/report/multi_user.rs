@@ -17,8 +17,8 @@ pub(crate) use summary::{MultiUserSummary, Stat, summary};
 pub(crate) use sweep::{SavedSweep, load_multi_user_sweep, render_sweep};
 pub(crate) use tables::{CurveTable, runs_header, write_runs};
 
-use crate::engine::multi_loop::SU_COLLISIONS;
-use crate::engine::multi_runner::MultiStats;
+use crate::engine::multi_user::runner::MultiStats;
+use crate::engine::multi_user::slot_loop::SU_COLLISIONS;
 use crate::engine::recorder::Metric;
 use crate::report::format::sig;
 use crate::report::plots::ChartOptions;

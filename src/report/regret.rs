@@ -10,7 +10,7 @@ pub(crate) mod markdown;
 pub(crate) mod runs;
 pub(crate) mod summary;
 
-use crate::engine::runner::RegretStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::report::Rendered;
 use crate::report::format::slug;
 use crate::report::load::parse_json;

@@ -12,7 +12,7 @@ pub(crate) mod summary;
 use self::charts::charts;
 use self::markdown::markdown;
 use self::summary::{SweepSummary, summary};
-use crate::engine::runner::RegretStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::report::load::parse_json;
 use crate::report::plots::ChartOptions;
 use crate::report::regret::curves::{self, CurveRow};

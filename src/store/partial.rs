@@ -16,11 +16,11 @@
 //! determined forger, who can recompute it; the consistency checks catch much of what a
 //! careless edit would leave, but nothing here authenticates a file.
 
-use crate::engine::identify_runner::IdentifyCell;
-use crate::engine::multi_runner::TeamStats;
+use crate::engine::identification::runner::IdentifyCell;
+use crate::engine::multi_user::runner::TeamStats;
 use crate::engine::recorder::{PartialStats, PolicyStats};
+use crate::engine::regret::runner::RegretStats;
 use crate::engine::results::Results;
-use crate::engine::runner::RegretStats;
 use crate::engine::shard::Shard;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::{Algorithm, CustomIdentifier, IdentifyOutcome, IdentifyStats};
@@ -249,11 +249,12 @@ impl Partial {
                     .map(|p| (p.label.clone(), p.to_ron()))
                     .collect(),
                 {
-                    let body =
-                        |m: &crate::engine::multi_runner::MultiStats| PartialBody::MultiUser {
+                    let body = |m: &crate::engine::multi_user::runner::MultiStats| {
+                        PartialBody::MultiUser {
                             checkpoints: m.checkpoints.clone(),
                             stats: m.stats.clone(),
-                        };
+                        }
+                    };
                     if r.scenario.sweep.is_some() {
                         PartialBody::Sweep {
                             cells: r.stats.iter().map(body).collect(),

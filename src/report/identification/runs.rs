@@ -1,6 +1,6 @@
 //! The identification half of `runs.csv`: one row per (instance, N, setting, algorithm, run).
 
-use crate::engine::identify_runner::IdentifyCell;
+use crate::engine::identification::runner::IdentifyCell;
 use crate::scenario::IdentificationScenario;
 
 /// `runs.csv` of an identification scenario.

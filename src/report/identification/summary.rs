@@ -1,6 +1,6 @@
 //! What an identification scenario's `summary.json` and `identification.csv` hold.
 
-use crate::engine::identify_runner::IdentifyCell;
+use crate::engine::identification::runner::IdentifyCell;
 use crate::report::format::{float, whole};
 use crate::scenario::IdentificationScenario;
 use crate::store::names::ResultKind;

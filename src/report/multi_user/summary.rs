@@ -1,8 +1,8 @@
 //! `summary.json` of a many-users run: what it holds (every field read back by `plot` and
 //! `compare`), built from the statistics, and the lower bounds of the classic model.
 
-use crate::engine::multi_loop::Expected;
-use crate::engine::multi_runner::{MultiStats, TeamStats};
+use crate::engine::multi_user::runner::{MultiStats, TeamStats};
+use crate::engine::multi_user::slot_loop::Expected;
 use crate::model::theory::kl_bernoulli;
 use crate::scenario::MultiUserScenario;
 use crate::util::stats::{Moments, ci95};

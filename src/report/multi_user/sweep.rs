@@ -7,7 +7,7 @@
 use super::summary::{MultiUserSummary, Stat, summary};
 use super::tables::{CurveTable, csv_bytes, num};
 use super::{cell, render};
-use crate::engine::multi_runner::MultiStats;
+use crate::engine::multi_user::runner::MultiStats;
 use crate::report::format::sig;
 use crate::report::plots::lines::{Curve, LineChart};
 use crate::report::plots::{Band, ChartOptions, render_chart};

@@ -3,8 +3,8 @@
 
 use super::METRICS;
 use super::summary::{MultiUserSummary, Stat};
-use crate::engine::multi_loop::N_MULTI;
-use crate::engine::multi_runner::MultiStats;
+use crate::engine::multi_user::runner::MultiStats;
+use crate::engine::multi_user::slot_loop::N_MULTI;
 use crate::report::ReportError;
 use crate::scenario::MultiUserScenario;
 

@@ -10,7 +10,7 @@
 //! float column parses as float.
 
 use crate::engine::recorder::{Metric, N_METRICS};
-use crate::engine::runner::RegretStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::report::format::float;
 use crate::scenario::RegretScenario;
 use crate::util::stats::MeanStd;

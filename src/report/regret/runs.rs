@@ -5,7 +5,7 @@
 //! write the same file byte for byte.
 
 use crate::engine::recorder::{Metric, Row};
-use crate::engine::runner::RegretStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::report::format::{float, whole};
 use crate::report::regret::curves::{SweepCell, cell_experiment};
 use crate::scenario::RegretScenario;

@@ -5,7 +5,7 @@
 //! results can be re-rendered (`specprobe plot`) and compared without simulating again.
 
 use crate::engine::recorder::{Metric, PAIRED, PolicyStats};
-use crate::engine::runner::RegretStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::model::channel::{BenchmarkKind, Environment};
 use crate::model::sensing::SensingSpec;
 use crate::model::theory::{Bounds, Optimum};

@@ -1,6 +1,6 @@
 //! What a sweep's `summary.json` holds.
 
-use crate::engine::runner::RegretStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::report::regret::summary::{RegretSummary, Stat, regret_summary};
 use crate::scenario::{RegretScenario, SweepScenario};
 use crate::store::names::ResultKind;

@@ -1,12 +1,12 @@
 //! Merging checked shards exactly into the results of the unsharded run.
 
-use crate::engine::identify_runner::IdentifyCell;
-use crate::engine::multi_runner::{self, MultiStats, TeamStats};
+use crate::engine::identification::runner::IdentifyCell;
+use crate::engine::multi_user::runner::{self as multi_runner, MultiStats, TeamStats};
 use crate::engine::recorder::PolicyStats;
+use crate::engine::regret::runner::RegretStats;
 use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
-use crate::engine::runner::RegretStats;
 use crate::scenario::{MultiUserScenario, RegretScenario, Scenario};
 use crate::store::partial::*;
 use std::path::{Path, PathBuf};

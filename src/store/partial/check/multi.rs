@@ -4,8 +4,8 @@
 //! the per-run rows.
 
 use super::{Blame, shard_runs};
-use crate::engine::multi_loop::{Expected, N_MULTI};
-use crate::engine::multi_runner::{TeamStats, expected_kind, jain_bounds};
+use crate::engine::multi_user::runner::{TeamStats, expected_kind, jain_bounds};
+use crate::engine::multi_user::slot_loop::{Expected, N_MULTI};
 use crate::engine::recorder::Metric;
 use crate::scenario::MultiUserScenario;
 use crate::store::partial::{MergeError, PartialBody};

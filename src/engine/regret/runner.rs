@@ -7,9 +7,9 @@
 //! on which thread or shard ran it. Runs fold into [`PolicyStats`] whose merge is exact, so rayon
 //! may split and join the work any way it likes and the output bytes never change.
 
-use crate::engine::classic_loop::{self, ClassicBuffers};
 use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
 use crate::engine::recorder::{PolicyStats, RunRecord, add_differences};
+use crate::engine::regret::classic_loop::{self, ClassicBuffers};
 use crate::engine::slot_loop::{Buffers, episode};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};

@@ -7,7 +7,7 @@
 //! user). Collision draws come from their own domain. Runs fold into exact statistics, so the
 //! split among threads never changes a byte.
 
-use crate::engine::multi_loop::{
+use crate::engine::multi_user::slot_loop::{
     Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
 };
 use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
@@ -573,14 +573,14 @@ mod tests {
         }
     }
 
-    fn single(policy: &str, channels: &str) -> crate::engine::runner::RegretStats {
+    fn single(policy: &str, channels: &str) -> crate::engine::regret::runner::RegretStats {
         let text = format!(
             "Regret(name: \"s\", seed: 9, horizon: 3000, runs: 6, {channels}, policies: [(policy: {policy})])"
         );
         let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
             panic!()
         };
-        crate::engine::runner::run_regret(&s, &RunOptions::default()).unwrap()
+        crate::engine::regret::runner::run_regret(&s, &RunOptions::default()).unwrap()
     }
 
     /// The fast paths (the papers' channels; one probe per user for classic teams) give what
@@ -661,7 +661,7 @@ mod tests {
                 for ((ra, xa), (rb, xb)) in a.iter().zip(b) {
                     assert_eq!(ra, rb);
                     assert_eq!(xa[..N_METRICS], xb[..], "{spec}, run {ra}");
-                    assert_eq!(xa[crate::engine::multi_loop::SU_COLLISIONS], 0.0);
+                    assert_eq!(xa[crate::engine::multi_user::slot_loop::SU_COLLISIONS], 0.0);
                 }
             }
         }
@@ -781,7 +781,7 @@ mod tests {
         }
     }
 
-    const SU: usize = crate::engine::multi_loop::SU_COLLISIONS;
+    const SU: usize = crate::engine::multi_user::slot_loop::SU_COLLISIONS;
 
     /// The same seed gives the same bytes on any number of threads.
     #[test]

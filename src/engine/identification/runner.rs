@@ -1,5 +1,5 @@
 //! Monte Carlo runs of an identification scenario: every (instance, N, setting, algorithm) cell
-//! over the shard's runs, in parallel, folded into exact statistics (see [`super::runner`] for
+//! over the shard's runs, in parallel, folded into exact statistics (see [`crate::engine::regret::runner`] for
 //! the seeding and determinism contract).
 
 use crate::engine::pipeline::{self, Kind, RunError, RunOptions, RunStats};

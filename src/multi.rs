@@ -71,15 +71,23 @@ pub(crate) trait TeamBuiltin:
     fn is_classic(&self) -> bool;
 
     /// Whether each user learns only from its own observations, so that users may see
-    /// different means (`user_theta`).
-    fn allows_user_means(&self) -> bool;
+    /// different means (`user_theta`). Default: no (a team that shares anything says so by
+    /// default; a selfish team opts in).
+    fn allows_user_means(&self) -> bool {
+        false
+    }
 
-    /// The feedback level the policy needs, if it needs one.
-    fn needs_feedback(&self) -> Option<Feedback>;
+    /// The feedback level the policy needs, if it needs one (default: none).
+    fn needs_feedback(&self) -> Option<Feedback> {
+        None
+    }
 
     /// The rules the parameters break for `k` channels and horizon `horizon`, as
-    /// (parameter, rule).
-    fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)>;
+    /// (parameter, rule) (default: a team without parameters breaks none).
+    fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
+        let _ = (k, horizon);
+        Vec::new()
+    }
 
     /// The team of `users` users on `env`'s channels, for a run of `horizon` slots; `rngs`
     /// are the users' streams.

@@ -12,7 +12,7 @@
 //! every user's samples, `M·(t − 1)`, as the reference's one policy receives them all.
 
 use super::index::{IndexSpec, Indices};
-use super::{Feedback, Seen, Team, TeamBuiltin};
+use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::Ties;
 use crate::util::rng::SimRng;
@@ -37,15 +37,6 @@ impl TeamBuiltin for CentralizedSpec {
     }
     fn is_classic(&self) -> bool {
         true
-    }
-    fn allows_user_means(&self) -> bool {
-        false
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
-    }
-    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
-        Vec::new()
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> Centralized {
         Centralized::new(env.len(), users, self.0)

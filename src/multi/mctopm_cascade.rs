@@ -23,7 +23,7 @@
 //! keeps the chair. One user: exactly P, lazy lists included. (A design of this simulator
 //! after MCTopM, not a published algorithm; the issue asked for an MCTopM-style cascade.)
 
-use super::{Feedback, Seen, SelfishSpec, Team, TeamBuiltin};
+use super::{Seen, SelfishSpec, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::{AnyPolicy, Policy, PolicySpec};
 use crate::util::rng::SimRng;
@@ -57,9 +57,6 @@ impl TeamBuiltin for McTopMCascadeSpec {
     }
     fn allows_user_means(&self) -> bool {
         true
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
     }
     fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
         self.0.policy_check(k)

@@ -16,7 +16,7 @@
 //! restores the reference code's step: the best mean over all channels, a never-tried channel's
 //! mean being −∞ (`meanRewards.fill(-inf)`), so that it is exploited last.
 
-use super::{Feedback, Seen, Team, TeamBuiltin};
+use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::Convention;
 use crate::util::rng::SimRng;
@@ -83,12 +83,6 @@ impl TeamBuiltin for MegaSpec {
     }
     fn is_classic(&self) -> bool {
         true
-    }
-    fn allows_user_means(&self) -> bool {
-        false
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
     }
     fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
         self.check_params()

@@ -23,7 +23,7 @@
 //! K² ln(2/δ²)/0.02)`, 367 680 slots for K = 6, ε = 0.05, δ = 0.01 (the last term's δ² is read as SMPyBandits'
 //! `optimalT0` reads it). The default is SMPyBandits' `Time0 = 0.25`: a quarter of the horizon.
 
-use super::{Feedback, Seen, Team, TeamBuiltin};
+use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::Convention;
 use crate::util::rng::SimRng;
@@ -54,12 +54,6 @@ impl TeamBuiltin for MusicalChairsSpec {
     }
     fn is_classic(&self) -> bool {
         true
-    }
-    fn allows_user_means(&self) -> bool {
-        false
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
     }
     fn check(&self, _k: usize, horizon: u64) -> Vec<(String, String)> {
         self.t0

@@ -7,7 +7,7 @@
 //! disagree. With one user it is exactly P. (A design of this simulator, not a published
 //! algorithm: the issue asked for a rank-offset cascade in rhoRand's style.)
 
-use super::{Feedback, Seen, SelfishSpec, Team, TeamBuiltin};
+use super::{Seen, SelfishSpec, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::{AnyPolicy, Policy, PolicySpec};
 use crate::util::rng::SimRng;
@@ -41,9 +41,6 @@ impl TeamBuiltin for RankOffsetSpec {
     }
     fn allows_user_means(&self) -> bool {
         true
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
     }
     fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
         self.0.policy_check(k)

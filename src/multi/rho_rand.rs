@@ -7,7 +7,7 @@
 //! random (`choiceWithRank`: uniform among the channels whose index equals the r-th largest).
 
 use super::index::{IndexSpec, Indices};
-use super::{Feedback, Seen, Team, TeamBuiltin};
+use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
 use rand::RngExt;
@@ -31,15 +31,6 @@ impl TeamBuiltin for RhoRandSpec {
     }
     fn is_classic(&self) -> bool {
         true
-    }
-    fn allows_user_means(&self) -> bool {
-        false
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
-    }
-    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
-        Vec::new()
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> RhoRand {
         RhoRand::new(env.len(), users, self.0)

@@ -11,7 +11,7 @@
 //! user's policy is built on the channels as it sees them, so that what it is told of them
 //! (the known costs of `CcUcbKnownCost`, a user's policy's mean costs) matches its labels.
 
-use super::{Feedback, Seen, Team, TeamBuiltin};
+use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::{AnyPolicy, Policy, PolicySpec};
 use crate::util::rng::SimRng;
@@ -63,9 +63,6 @@ impl TeamBuiltin for SelfishSpec {
     }
     fn allows_user_means(&self) -> bool {
         true
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
     }
     fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
         self.policy_check(k)

@@ -65,9 +65,6 @@ impl TeamBuiltin for SicMmabSpec {
     fn is_classic(&self) -> bool {
         true
     }
-    fn allows_user_means(&self) -> bool {
-        false
-    }
     fn needs_feedback(&self) -> Option<Feedback> {
         Some(Feedback::SensingAndCollision)
     }

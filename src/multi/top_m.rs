@@ -43,7 +43,7 @@
 use super::index::{IndexSpec, Indices};
 #[cfg(test)]
 use super::top;
-use super::{Feedback, Seen, Team, TeamBuiltin};
+use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::{Convention, Ties};
 use crate::util::rng::SimRng;
@@ -73,15 +73,6 @@ impl TeamBuiltin for RandTopMSpec {
     fn is_classic(&self) -> bool {
         true
     }
-    fn allows_user_means(&self) -> bool {
-        false
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
-    }
-    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
-        Vec::new()
-    }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
         TopM::new(env.len(), users, self.0, false)
     }
@@ -100,15 +91,6 @@ impl TeamBuiltin for McTopMSpec {
     }
     fn is_classic(&self) -> bool {
         true
-    }
-    fn allows_user_means(&self) -> bool {
-        false
-    }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
-    }
-    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
-        Vec::new()
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
         TopM::new(env.len(), users, self.0, true)

@@ -132,7 +132,7 @@ def test_a_declared_one_channel_team_leaves_the_built_ins_alone():
     # Undeclared, the team may list cascades: every team is measured against them.
     undeclared = specprobe.run(scenario, runs=2, horizon=800, teams={"hop": Hop})
     assert undeclared.summary["benchmark"] != alone.summary["benchmark"]
-    with pytest.raises(specprobe.PolicyError, match=r"two \(user 1\).*slot 4.*one_channel"):
+    with pytest.raises(specprobe.PolicyError, match=r"two \(user 0\).*slot 4.*one_channel"):
         specprobe.run(scenario, runs=1, horizon=800, teams={"two": TwoChannels})
 
 

@@ -436,7 +436,7 @@ impl Stepper {
         self.state.t
     }
 
-    /// The channels of the world (user 1's with per-user means): K, mean costs, stationary θ.
+    /// The channels of the world (user 0's with per-user means): K, mean costs, stationary θ.
     pub fn environment(&self) -> &Environment {
         &self.model.env
     }

@@ -9,7 +9,7 @@
 //!   single-user expected rewards, and the best list on a set of channels is the UCR-T1
 //!   optimum restricted to it. Exact by enumerating every assignment of each channel to one
 //!   user or to none where `(M + 1)^K ≤ ENUMERATION_LIMIT`; beyond, the better of two
-//!   documented heuristics (greedy: user 1 takes the optimum on every channel, user 2 on what
+//!   documented heuristics (greedy: user 0 takes the optimum on every channel, user 1 on what
 //!   is left, …; dealing: the channels ranked by `s − c` dealt round-robin, each user the
 //!   optimum on its hand), labelled as such in the outputs.
 
@@ -79,10 +79,10 @@ pub(crate) fn disjoint_lists(success: &[f64], stop: &[f64], cost: &[f64], users:
     })
 }
 
-/// Two heuristics, the better kept (greedy on a tie): greedy (user 1 its optimum on every
-/// channel, user 2 on what is left, …), good when costs make lists short; and dealing (the
+/// Two heuristics, the better kept (greedy on a tie): greedy (user 0 its optimum on every
+/// channel, user 1 on what is left, …), good when costs make lists short; and dealing (the
 /// channels in `ranked` order dealt round-robin, each user its optimum on its hand), good
-/// when lists are long (greedy then gives user 1 everything). `value_on(u, set)` is user u's
+/// when lists are long (greedy then gives user 0 everything). `value_on(u, set)` is user u's
 /// list on `set` and its expected reward.
 fn heuristic(
     users: usize,
@@ -208,7 +208,7 @@ const ASSIGNMENT_LIMIT: u64 = 1 << 26;
 /// collisions) every user takes its own optimum on every channel. Exact by dynamic
 /// programming over the sets of channels taken (`single`, M·2^K·K ≤ 2²⁶) or by enumerating
 /// every assignment of each channel to a user or none ((M + 1)^K ≤ 2²⁰); beyond, the better of
-/// greedy in user order (user 1 its optimum on every channel, user 2 on the rest, …) and
+/// greedy in user order (user 0 its optimum on every channel, user 1 on the rest, …) and
 /// dealing (the channels ranked by the users' mean `s − c`, dealt round-robin), labelled.
 pub(crate) fn per_user(
     success: &[Vec<f64>],
@@ -484,7 +484,7 @@ mod tests {
         let b = disjoint_lists(&s, &s, &c, 3);
         assert!(!b.exact);
         assert_eq!(b.lists.len(), 3);
-        // Free probes: greedy would give user 1 every channel; dealing beats one channel each.
+        // Free probes: greedy would give user 0 every channel; dealing beats one channel each.
         let s: Vec<f64> = (1..=9).map(|i| f64::from(i) / 10.0).collect();
         let b = disjoint_lists(&s, &s, &[0.0; 9], 6);
         assert!(!b.exact);

@@ -208,7 +208,7 @@ impl CheckedTeam {
         if let Some((j, one_channel)) = fault {
             self.faults.record(
                 ListFault {
-                    label: format!("{} (user {})", self.label, u + 1),
+                    label: format!("{} (user {u})", self.label),
                     slot: self.slot,
                     list: list[..=j].to_vec(),
                     channels: k,
@@ -308,7 +308,7 @@ mod tests {
         let fault = faults.take().expect("a fault");
         assert_eq!(
             fault.to_string(),
-            "policy \"mine (user 2)\" at slot 3 listed [1, 1]: channels must be distinct indices below 2"
+            "policy \"mine (user 1)\" at slot 3 listed [1, 1]: channels must be distinct indices below 2"
         );
     }
 }

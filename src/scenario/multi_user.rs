@@ -30,7 +30,7 @@ pub struct MultiUserScenario {
     pub(crate) env: Environment,
     /// Per-user means (`user_theta`), row k channel k, column u user u.
     pub(crate) user_theta: Option<Vec<Vec<f64>>>,
-    /// With per-user means, each user's channels (user 1's is `env`); else empty.
+    /// With per-user means, each user's channels (user 0's is `env`); else empty.
     pub(crate) user_envs: Vec<Environment>,
     pub(crate) policies: Vec<TeamEntry>,
     /// A sweep: the scenario at each value of one field (its cells); the scenario itself is
@@ -149,7 +149,7 @@ impl TeamEntry {
                     .expect("every policy was checked runnable before the runs started");
                 AnyPolicy::Custom(Box::new(Checked::new(
                     inner,
-                    &format!("{} (user {})", self.label, u + 1),
+                    &format!("{} (user {u})", self.label),
                     env.len(),
                     p.lists_one_channel(),
                     guard.faults.clone(),
@@ -433,7 +433,7 @@ fn check_user_theta(
                 ck.fail(
                     &at.index(0),
                     format!(
-                        "user 1's value must repeat channel {i}'s own theta, {} (user 1 sees the channels as declared; got {first})",
+                        "user 0's value must repeat channel {i}'s own theta, {} (user 0 sees the channels as declared; got {first})",
                         env.theta()[i]
                     ),
                 );

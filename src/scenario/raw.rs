@@ -338,7 +338,7 @@ pub(crate) struct RawMultiUser {
     /// What a user observes (default `SensingThenCollision`).
     #[serde(default)]
     pub feedback: Feedback,
-    /// Per-user means of i.i.d. channels: one row per channel, one value per user (user 1's
+    /// Per-user means of i.i.d. channels: one row per channel, one value per user (user 0's
     /// column repeats the channels' own `theta`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_theta: Option<Vec<Vec<f64>>>,

@@ -425,7 +425,7 @@ fn a_users_team_and_policy_run_beside_the_built_ins() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("\"broken (user 3)\"") && err.contains("slot 50") && err.contains("[4]"),
+        err.contains("\"broken (user 2)\"") && err.contains("slot 50") && err.contains("[4]"),
         "{err}"
     );
     // Teams belong to many-users scenarios.
@@ -530,7 +530,7 @@ fn per_user_means_are_checked_and_simulated() {
         .to_string();
     for want in [
         "user_theta: needs one row per channel",
-        "user_theta[1][0]: user 1's value must repeat channel 1's own theta",
+        "user_theta[1][0]: user 0's value must repeat channel 1's own theta",
         "user_theta[1][1]: must be a probability",
         "policies[0].policy: assumes every user sees the same means",
     ] {
@@ -813,7 +813,7 @@ fn a_sweep_run_prints_the_sweeps_table_and_report() {
     assert_eq!(last, format!("report: {}", out.join("report.md").display()));
 }
 
-/// Lists channels 0 and 1 for user 1 at slot 7, else one channel per user as [`Fixed`].
+/// Lists channels 0 and 1 for user 0 at slot 7, else one channel per user as [`Fixed`].
 struct TwoAtSlot7 {
     k: usize,
 }
@@ -899,7 +899,7 @@ fn a_declared_one_channel_team_leaves_the_built_ins_alone() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("\"two (user 1)\"")
+        err.contains("\"two (user 0)\"")
             && err.contains("slot 7")
             && err.contains("[0, 1]")
             && err.contains("one_channel"),

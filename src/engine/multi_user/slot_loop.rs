@@ -49,7 +49,7 @@ pub(crate) enum Expected {
 /// What the runs of one team share.
 #[derive(Clone, Debug)]
 pub(crate) struct Setup<'a> {
-    /// The channels (as user 1 sees them).
+    /// The channels (as user 0 sees them).
     pub env: &'a Environment,
     /// Each user's channels with per-user means, else `env` alone.
     pub envs: &'a [Environment],

@@ -168,7 +168,7 @@ pub(super) fn charts(
             .collect(),
         series: (0..summary.users.min(16))
             .map(|u| BarSeries {
-                label: format!("user {}", u + 1),
+                label: format!("user {u}"),
                 values: summary
                     .policies
                     .iter()

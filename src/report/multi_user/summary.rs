@@ -228,7 +228,7 @@ fn benchmark_name(s: &MultiUserScenario, stats: &MultiStats) -> String {
             (true, true) => format!("{what}, exact by dynamic programming"),
             (true, false) => format!("{what}, exact by enumeration"),
             (false, _) => format!(
-                "{what}, greedy (heuristic: user 1 its optimum on every channel, user 2 on the rest, …)"
+                "{what}, greedy (heuristic: user 0 its optimum on every channel, user 1 on the rest, …)"
             ),
         };
     }
@@ -239,7 +239,7 @@ fn benchmark_name(s: &MultiUserScenario, stats: &MultiStats) -> String {
         }
         Expected::Classic => format!("the min(M, K) = {} best channels, one per user", s.users.min(s.env.len())),
         Expected::None if exact => "the best assignment of disjoint UCR-T1 lists (exact, by enumeration)".into(),
-        Expected::None => "disjoint UCR-T1 lists, heuristic (the better of greedy, user 1 the optimum on every channel, user 2 on the rest, …, and dealing, the channels ranked by s − c dealt round-robin, each user the optimum on its hand)".into(),
+        Expected::None => "disjoint UCR-T1 lists, heuristic (the better of greedy, user 0 the optimum on every channel, user 1 on the rest, …, and dealing, the channels ranked by s − c dealt round-robin, each user the optimum on its hand)".into(),
     }
 }
 

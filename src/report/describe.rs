@@ -1,13 +1,17 @@
 //! The text `specprobe validate` prints: the checked scenario, its UCR-T1 optimum and bounds, or
 //! an identification scenario's instances and parameters.
 
+use crate::engine::multi_user::runner::{benchmarks, expected_kind};
 use crate::model::channel::Environment;
 use crate::model::cost::CostModel;
 use crate::model::law::LawSpec;
 use crate::policy::DEFAULT_ALPHA;
 use crate::report::format::unit_suffix;
 use crate::report::format::{list, runs_by, sig, span};
-use crate::scenario::{IdentificationScenario, RegretScenario, Scenario, SweepScenario};
+use crate::report::multi_user::summary::{benchmark_name, lower_bound};
+use crate::scenario::{
+    IdentificationScenario, MultiUserScenario, RegretScenario, Scenario, SweepScenario,
+};
 use crate::util::ron_text::to_ron_line;
 use std::fmt::Write;
 
@@ -17,7 +21,7 @@ pub(crate) fn describe(scenario: &Scenario) -> String {
         Scenario::Regret(s) => describe_regret(s),
         Scenario::Identification(s) => describe_identification(s),
         Scenario::Sweep(s) => describe_sweep(s),
-        Scenario::MultiUser(s) => crate::report::multi_user::describe(s),
+        Scenario::MultiUser(s) => describe_multi_user(s),
     }
 }
 
@@ -212,6 +216,114 @@ fn describe_regret(s: &RegretScenario) -> String {
         }
     }
     out
+}
+
+/// A many-users scenario: its model, policies, channels, the benchmark its regret is
+/// measured against and the lower bounds where they apply (a sweep: of its base scenario, then
+/// each cell's benchmark).
+fn describe_multi_user(s: &MultiUserScenario) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} is valid: many users {:?}: M = {} users, K = {} channels, T = {}, {}, seed {}",
+        s.header.source.display(),
+        s.header.name,
+        s.users,
+        s.env.len(),
+        s.header.horizon,
+        crate::report::format::count(s.header.runs, "run"),
+        s.header.seed
+    );
+    if !s.header.description.is_empty() {
+        let _ = writeln!(out, "  {}", s.header.description.trim());
+    }
+    let _ = writeln!(
+        out,
+        "timing {:?}, collisions {}, feedback {:?}",
+        s.timing,
+        to_ron_line(&s.collision),
+        s.feedback
+    );
+    let _ = writeln!(
+        out,
+        "cost weights: {}·energy{} + {}·delay{}",
+        s.header.weights.energy,
+        unit_suffix(&s.header.units.energy),
+        s.header.weights.delay,
+        unit_suffix(&s.header.units.delay)
+    );
+    if let Some(m) = &s.user_theta {
+        let _ = writeln!(
+            out,
+            "per-user means (row: channel, column: user from 0): {m:?}"
+        );
+    }
+    let _ = writeln!(out, "policies:");
+    for p in &s.policies {
+        let _ = writeln!(out, "  {:<24} {}", p.label, p.to_ron());
+    }
+    let _ = writeln!(out, "\n{} channels", s.env.len());
+    channel_table(&mut out, &s.env, s.header.horizon);
+    match &s.sweep {
+        Some(sw) => {
+            let _ = writeln!(
+                out,
+                "\nsweep of `{}` over {}: {} cells, each run as the scenario with that value",
+                sw.field,
+                sw.values
+                    .iter()
+                    .map(f64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                sw.cells.len()
+            );
+            for (value, cell) in sw.values.iter().zip(&sw.cells) {
+                let _ = write!(out, "  {} = {value}: ", sw.field);
+                benchmark_lines(&mut out, cell);
+            }
+        }
+        None => benchmark_lines(&mut out, s),
+    }
+    out
+}
+
+/// The benchmark of many-users scenario `s`, its expected reward per slot and lists, and the
+/// lower bounds (or why none apply).
+fn benchmark_lines(out: &mut String, s: &MultiUserScenario) {
+    let expected = expected_kind(s);
+    let bench = benchmarks(s, expected);
+    let _ = writeln!(out, "benchmark: {}", benchmark_name(s, expected, &bench));
+    for (e, b) in bench.iter().enumerate() {
+        let lists: Vec<String> = b.lists.iter().map(|l| list(l)).collect();
+        let when = if bench.len() > 1 {
+            format!(" (epoch {e})")
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "    expected net reward {} per slot, all users together{when}; lists by user: {}",
+            sig(b.expected_reward, 6),
+            lists.join(" ")
+        );
+    }
+    match lower_bound(s, expected) {
+        Some(b) => {
+            let _ = writeln!(
+                out,
+                "    lower bounds on the regret at T (Besson & Kaufmann 2018, decentralized; Anantharam et al. 1987, centralized): {} and {}; {}",
+                sig(b.decentralized * (s.header.horizon as f64).ln(), 4),
+                sig(b.centralized * (s.header.horizon as f64).ln(), 4),
+                b.caveat
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "    no lower bound: they need one channel per user, M < K, i.i.d. channels with shared means, colliding users all losing the slot (AllLost) and sensing feedback"
+            );
+        }
+    }
 }
 
 /// One line per run of identical channels: θ, c, θ/c and the cost law; then, where the

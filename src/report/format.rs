@@ -146,6 +146,33 @@ pub(crate) fn slug(label: &str) -> String {
     )
 }
 
+/// A swept value as a person writes it in JSON: a whole number without a fraction (`"users":
+/// 4`, not `4.0`, since the field it sets may be an integer), anything else as the float it
+/// is. Read back as `f64` either way.
+#[derive(Clone, Copy, Debug)]
+struct Whole(f64);
+
+impl serde::Serialize for Whole {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // 2⁵³: every whole f64 below it is an exact i64.
+        if self.0.fract() == 0.0 && self.0.abs() < 9_007_199_254_740_992.0 {
+            s.serialize_i64(self.0 as i64)
+        } else {
+            s.serialize_f64(self.0)
+        }
+    }
+}
+
+/// `serialize_with` for one swept value (see [`Whole`]).
+pub(crate) fn whole_number<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    serde::Serialize::serialize(&Whole(*v), s)
+}
+
+/// `serialize_with` for the swept values (see [`Whole`]).
+pub(crate) fn whole_numbers<S: serde::Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|&x| Whole(x)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +196,23 @@ mod tests {
         assert_eq!(sig(12.345, 3), "12.3");
         assert_eq!(sig(0.0, 4), "0");
         assert_eq!(sig(1.5e-7, 2), "1.5e-7");
+    }
+
+    #[test]
+    fn swept_values_keep_whole_numbers_whole() {
+        #[derive(serde::Serialize)]
+        struct V {
+            #[serde(serialize_with = "whole_numbers")]
+            values: Vec<f64>,
+            #[serde(serialize_with = "whole_number")]
+            value: f64,
+        }
+        let text = serde_json::to_string(&V {
+            values: vec![2.0, 0.25, -3.0, 1e300],
+            value: 4.0,
+        })
+        .unwrap();
+        assert_eq!(text, r#"{"values":[2,0.25,-3,1e300],"value":4}"#);
     }
 
     #[test]

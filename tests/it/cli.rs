@@ -505,3 +505,36 @@ fn usage_errors_exit_2_and_other_errors_exit_1() {
     assert_eq!(run(&["run", "x.ron", "--runs", "many"]), Some(2));
     assert_eq!(run(&["validate", "/nonexistent/scenario.ron"]), Some(1));
 }
+
+#[test]
+fn validate_shows_a_many_users_scenarios_channels_benchmark_and_bounds() {
+    let o = specprobe(&["validate", "scenarios/multi-bk2018-k9.ron"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for says in [
+        "is valid: many users",
+        "θ/c",
+        "0.9000",
+        "benchmark: the min(M, K) = 6 best channels, one per user",
+        "expected net reward 3.90000 per slot",
+        "lists by user: [8] [7] [6] [5] [4] [3]",
+        "lower bounds on the regret at T",
+    ] {
+        assert!(text.contains(says), "{says}: {text}");
+    }
+    // A sweep over an integer field: its values as written, each cell's benchmark.
+    let o = specprobe(&["validate", "scenarios/multi-sweep-users.ron"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("sweep of `users` over 2, 4, 6, 8"), "{text}");
+    assert!(
+        text.contains("users = 8: benchmark: the min(M, K) = 8"),
+        "{text}"
+    );
+    // Cascades: no lower bound, and why.
+    let o = specprobe(&["validate", "scenarios/multi-cascade-sensing.ron"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("no lower bound: they need one channel per user"),
+        "{text}"
+    );
+}

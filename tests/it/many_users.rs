@@ -641,7 +641,7 @@ fn a_sweep_over_users_runs_each_cell_as_its_own_scenario() {
         serde_json::from_slice(&std::fs::read(tmp.path().join("all/summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["kind"], "multi-user-sweep");
-    assert_eq!(summary["values"], serde_json::json!([1.0, 2.0, 5.0]));
+    assert_eq!(summary["values"], serde_json::json!([1, 2, 5]));
     for pol in summary["policies"].as_array().unwrap() {
         assert_eq!(pol["points"].as_array().unwrap().len(), 3);
     }

@@ -3,6 +3,7 @@
 
 use crate::engine::multi_user::runner::{MultiStats, TeamStats};
 use crate::engine::multi_user::slot_loop::Expected;
+use crate::model::sharing::Shared;
 use crate::model::theory::kl_bernoulli;
 use crate::scenario::MultiUserScenario;
 use crate::util::stats::{Moments, ci95};
@@ -51,14 +52,14 @@ const CAVEAT: &str = "asymptotic (T → ∞), for uniformly efficient policies o
 /// and the bounds' own model of collisions and feedback: colliding users all lose the slot
 /// (`AllLost`; under `NoCollision` users never interact, under `OneWinner` or `Capture` a
 /// collision still pays one of them) and each user senses its channel (not `CollisionOnly`).
-pub(crate) fn lower_bound(s: &MultiUserScenario, stats: &MultiStats) -> Option<LowerBound> {
+pub(crate) fn lower_bound(s: &MultiUserScenario, expected: Expected) -> Option<LowerBound> {
     let m = s.users;
     let k = s.env.len();
     let stationary =
         s.env.epochs().len() == 1 && s.env.channels().iter().all(|c| c.occupancy().is_iid());
     let their_model = s.collision == crate::multi::Collision::AllLost
         && s.feedback != crate::multi::Feedback::CollisionOnly;
-    if stats.expected != Expected::Classic || m >= k || !stationary || !their_model {
+    if expected != Expected::Classic || m >= k || !stationary || !their_model {
         return None;
     }
     let mut mu: Vec<f64> = s.env.epochs()[0].success.clone();
@@ -206,8 +207,13 @@ fn expected_note(e: Expected) -> &'static str {
     }
 }
 
-fn benchmark_name(s: &MultiUserScenario, stats: &MultiStats) -> String {
-    let exact = stats.benchmarks.iter().all(|b| b.exact);
+/// The benchmark of `s` in words, given how its pseudo-regret is computed and its benchmarks.
+pub(crate) fn benchmark_name(
+    s: &MultiUserScenario,
+    expected: Expected,
+    benchmarks: &[Shared],
+) -> String {
+    let exact = benchmarks.iter().all(|b| b.exact);
     if s.user_theta.is_some() && s.users > 1 {
         let single = s.policies.iter().all(|p| p.is_classic());
         let what = match (single, s.collision == crate::multi::Collision::NoCollision) {
@@ -232,7 +238,7 @@ fn benchmark_name(s: &MultiUserScenario, stats: &MultiStats) -> String {
             ),
         };
     }
-    match stats.expected {
+    match expected {
         Expected::Single => "the single-user optimum (UCR-T1 list)".into(),
         Expected::Classic if s.collision == crate::multi::Collision::NoCollision => {
             "every user on the best channel (independent copies)".into()
@@ -264,12 +270,12 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
             expected_note(stats.expected).into()
         },
         benchmark: Benchmark {
-            name: benchmark_name(s, stats),
+            name: benchmark_name(s, stats.expected, &stats.benchmarks),
             exact: stats.benchmarks.iter().all(|b| b.exact),
             expected_reward_per_slot: b.expected_reward,
             lists: b.lists.clone(),
         },
-        lower_bound: lower_bound(s, stats),
+        lower_bound: lower_bound(s, stats.expected),
         user_theta: s.user_theta.clone(),
         fairness: "Jain's index (Σx)²/(M·Σx²) of the users' acknowledged transmissions on idle channels, per run: 1 = equal shares, 1/M = one user took all (1 when nobody transmitted)".into(),
         policies: s

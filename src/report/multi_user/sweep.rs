@@ -32,6 +32,7 @@ const AT_HORIZON: [&str; 4] = [
 /// One cell of the sweep.
 #[derive(Clone, Debug, Serialize)]
 struct SweepCell {
+    #[serde(serialize_with = "crate::report::format::whole_number")]
     value: f64,
     folder: String,
     users: usize,
@@ -43,6 +44,7 @@ struct SweepCell {
 /// One policy at one value.
 #[derive(Clone, Debug, Serialize)]
 struct SweepPoint {
+    #[serde(serialize_with = "crate::report::format::whole_number")]
     value: f64,
     runs: u64,
     at_horizon: std::collections::BTreeMap<String, Option<Stat>>,
@@ -63,6 +65,7 @@ struct SweepSummary {
     scenario: String,
     description: String,
     field: String,
+    #[serde(serialize_with = "crate::report::format::whole_numbers")]
     values: Vec<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     axis_label: Option<String>,

@@ -19,6 +19,7 @@ pub struct SweepSummary {
     /// The swept field.
     pub field: String,
     /// Its values, in scenario order.
+    #[serde(serialize_with = "crate::report::format::whole_numbers")]
     pub values: Vec<f64>,
     /// The charts' title for the swept value, when the scenario gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,6 +37,7 @@ pub struct SweepSummary {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
     /// The swept value.
+    #[serde(serialize_with = "crate::report::format::whole_number")]
     pub value: f64,
     /// Configuration label (grids only).
     #[serde(default, skip_serializing_if = "Option::is_none")]

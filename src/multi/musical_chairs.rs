@@ -55,9 +55,9 @@ impl TeamBuiltin for MusicalChairsSpec {
     fn is_classic(&self) -> bool {
         true
     }
-    fn check(&self, _k: usize, horizon: u64) -> Vec<(String, String)> {
+    fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
         self.t0
-            .check(horizon)
+            .check(k, horizon)
             .err()
             .map(|rule| ("t0".to_string(), rule))
             .into_iter()
@@ -92,8 +92,8 @@ impl Default for T0 {
 }
 
 impl T0 {
-    /// The rule this value breaks, for a run of `horizon` slots.
-    pub(crate) fn check(&self, horizon: u64) -> Result<(), String> {
+    /// The rule this value breaks, for `k` channels and a run of `horizon` slots.
+    pub(crate) fn check(&self, k: usize, horizon: u64) -> Result<(), String> {
         let unit = |x: f64| x.is_finite() && x > 0.0 && x < 1.0;
         match *self {
             T0::Slots(n) if n == 0 || n > horizon => Err(format!(
@@ -104,6 +104,11 @@ impl T0 {
             }
             T0::Theorem1 { epsilon, delta } if !unit(epsilon) || !unit(delta) => Err(format!(
                 "epsilon and delta must lie in (0, 1) (got {epsilon}, {delta})"
+            )),
+            // Every slot would explore: the run measures phase 1 alone, never the chairs.
+            T0::Theorem1 { epsilon, delta } if self.slots(k, horizon) >= horizon => Err(format!(
+                "Theorem 1's T0 for K = {k}, epsilon {epsilon}, delta {delta} is {} slots, not below the horizon {horizon}: every slot would be spent exploring (give a longer horizon, or t0: Slots(n) or Fraction(f))",
+                self.slots(k, horizon)
             )),
             _ => Ok(()),
         }
@@ -301,7 +306,16 @@ mod tests {
         assert_eq!(t(6, 0.05, 0.01), 367_680);
         assert_eq!(t(6, 0.1, 0.05), 76_470);
         assert_eq!(t(2, 0.05, 0.1), 64_963);
-        assert!(T0::Slots(0).check(10).is_err());
-        assert!(T0::Fraction(1.5).check(10).is_err());
+        assert!(T0::Slots(0).check(6, 10).is_err());
+        assert!(T0::Fraction(1.5).check(6, 10).is_err());
+        // Theorem 1's T0 at K = 6, ε = 0.05, δ = 0.01 is 367 680 slots (the README's figure).
+        let theorem = T0::Theorem1 {
+            epsilon: 0.05,
+            delta: 0.01,
+        };
+        assert_eq!(theorem.slots(6, 1), 367_680);
+        let err = theorem.check(6, 367_680).unwrap_err();
+        assert!(err.contains("367680 slots, not below the horizon 367680"), "{err}");
+        assert!(theorem.check(6, 367_681).is_ok());
     }
 }

@@ -18,7 +18,7 @@ import io
 import json
 import os
 import tempfile
-from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, TypedDict, Union
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, TypedDict, Union
 
 from . import _specprobe
 from ._errors import PolicyError, ScenarioError, SpecprobeError
@@ -162,6 +162,30 @@ def _scenario(scenario: Scenario) -> tuple:
     if isinstance(scenario, (str, os.PathLike)):
         return os.fspath(scenario), False
     raise TypeError(f"scenario: expected a path or a dict, got {type(scenario).__name__}")
+
+
+def _classes(name: str, value: Optional[Mapping[str, Any]]) -> List[Tuple[str, Any]]:
+    """``policies``, ``identifiers`` or ``teams`` as (label, class) pairs, or a ``TypeError``
+    naming the keyword and the rule (a list of classes has no labels to give them)."""
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        hint = ""
+        if isinstance(value, (list, tuple, set)) or callable(value):
+            hint = (f"; to label classes by name, write {name}={{cls.__name__: cls for cls in "
+                    f"[...]}}")
+        raise TypeError(f"{name} must map labels to classes, as {name}={{\"mine\": Mine}}, "
+                        f"not a {type(value).__name__}{hint}")
+    pairs = []
+    for label, cls in value.items():
+        if not isinstance(label, str):
+            raise TypeError(f"{name}: every label must be a str, not {type(label).__name__} "
+                            f"({label!r})")
+        if not callable(cls):
+            raise TypeError(f"{name}[{label!r}] must be a class (called once per run), not a "
+                            f"{type(cls).__name__}")
+        pairs.append((label, cls))
+    return pairs
 
 
 def _count(name: str, value: Any, least: int = 1) -> Optional[int]:
@@ -428,9 +452,9 @@ def run(
         force=force,
         formats=_formats(formats),
         max_memory=_bytes("max_memory", max_memory),
-        policies=list((policies or {}).items()),
-        identifiers=list((identifiers or {}).items()),
-        teams=list((teams or {}).items()),
+        policies=_classes("policies", policies),
+        identifiers=_classes("identifiers", identifiers),
+        teams=_classes("teams", teams),
     )
     return Results(kind, dict(files), None if out is None else os.fspath(out))
 

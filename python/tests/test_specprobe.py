@@ -375,6 +375,12 @@ def test_validate_merge_compare_and_policies(tmp_path):
     ("threads", True, TypeError, "threads"),
     ("formats", "jpg", ValueError, "formats: 'jpg' is not a chart format"),
     ("max_memory", "lots", ValueError, "max_memory"),
+    # A list of classes has no labels: a TypeError saying how to write it, not AttributeError.
+    ("policies", [object], TypeError, "policies must map labels to classes.*not a list.*__name__"),
+    ("teams", (object,), TypeError, "teams must map labels to classes.*not a tuple"),
+    ("identifiers", object, TypeError, "identifiers must map labels to classes.*not a type"),
+    ("policies", {1: object}, TypeError, "policies: every label must be a str"),
+    ("teams", {"hop": 3}, TypeError, r"teams\['hop'\] must be a class"),
 ])
 def test_keyword_errors_name_the_keyword(keyword, value, error, says):
     with pytest.raises(error, match=says.replace("(", r"\(")):

@@ -21,6 +21,7 @@ pub(crate) mod raw;
 pub(crate) mod sweep;
 mod syntax;
 
+pub(crate) use checker::label_is_printable;
 pub(crate) use header::{Header, MAX_HORIZON};
 pub use identification::IdentificationScenario;
 pub use multi_user::MultiUserScenario;

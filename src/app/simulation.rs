@@ -35,6 +35,7 @@ use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;
 use crate::multi::{CustomTeam, Team};
 use crate::policy::{CustomPolicy, Policy};
+use crate::scenario::label_is_printable;
 use crate::scenario::multi_user::{TeamEntry, TeamKind};
 use crate::scenario::{
     OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario,
@@ -61,8 +62,10 @@ pub enum SimulationError {
         /// The scenario's kind.
         kind: &'static str,
     },
-    /// An added label is empty or already used.
-    #[error("{0:?}: labels must be non-empty and unique within the scenario")]
+    /// An added label is empty, holds a control character or is already used.
+    #[error(
+        "{0:?}: labels must be non-empty, free of control characters (a NUL, a tab, a line break) and unique within the scenario"
+    )]
     Label(String),
     /// More shards than runs: every shard must hold at least one run.
     #[error("--shard {shard}: {runs} run{} cannot be split into {} shards (at most one shard per run)", if *runs == 1 { "" } else { "s" }, shard.count)]
@@ -296,7 +299,10 @@ impl Simulation {
                             .map(|(l, t)| (l, TeamKind::Custom(t.clone()))),
                     );
                 for (label, kind) in added {
-                    if label.trim().is_empty() || !seen.insert(label.clone()) {
+                    if label.trim().is_empty()
+                        || !label_is_printable(label)
+                        || !seen.insert(label.clone())
+                    {
                         return Err(SimulationError::Label(label.clone()));
                     }
                     s.policies.push(TeamEntry {
@@ -324,7 +330,10 @@ impl Simulation {
                 let mut seen: BTreeSet<String> =
                     s.algorithms.iter().map(|a| a.name().to_string()).collect();
                 for a in &self.algorithms {
-                    if a.name().trim().is_empty() || !seen.insert(a.name().to_string()) {
+                    if a.name().trim().is_empty()
+                        || !label_is_printable(a.name())
+                        || !seen.insert(a.name().to_string())
+                    {
                         return Err(SimulationError::Label(a.name().to_string()));
                     }
                     s.algorithms.push(Algorithm::Custom(a.clone()));
@@ -352,7 +361,8 @@ impl Simulation {
         }
         let mut seen: BTreeSet<String> = s.policies.iter().map(|p| p.label.clone()).collect();
         for (label, policy) in &self.policies {
-            if label.trim().is_empty() || !seen.insert(label.clone()) {
+            if label.trim().is_empty() || !label_is_printable(label) || !seen.insert(label.clone())
+            {
                 return Err(SimulationError::Label(label.clone()));
             }
             s.policies.push(PolicyEntry {

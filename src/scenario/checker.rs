@@ -64,8 +64,9 @@ impl Checker<'_> {
         );
     }
 
-    /// A label (of a `what`: policy, configuration, instance) must be non-empty and unique
-    /// among those already `seen`.
+    /// A label (of a `what`: policy, configuration, instance) must be non-empty, free of
+    /// control characters (a NUL or a line break in a CSV cell or a chart is a damaged file
+    /// to every reader, `specprobe plot` included) and unique among those already `seen`.
     pub(crate) fn label(
         &mut self,
         seen: &mut BTreeSet<String>,
@@ -74,6 +75,13 @@ impl Checker<'_> {
         what: &str,
     ) {
         if self.require(!label.trim().is_empty(), path, "must not be empty")
+            && self.require(
+                label_is_printable(label),
+                path,
+                format!(
+                    "must not hold control characters (a NUL, a tab, a line break; got {label:?})"
+                ),
+            )
             && !seen.insert(label.to_string())
         {
             self.fail(
@@ -82,6 +90,11 @@ impl Checker<'_> {
             );
         }
     }
+}
+
+/// Whether `label` holds no control character (see [`Checker::label`]).
+pub(crate) fn label_is_printable(label: &str) -> bool {
+    !label.chars().any(char::is_control)
 }
 
 /// Longest scenario name: it names the output folder, beside which the lock and staging

@@ -70,11 +70,13 @@ impl SweepAxis {
         if let Some(label) = &self.label
             && (label.trim().is_empty()
                 || label.chars().count() > MAX_LABEL
-                || label.contains('\n'))
+                || label.chars().any(char::is_control))
         {
             out.push((
                 "label",
-                format!("must be one line of 1 to {MAX_LABEL} characters (got {label:?})"),
+                format!(
+                    "must be one line of 1 to {MAX_LABEL} characters, with no control character (got {label:?})"
+                ),
             ));
         }
         if self.log == Some(true)

@@ -391,3 +391,28 @@ fn bad_trace_files_name_file_line_and_column() {
         "{msg}"
     );
 }
+
+/// A NUL or a line break in a label would damage every CSV and chart it names (and `plot`
+/// would refuse what `run` wrote): refused where it enters, from a file or from the API.
+#[test]
+fn labels_with_control_characters_are_refused() {
+    for bad in ["a\\u{0}b", "a\\nb", "a\\tb"] {
+        fails_with(
+            &GOOD.replace(r#"label: "a""#, &format!(r#"label: "{bad}""#)),
+            &["policies[0].label", "must not hold control characters"],
+        );
+    }
+    struct First;
+    impl specprobe::Policy for First {
+        fn plan(&mut self, _t: u64, list: &mut Vec<usize>, _rng: &mut specprobe::SimRng) {
+            list.push(0);
+        }
+        fn observe(&mut self, _channel: usize, _idle: bool, _cost: f64) {}
+    }
+    let err = specprobe::Simulation::new(parse(GOOD).unwrap())
+        .policy("nul\0label", |_| First)
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("free of control characters"), "{err}");
+}

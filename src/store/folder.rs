@@ -15,7 +15,8 @@
 //! Elsewhere (other systems, or file systems that refuse the exchange) the swap is two renames:
 //! the old set to `.<name>.old-XXXXXX`, the new one into place. A kill between them leaves no
 //! destination and the old set under that name; the next run into the destination puts it back
-//! before anything else.
+//! before anything else (and removes an empty `.<name>.old-XXXXXX`, left by a kill before the
+//! first rename).
 
 mod claim;
 
@@ -582,6 +583,15 @@ fn recover(parent: &Path, name: &str, path: &Path) {
             continue;
         }
         let dir = entry.path();
+        // The fallback's aside folder, made empty, then killed before the old set moved in:
+        // nothing of anyone's is in it (remove_dir refuses a folder that holds anything, and
+        // never follows a link).
+        if n.starts_with(&old)
+            && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir())
+            && std::fs::remove_dir(&dir).is_ok()
+        {
+            continue;
+        }
         let ours = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir())
             && (std::fs::symlink_metadata(dir.join(STAGING_TAG)).is_ok_and(|m| m.is_file())
                 || claim::Marker::read(&dir).is_some());
@@ -905,6 +915,8 @@ mod tests {
         std::fs::create_dir(&killed).unwrap();
         std::fs::write(killed.join(STAGING_TAG), "").unwrap();
         std::fs::rename(&out, tmp.path().join(".out.old-xyz789")).unwrap();
+        // And an empty aside folder of a fallback killed before its first rename.
+        std::fs::create_dir(tmp.path().join(".out.old-empty1")).unwrap();
         let d = Destination::open(&out, "s", ResultKind::Regret, Replace::SameScenario).unwrap();
         assert_eq!(d.previous(), &Previous::SameScenario);
         assert_eq!(std::fs::read_to_string(out.join("a.txt")).unwrap(), "one");

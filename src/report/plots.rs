@@ -565,6 +565,47 @@ pub(crate) fn si(x: f64) -> String {
     format!("{s}{suffix}")
 }
 
+/// The slot axes to draw a time chart on (`true`: logarithmic): as asked, and for `auto`
+/// both for a regret chart, linear for the others.
+pub(crate) fn axis_modes(axis: AxisMode, regret: bool) -> Vec<bool> {
+    match axis {
+        AxisMode::Linear => vec![false],
+        AxisMode::Log => vec![true],
+        AxisMode::Both => vec![false, true],
+        AxisMode::Auto if regret => vec![false, true],
+        AxisMode::Auto => vec![false],
+    }
+}
+
+/// Whether the value axis of `curves` is logarithmic: as asked, or (auto) when the curves'
+/// final values (the zero ones aside) span more than 20×, which would squash the smaller ones
+/// against the axis.
+pub(crate) fn log_values(curves: &[lines::Curve], axis: ValueAxis) -> bool {
+    match axis {
+        ValueAxis::Linear => false,
+        ValueAxis::Log => true,
+        ValueAxis::Auto => {
+            let finals: Vec<f64> = curves
+                .iter()
+                .filter_map(|c| c.points.last().map(|p| p.1))
+                .filter(|&v| v > 0.0)
+                .collect();
+            let lo = finals.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = finals.iter().copied().fold(0.0, f64::max);
+            lo.is_finite() && hi > 20.0 * lo
+        }
+    }
+}
+
+/// The file stem of a chart on a logarithmic slot axis (`regret-log`), else `base`.
+pub(crate) fn stem_for(base: &str, log: bool) -> String {
+    if log {
+        format!("{base}-log")
+    } else {
+        base.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -436,3 +436,56 @@ fn the_log_reward_chart_starts_where_its_values_are_fitted() {
     assert!(report.contains("the first 1 % of slots is clipped to the axis"));
     assert!(out.join("reward-log.svg").exists() && out.join("reward.svg").exists());
 }
+
+/// Many-users charts follow the chart options as a single user's do: `--axis both` adds the
+/// logarithmic slot axis, `--value-axis` sets the regret's value axis (and `auto` turns
+/// logarithmic when the final regrets span more than 20×, as they do here: the coordinator
+/// against Selfish UCB).
+#[test]
+fn many_users_charts_follow_the_axis_options() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-bk2018-k9.ron");
+    let draw = |name: &str, axis: AxisMode, value_axis: specprobe::ValueAxis| {
+        let out = tmp.path().join(name);
+        commands::run(&RunArgs {
+            scenario: scenario.clone(),
+            out: Some(out.clone()),
+            overrides: specprobe::Overrides {
+                runs: Some(4),
+                horizon: Some(2000),
+                ..Default::default()
+            },
+            threads: Some(2),
+            charts: ChartOptions {
+                formats: vec![Format::Svg],
+                axis,
+                value_axis,
+                ..ChartOptions::default()
+            },
+            ..RunArgs::default()
+        })
+        .unwrap();
+        out
+    };
+    let both = draw("both", AxisMode::Both, specprobe::ValueAxis::Auto);
+    for stem in ["regret", "regret-log", "collisions", "collisions-log"] {
+        assert!(both.join(format!("{stem}.svg")).exists(), "{stem}");
+    }
+    let svg = |dir: &Path| std::fs::read_to_string(dir.join("regret.svg")).unwrap();
+    let auto = svg(&both);
+    assert!(
+        auto.contains("(log scale)"),
+        "auto: a 20× spread gets a log axis"
+    );
+    let linear = svg(&draw(
+        "linear",
+        AxisMode::Auto,
+        specprobe::ValueAxis::Linear,
+    ));
+    assert!(!linear.contains("(log scale)"));
+    assert!(
+        !draw("linear", AxisMode::Auto, specprobe::ValueAxis::Linear)
+            .join("regret-log.svg")
+            .exists()
+    );
+}

@@ -7,7 +7,7 @@ use super::{COLLISIONS, PSEUDO, REALIZED};
 use crate::report::format::sig;
 use crate::report::plots::bars::{BarSeries, GroupedBars};
 use crate::report::plots::lines::{Curve, LineChart, Reference};
-use crate::report::plots::{Band, ChartOptions, render_chart};
+use crate::report::plots::{Band, ChartOptions, axis_modes, log_values, render_chart, stem_for};
 use crate::report::{Rendered, ReportError};
 use crate::util::stats::ci95;
 use plotters::style::RGBColor;
@@ -53,6 +53,48 @@ fn metric_curves(
     band: Band,
 ) -> Vec<Curve> {
     metric_curves_labelled(summary, table, m, band, "")
+}
+
+/// Renders `chart` (a time chart on a linear slot axis) once per slot axis the options ask
+/// for (for many users `auto` is linear; `log` and `both` add `<stem>-log`). A regret chart
+/// (`regret`) takes a logarithmic value axis as `--value-axis` says (`auto`: when the final
+/// values span more than 20×), as a single user's does.
+pub(super) fn time_charts(
+    mut chart: LineChart,
+    stem: &str,
+    caption: &str,
+    regret: bool,
+    opts: &ChartOptions,
+    out: &mut Vec<Rendered>,
+) -> Result<(), ReportError> {
+    if regret && log_values(&chart.curves, opts.value_axis) {
+        chart.log_y = true;
+        chart.y_label.push_str(" (log scale)");
+        // The first slots' regrets (fractions of one) would stretch a log axis over decades
+        // nobody reads: the value axis is fitted from slot 10.
+        chart.y_range_from = 10.0;
+        for c in &chart.curves {
+            if c.points.last().is_some_and(|p| p.1 <= 0.0) {
+                chart
+                    .notes
+                    .push(format!("{}: 0, not drawn on a log axis", c.label));
+            }
+        }
+    }
+    for log in axis_modes(opts.axis, false) {
+        chart.log_x = log;
+        let stem = stem_for(stem, log);
+        out.push(Rendered {
+            caption: if log {
+                format!("{caption} (logarithmic slot axis)")
+            } else {
+                caption.to_string()
+            },
+            files: render_chart(&chart, &stem, opts)?,
+            stem,
+        });
+    }
+    Ok(())
 }
 
 /// The charts: system regret with the lower bounds, collisions between users over time, each
@@ -134,13 +176,14 @@ pub(super) fn charts(
         references,
         notes,
     );
-    out.push(Rendered {
-        caption: format!(
-            "The {what} of every policy, with the asymptotic lower bounds where they apply"
-        ),
-        stem: "regret".into(),
-        files: render_chart(&chart, "regret", opts)?,
-    });
+    time_charts(
+        chart,
+        "regret",
+        &format!("The {what} of every policy, with the asymptotic lower bounds where they apply"),
+        true,
+        opts,
+        &mut out,
+    )?;
     let chart = line(
         format!("{} — collisions between users", summary.scenario),
         "users in collisions (cumulative)",
@@ -148,15 +191,23 @@ pub(super) fn charts(
         Vec::new(),
         Vec::new(),
     );
-    out.push(Rendered {
-        caption: "Users involved in collisions with other users, cumulative".into(),
-        stem: "collisions".into(),
-        files: render_chart(&chart, "collisions", opts)?,
-    });
+    time_charts(
+        chart,
+        "collisions",
+        "Users involved in collisions with other users, cumulative",
+        false,
+        opts,
+        &mut out,
+    )?;
     let chart = GroupedBars {
-        title: format!("{} — reward per user over the run", summary.scenario),
+        // The bars count what Jain's index measures (acknowledged transmissions on idle
+        // channels), so that the two agree when probes cost; without costs it is the reward.
+        title: format!(
+            "{} — acknowledged transmissions per user over the run",
+            summary.scenario
+        ),
         x_label: "policy".into(),
-        y_label: "net reward per user".into(),
+        y_label: "acknowledged transmissions per user".into(),
         // Fairness on the chart itself: each policy's mean Jain index under its name.
         groups: summary
             .policies
@@ -172,7 +223,7 @@ pub(super) fn charts(
                 values: summary
                     .policies
                     .iter()
-                    .map(|p| p.users[u].reward.as_ref().map(|r| (r.mean, r.std)))
+                    .map(|p| p.users[u].successes.as_ref().map(|r| (r.mean, r.std)))
                     .collect(),
             })
             .collect(),
@@ -184,7 +235,7 @@ pub(super) fn charts(
         ],
     };
     out.push(Rendered {
-        caption: "Each user's net reward over the run (fairness between users)".into(),
+        caption: "Each user's acknowledged transmissions over the run (fairness between users, as Jain's index measures it)".into(),
         stem: "users".into(),
         files: render_chart(&chart, "users", opts)?,
     });

@@ -2,14 +2,14 @@
 //! regret, collisions between users), with one combined table. The lower bounds belong to one
 //! instance each, so they are listed in the table rather than drawn.
 
-use super::charts::metric_curves_labelled;
+use super::charts::{metric_curves_labelled, time_charts};
 use super::summary::MultiUserSummary;
 use super::tables::CurveTable;
 use super::{COLLISIONS, PSEUDO, REALIZED, cell};
 use crate::report::format::{charts_section, count, sig};
+use crate::report::plots::ChartOptions;
 use crate::report::plots::lines::LineChart;
-use crate::report::plots::{ChartOptions, render_chart};
-use crate::report::{Artifact, Rendered, ReportError, embedded};
+use crate::report::{Artifact, ReportError, embedded};
 use crate::store::names;
 use std::fmt::Write;
 
@@ -70,11 +70,7 @@ pub(crate) fn render_compare(
                 y_from_zero: true,
                 verticals: None,
             };
-            rendered.push(Rendered {
-                caption,
-                stem: stem.into(),
-                files: render_chart(&chart, stem, opts)?,
-            });
+            time_charts(chart, stem, &caption, m != COLLISIONS, opts, &mut rendered)?;
         }
     }
     let md = markdown(labels, loaded, &embedded(&rendered, opts));

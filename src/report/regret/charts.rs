@@ -5,7 +5,9 @@ use crate::engine::recorder::Metric;
 use crate::report::Rendered;
 use crate::report::format::unit_suffix;
 use crate::report::plots::lines::{Curve, LineChart, Reference};
-use crate::report::plots::{AxisMode, Band, ChartError, ChartOptions, ValueAxis, render_chart};
+use crate::report::plots::{
+    Band, ChartError, ChartOptions, axis_modes, log_values, render_chart, stem_for,
+};
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::summary::{ExperimentSummary, RegretSummary};
 use crate::util::stats::MeanStd;
@@ -181,44 +183,6 @@ fn bound_references(
         }
     }
     (refs, notes)
-}
-
-fn axis_modes(axis: AxisMode, regret: bool) -> Vec<bool> {
-    match axis {
-        AxisMode::Linear => vec![false],
-        AxisMode::Log => vec![true],
-        AxisMode::Both => vec![false, true],
-        AxisMode::Auto if regret => vec![false, true],
-        AxisMode::Auto => vec![false],
-    }
-}
-
-/// Whether the value axis of `curves` is logarithmic: as asked, or (auto) when the curves'
-/// final values (the zero ones aside) span more than 20×, which would squash the smaller ones
-/// against the axis.
-fn log_values(curves: &[Curve], axis: ValueAxis) -> bool {
-    match axis {
-        ValueAxis::Linear => false,
-        ValueAxis::Log => true,
-        ValueAxis::Auto => {
-            let finals: Vec<f64> = curves
-                .iter()
-                .filter_map(|c| c.points.last().map(|p| p.1))
-                .filter(|&v| v > 0.0)
-                .collect();
-            let lo = finals.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = finals.iter().copied().fold(0.0, f64::max);
-            lo.is_finite() && hi > 20.0 * lo
-        }
-    }
-}
-
-fn stem_for(base: &str, log: bool) -> String {
-    if log {
-        format!("{base}-log")
-    } else {
-        base.to_string()
-    }
 }
 
 /// What the time charts of one report or comparison share.

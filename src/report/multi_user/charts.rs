@@ -152,7 +152,9 @@ pub(super) fn charts(
                 dash: (8, 5),
             });
         }
-        notes.push("lower bounds: asymptotic, for uniformly efficient policies only".into());
+        notes.push(
+            "lower bounds: asymptotic (T → ∞), for uniformly efficient policies only; at a finite T a learner may lie below them".into(),
+        );
     }
     let line = |title: String, y: &str, curves: Vec<Curve>, references, notes| LineChart {
         title,

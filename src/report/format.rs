@@ -212,7 +212,7 @@ mod tests {
             value: 4.0,
         })
         .unwrap();
-        assert_eq!(text, r#"{"values":[2,0.25,-3,1e300],"value":4}"#);
+        assert_eq!(text, r#"{"values":[2,0.25,-3,1e+300],"value":4}"#);
     }
 
     #[test]

@@ -41,7 +41,6 @@ pub(crate) const METRICS: [(&str, usize); 8] = [
     ("probes", Metric::Probes as usize),
 ];
 
-/// A statistic over runs.
 /// Positions in [`METRICS`] of the pseudo- and realised regret and of the users in collisions.
 pub(crate) const PSEUDO: usize = 0;
 /// See [`PSEUDO`].

@@ -22,6 +22,16 @@ fn stat(s: &Option<Stat>, field: &str, range: Option<(f64, f64)>) -> Result<(), 
             )
         },
     )?;
+    require(
+        s.stderr.is_finite() && s.stderr >= 0.0,
+        format!("{field}.stderr"),
+        || {
+            format!(
+                "{} is not a standard error (finite, not negative)",
+                s.stderr
+            )
+        },
+    )?;
     if let Some([lo, hi]) = s.ci95 {
         require(
             lo.is_finite() && hi.is_finite() && lo <= s.mean && s.mean <= hi,

@@ -6,30 +6,19 @@ use crate::engine::multi_user::slot_loop::Expected;
 use crate::model::sharing::Shared;
 use crate::model::theory::kl_bernoulli;
 use crate::scenario::MultiUserScenario;
-use crate::util::stats::{Moments, ci95};
+use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
 
 use super::METRICS;
 
-/// A statistic over runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Stat {
-    /// Mean over runs.
-    pub mean: f64,
-    /// Standard deviation over runs (`n − 1` in the denominator).
-    pub std: f64,
-    /// 95 % confidence interval of the mean (Student's t), `None` for a single run.
-    pub ci95: Option<[f64; 2]>,
-}
+pub use crate::report::regret::summary::Stat;
 
+/// The statistics of `m`'s values (the one [`Stat`] of every summary: n, mean, standard
+/// deviation, standard error, 95 % interval), `None` when it holds no value.
 fn stat(m: &Moments) -> Option<Stat> {
     (m.count() > 0).then(|| {
         let ms = m.mean_std();
-        Stat {
-            mean: ms.mean,
-            std: ms.std,
-            ci95: ci95(m.count(), ms.mean, ms.std),
-        }
+        Stat::of(m.count(), ms.mean, ms.std)
     })
 }
 

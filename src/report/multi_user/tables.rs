@@ -16,6 +16,8 @@ pub(crate) struct Point {
     pub mean: f64,
     /// Sample standard deviation over runs.
     pub std: f64,
+    /// Runs (0: read from a `curves.csv` written before the column was).
+    pub n: u64,
 }
 
 /// One checkpoint of one policy: the slot, and each metric of [`METRICS`] (`None`: no value,
@@ -49,6 +51,7 @@ impl CurveTable {
                                 Point {
                                     mean: ms.mean,
                                     std: ms.std,
+                                    n: c[i].count(),
                                 }
                             })
                         };
@@ -61,7 +64,21 @@ impl CurveTable {
         CurveTable { policies }
     }
 
+    /// The columns: per metric its mean, standard deviation, standard error and 95 %
+    /// interval (as a single user's `curves.csv`), then the runs `n`.
     fn header() -> Vec<String> {
+        let mut header = vec!["policy".to_string(), "t".to_string()];
+        for (name, _) in METRICS {
+            for what in ["mean", "std", "se", "ci95_lo", "ci95_hi"] {
+                header.push(format!("{name}_{what}"));
+            }
+        }
+        header.push("n".into());
+        header
+    }
+
+    /// The columns of a `curves.csv` written before the standard errors were (read only).
+    fn header_v1() -> Vec<String> {
         let mut header = vec!["policy".to_string(), "t".to_string()];
         for (name, _) in METRICS {
             header.push(format!("{name}_mean"));
@@ -70,17 +87,28 @@ impl CurveTable {
         header
     }
 
-    /// `curves.csv`: per policy and checkpoint, each metric's mean and standard deviation.
+    /// `curves.csv`: per policy and checkpoint, each metric's mean, standard deviation,
+    /// standard error and 95 % interval of the mean (Student's t), and the runs.
     pub(crate) fn to_csv(&self) -> Result<Vec<u8>, ReportError> {
         let rows = self.policies.iter().flat_map(|(label, rows)| {
             rows.iter().map(move |(t, points)| {
                 let mut r = vec![label.clone(), t.to_string()];
+                let mut n = 0;
                 for p in points {
                     match p {
-                        None => r.extend([String::new(), String::new()]),
-                        Some(p) => r.extend([num(p.mean), num(p.std)]),
+                        None => r.extend(std::iter::repeat_n(String::new(), 5)),
+                        Some(p) => {
+                            n = n.max(p.n);
+                            let s = Stat::of(p.n, p.mean, p.std);
+                            let [lo, hi] =
+                                s.ci95.map_or([String::new(), String::new()], |[lo, hi]| {
+                                    [num(lo), num(hi)]
+                                });
+                            r.extend([num(p.mean), num(p.std), num(s.stderr), lo, hi]);
+                        }
                     }
                 }
+                r.push(n.to_string());
                 r
             })
         });
@@ -96,12 +124,17 @@ impl CurveTable {
             .iter()
             .map(String::from)
             .collect();
-        if header != Self::header() {
+        // Per metric, how many columns: 5 now, 2 in files written before the standard errors.
+        let stride = if header == Self::header() {
+            5
+        } else if header == Self::header_v1() {
+            2
+        } else {
             return Err(format!(
                 "the header is not a many-users curves.csv's (want {})",
                 Self::header().join(",")
             ));
-        }
+        };
         let mut table = CurveTable::default();
         for (i, record) in r.records().enumerate() {
             let line = i + 2;
@@ -110,9 +143,17 @@ impl CurveTable {
             let t: u64 = field(1)
                 .parse()
                 .map_err(|_| format!("line {line}, column t: {:?} is not a slot", field(1)))?;
+            let n: u64 = if stride == 5 {
+                let at = header.len() - 1;
+                field(at)
+                    .parse()
+                    .map_err(|_| format!("line {line}, column n: {:?} is not a count", field(at)))?
+            } else {
+                0
+            };
             let mut points = [None; METRICS.len()];
             for (m, point) in points.iter_mut().enumerate() {
-                let (mean, std) = (field(2 + 2 * m), field(3 + 2 * m));
+                let (mean, std) = (field(2 + stride * m), field(3 + stride * m));
                 if mean.is_empty() && std.is_empty() {
                     continue;
                 }
@@ -130,6 +171,7 @@ impl CurveTable {
                 *point = Some(Point {
                     mean: parse(mean, "mean")?,
                     std: parse(std, "std")?,
+                    n,
                 });
             }
             let label = field(0);
@@ -261,4 +303,50 @@ pub(super) fn channels_csv(summary: &MultiUserSummary) -> Result<Vec<u8>, Report
         })
     });
     csv_bytes(&header, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(mean: f64, std: f64, n: u64) -> Option<Point> {
+        Some(Point { mean, std, n })
+    }
+
+    /// `curves.csv` carries each metric's standard error and 95 % interval and the runs, and
+    /// reads back to the same table; a file written before those columns still reads (n = 0).
+    #[test]
+    fn curves_carry_standard_errors_and_old_files_still_read() {
+        let mut points = [None; METRICS.len()];
+        points[1] = point(10.0, 4.0, 4);
+        points[2] = point(2.5, 0.0, 4);
+        let table = CurveTable {
+            policies: vec![("p".into(), vec![(7, points)])],
+        };
+        let bytes = table.to_csv().unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+        let row: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+        let at = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+        assert_eq!(at("realized_regret_se"), "2");
+        let lo: f64 = at("realized_regret_ci95_lo").parse().unwrap();
+        assert!((lo - (10.0 - 3.182_446 * 2.0)).abs() < 1e-5, "{lo}");
+        assert_eq!(at("pseudo_regret_se"), "");
+        assert_eq!(at("n"), "4");
+        assert_eq!(CurveTable::from_csv(&bytes).unwrap(), table);
+        // The same file in the earlier columns.
+        let mut old = csv::Writer::from_writer(Vec::new());
+        old.write_record(CurveTable::header_v1()).unwrap();
+        let mut r = vec!["p".to_string(), "7".to_string()];
+        for p in &points {
+            match p {
+                Some(p) => r.extend([p.mean.to_string(), p.std.to_string()]),
+                None => r.extend([String::new(), String::new()]),
+            }
+        }
+        old.write_record(&r).unwrap();
+        let read = CurveTable::from_csv(&old.into_inner().unwrap()).unwrap();
+        let (_, rows) = &read.policies[0];
+        assert_eq!(rows[0].1[1], point(10.0, 4.0, 0));
+    }
 }

@@ -150,7 +150,9 @@ pub struct Stat {
     pub mean: f64,
     /// Standard deviation across runs (`n − 1` in the denominator).
     pub std: f64,
-    /// Standard error of the mean, `std/√n`.
+    /// Standard error of the mean, `std/√n` (0 when read from a many-users summary written
+    /// before it was recorded).
+    #[serde(default)]
     pub stderr: f64,
     /// 95 % confidence interval of the mean, Student's t with n − 1 degrees of freedom
     /// (`null` for a single run).

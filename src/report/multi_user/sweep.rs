@@ -175,9 +175,9 @@ fn top_summary(
                             runs: ps.runs,
                             at_horizon: AT_HORIZON
                                 .iter()
-                                .map(|&m| (m.to_string(), ps.at_horizon[m].clone()))
+                                .map(|&m| (m.to_string(), ps.at_horizon[m]))
                                 .collect(),
-                            jain_fairness: ps.jain_fairness.clone(),
+                            jain_fairness: ps.jain_fairness,
                         }
                     })
                     .collect(),

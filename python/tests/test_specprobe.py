@@ -100,7 +100,7 @@ def test_many_users_take_python_teams_and_policies():
     assert hop["policy"] == "python:Hop"
     assert hop["at_horizon"]["realized_regret"]["mean"] > 0
     assert res.summary["policies"][-2]["policy"] == "Selfish(policy: python:First)"
-    with pytest.raises(specprobe.PolicyError, match=r"bad \(user 6\).*slot 9"):
+    with pytest.raises(specprobe.PolicyError, match=r"bad \(user 5\).*slot 9"):
         specprobe.run(scenario, runs=1, horizon=800, teams={"bad": BadTeam})
 
 

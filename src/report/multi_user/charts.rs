@@ -201,6 +201,12 @@ pub(super) fn charts(
         opts,
         &mut out,
     )?;
+    out.push(users_chart(summary, opts)?);
+    Ok(out)
+}
+
+/// Each user's acknowledged transmissions per policy, the policy's Jain index under its name.
+fn users_chart(summary: &MultiUserSummary, opts: &ChartOptions) -> Result<Rendered, ReportError> {
     let chart = GroupedBars {
         // The bars count what Jain's index measures (acknowledged transmissions on idle
         // channels), so that the two agree when probes cost; without costs it is the reward.
@@ -236,10 +242,9 @@ pub(super) fn charts(
             "Jain's index: (Σ x)² / (M Σ x²) of the users' acknowledged transmissions, mean over runs".into(),
         ],
     };
-    out.push(Rendered {
+    Ok(Rendered {
         caption: "Each user's acknowledged transmissions over the run (fairness between users, as Jain's index measures it)".into(),
         stem: "users".into(),
         files: render_chart(&chart, "users", opts)?,
-    });
-    Ok(out)
+    })
 }

@@ -475,10 +475,15 @@ impl Prepared {
                     None => vec![crate::engine::multi_user::runner::run_multi_user(
                         s, options,
                     )?],
-                    Some(sw) => sw
-                        .cells
-                        .iter()
-                        .map(|c| crate::engine::multi_user::runner::run_multi_user(c, options))
+                    Some(sw) => (0..sw.cells.len())
+                        .map(|i| {
+                            let options =
+                                cell_options(options, &s.header.name, i, &sw.field, &sw.values);
+                            crate::engine::multi_user::runner::run_multi_user(
+                                &sw.cells[i],
+                                &options,
+                            )
+                        })
                         .collect::<Result<_, _>>()?,
                 };
                 Results::MultiUser(MultiUserResults {
@@ -489,10 +494,11 @@ impl Prepared {
                 })
             }
             Scenario::Sweep(s) => {
-                let stats = s
-                    .cells
-                    .iter()
-                    .map(|c| crate::engine::regret::runner::run_regret(c, options))
+                let stats = (0..s.cells.len())
+                    .map(|i| {
+                        let options = cell_options(options, &s.name, i, &s.field, &s.values);
+                        crate::engine::regret::runner::run_regret(&s.cells[i], &options)
+                    })
                     .collect::<Result<_, _>>()?;
                 Results::Sweep(SweepResults {
                     scenario: s.clone(),
@@ -502,5 +508,38 @@ impl Prepared {
                 })
             }
         })
+    }
+}
+
+/// The run options of cell `i` of a sweep of `field` over `values`: its progress bar says which
+/// cell of how many it is (`multi-sweep-users: cell 2/4, users = 4`), not the sweep's name
+/// again from zero.
+fn cell_options(
+    options: &RunOptions,
+    name: &str,
+    i: usize,
+    field: &str,
+    values: &[f64],
+) -> RunOptions {
+    RunOptions {
+        label: Some(format!(
+            "{name}: cell {}/{}, {field} = {}",
+            i + 1,
+            values.len(),
+            values[i]
+        )),
+        ..options.clone()
+    }
+}
+
+#[cfg(test)]
+mod cell_tests {
+    use super::*;
+
+    /// A sweep's cells each name themselves on the progress bar, in order, with their value.
+    #[test]
+    fn sweep_cells_say_which_cell_they_are() {
+        let o = cell_options(&RunOptions::default(), "s", 1, "users", &[2.0, 4.0, 6.0]);
+        assert_eq!(o.label.as_deref(), Some("s: cell 2/3, users = 4"));
     }
 }

@@ -33,6 +33,9 @@ pub(crate) struct RunOptions {
     pub cancel: Cancel,
     /// Where each run's values at the horizon go; `None`: kept in the statistics (`finals`).
     pub sink: Option<std::sync::Arc<dyn RunSink>>,
+    /// What the progress bar names (default: the scenario's name); a sweep's cells say which
+    /// cell of how many they are.
+    pub label: Option<String>,
 }
 
 /// One batch of one part's per-run rows, as the kind that ran them records them.
@@ -161,7 +164,8 @@ pub(crate) fn run<K: Kind>(
 ) -> Result<Vec<K::Stats>, RunError> {
     let pool = thread_pool(opts.threads)?;
     let total = (kind.jobs() as u64).saturating_mul(opts.shard.runs_of(kind.runs()));
-    let progress = Progress::new(span, kind.name(), total, "runs");
+    let name = opts.label.as_deref().unwrap_or(kind.name());
+    let progress = Progress::new(span, name, total, "runs");
     let stats = {
         let _entered = progress.span().enter();
         pool.install(|| {

@@ -360,29 +360,42 @@ pub(crate) fn series_style(i: usize) -> SeriesStyle {
     }
 }
 
-/// The styles of series labelled `labels`, in order, chosen by label rather than by position:
-/// each label starts from the colour its name hashes to and takes the first colour not yet
-/// taken in the chart (then the next dash cycle), so the same policy keeps its colour across a
-/// scenario's charts, across scenarios, and in `compare`, while the first eight series of a
-/// chart still get eight different colours and the first 32 different (colour, dash) pairs.
-pub(crate) fn label_styles<'a>(labels: impl IntoIterator<Item = &'a str>) -> Vec<SeriesStyle> {
+/// The styles of series keyed `keys` (their labels, or in a comparison their policies' names),
+/// in order, chosen by key rather than by position: a new key starts from the colour its name
+/// hashes to and takes the first colour not yet taken in the chart (then the next dash cycle),
+/// so the same policy keeps its colour across a scenario's charts, across scenarios, and in
+/// `compare`, while the first eight series of a chart still get eight different colours and
+/// the first 32 different (colour, dash) pairs. A key met again (the same policy from another
+/// source) keeps its colour and takes its next dash cycle.
+pub(crate) fn label_styles<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<SeriesStyle> {
     const SLOTS: usize = 32;
+    let n = PALETTE.len();
     let mut used = [false; SLOTS];
-    labels
-        .into_iter()
+    // Per key met: its colour.
+    let mut colour_of: Vec<(&str, usize)> = Vec::new();
+    keys.into_iter()
         .enumerate()
-        .map(|(position, label)| {
-            // FNV-1a: a fixed hash, the same on every machine and in every version.
-            let h = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-            });
-            let n = PALETTE.len();
-            let free = (0..SLOTS / n)
-                .flat_map(|cycle| (0..n).map(move |k| cycle * n + (h as usize + k) % n))
-                .find(|&i| !used[i]);
+        .map(|(position, key)| {
+            let free = match colour_of.iter().find(|(k, _)| *k == key) {
+                Some(&(_, colour)) => (0..SLOTS / n)
+                    .map(|cycle| cycle * n + colour)
+                    .find(|&i| !used[i]),
+                None => {
+                    // FNV-1a: a fixed hash, the same on every machine and in every version.
+                    let h = key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                    });
+                    (0..SLOTS / n)
+                        .flat_map(|cycle| (0..n).map(move |k| cycle * n + (h as usize + k) % n))
+                        .find(|&i| !used[i])
+                }
+            };
             match free {
                 Some(i) => {
                     used[i] = true;
+                    if !colour_of.iter().any(|(k, _)| *k == key) {
+                        colour_of.push((key, i % n));
+                    }
                     series_style(i)
                 }
                 None => series_style(position),
@@ -674,6 +687,19 @@ mod tests {
             }
         }
         assert_eq!(among.len(), 4);
+    }
+
+    /// In a comparison the same policy from two sources keeps its colour (the one it has
+    /// alone) and differs by dash; another policy keeps its own colour too.
+    #[test]
+    fn a_policy_keeps_its_colour_across_compared_sources() {
+        let alone = label_styles(["cc-ucb", "oracle"]);
+        let compared = label_styles(["cc-ucb", "oracle", "cc-ucb", "oracle"]);
+        assert_eq!(compared[0].color, alone[0].color);
+        assert_eq!(compared[2].color, alone[0].color);
+        assert_eq!(compared[3].color, alone[1].color);
+        assert_ne!(compared[0].dash, compared[2].dash);
+        assert_ne!(compared[1].dash, compared[3].dash);
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub(crate) fn charts(
                     curves: algorithms
                         .iter()
                         .map(|a| Curve {
+                            key: None,
                             label: a.clone(),
                             points: cells
                                 .iter()

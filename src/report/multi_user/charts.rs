@@ -35,6 +35,8 @@ pub(crate) fn metric_curves_labelled(
         .iter()
         .zip(&summary.policies)
         .map(|((label, rows), p)| Curve {
+            // A comparison's sources share the policy's style (see `Curve::key`).
+            key: (!prefix.is_empty()).then(|| label.clone()),
             label: format!("{prefix}{label}"),
             points: rows
                 .iter()

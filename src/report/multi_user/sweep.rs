@@ -381,6 +381,7 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
         .policies
         .iter()
         .map(|p| Curve {
+            key: None,
             label: p.name.clone(),
             points: p
                 .points

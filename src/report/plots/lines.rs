@@ -20,6 +20,9 @@ pub(crate) struct Curve {
     pub label: String,
     /// Points, increasing in `t`.
     pub points: Vec<(f64, f64, f64)>,
+    /// What picks its style when not the label: the policy's own name in a comparison
+    /// (`a: cc-ucb` and `b: cc-ucb` share cc-ucb's colour, told apart by dash and marker).
+    pub key: Option<String>,
 }
 
 /// A reference curve (a bound, an optimum), drawn dashed without a band.
@@ -83,7 +86,11 @@ impl LineChart {
 
     /// Each curve's style, by its label.
     fn styles(&self) -> Vec<SeriesStyle> {
-        label_styles(self.curves.iter().map(|c| c.label.as_str()))
+        label_styles(
+            self.curves
+                .iter()
+                .map(|c| c.key.as_deref().unwrap_or(&c.label)),
+        )
     }
 
     fn legend(&self) -> Vec<LegendEntry> {
@@ -424,6 +431,7 @@ mod tests {
             log_y: true,
             error_bars: false,
             curves: vec![Curve {
+                key: None,
                 label: "a".into(),
                 points: values
                     .iter()

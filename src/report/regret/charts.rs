@@ -86,7 +86,10 @@ fn curves(
                 if experiment.is_none() && src.summary.body.experiments().len() > 1 {
                     name = format!("{name} [{label}]");
                 }
+                // In a comparison the policy's own name picks its style, whatever the source.
+                let key = (!src.label.is_empty()).then(|| p.name.clone());
                 out.push(Curve {
+                    key,
                     label: name,
                     points: points(src.rows, &label, &p.name, metric, per_slot, band),
                 });
@@ -361,6 +364,7 @@ impl TimeCharts<'_> {
                 reward
                     .iter()
                     .map(|c| Curve {
+                        key: None,
                         label: c.label.clone(),
                         points: c.points.iter().copied().filter(|p| p.0 >= from).collect(),
                     })

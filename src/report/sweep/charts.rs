@@ -43,6 +43,7 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
             let curves: Vec<Curve> = policies(s)
                 .into_iter()
                 .map(|policy| Curve {
+                    key: None,
                     points: s
                         .table
                         .iter()

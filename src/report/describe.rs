@@ -128,17 +128,7 @@ fn describe_regret(s: &RegretScenario) -> String {
         crate::report::format::count(s.header.runs, "run"),
         s.header.seed
     );
-    if !s.header.description.is_empty() {
-        let _ = writeln!(out, "  {}", s.header.description.trim());
-    }
-    let _ = writeln!(
-        out,
-        "cost weights: {}·energy{} + {}·delay{}",
-        s.header.weights.energy,
-        unit_suffix(&s.header.units.energy),
-        s.header.weights.delay,
-        unit_suffix(&s.header.units.delay)
-    );
+    description_and_weights(&mut out, &s.header);
     let _ = writeln!(out, "policies:");
     for p in &s.policies {
         let _ = writeln!(out, "  {:<24} {}", p.label, p.describe());
@@ -234,23 +224,13 @@ fn describe_multi_user(s: &MultiUserScenario) -> String {
         crate::report::format::count(s.header.runs, "run"),
         s.header.seed
     );
-    if !s.header.description.is_empty() {
-        let _ = writeln!(out, "  {}", s.header.description.trim());
-    }
+    description_and_weights(&mut out, &s.header);
     let _ = writeln!(
         out,
         "timing {:?}, collisions {}, feedback {:?}",
         s.timing,
         to_ron_line(&s.collision),
         s.feedback
-    );
-    let _ = writeln!(
-        out,
-        "cost weights: {}·energy{} + {}·delay{}",
-        s.header.weights.energy,
-        unit_suffix(&s.header.units.energy),
-        s.header.weights.delay,
-        unit_suffix(&s.header.units.delay)
     );
     if let Some(m) = &s.user_theta {
         let _ = writeln!(
@@ -324,6 +304,22 @@ fn benchmark_lines(out: &mut String, s: &MultiUserScenario) {
             );
         }
     }
+}
+
+/// The scenario's description (when it has one) and its cost weights, as every slot-stepped
+/// kind prints them.
+fn description_and_weights(out: &mut String, h: &crate::scenario::Header) {
+    if !h.description.is_empty() {
+        let _ = writeln!(out, "  {}", h.description.trim());
+    }
+    let _ = writeln!(
+        out,
+        "cost weights: {}·energy{} + {}·delay{}",
+        h.weights.energy,
+        unit_suffix(&h.units.energy),
+        h.weights.delay,
+        unit_suffix(&h.units.delay)
+    );
 }
 
 /// One line per run of identical channels: θ, c, θ/c and the cost law; then, where the

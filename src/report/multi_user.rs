@@ -91,7 +91,7 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
     }
     let _ = writeln!(
         md,
-        "| policy | pseudo-regret | realised regret | collisions (users) | Jain |\n|---|---:|---:|---:|---:|"
+        "At the horizon, mean ± standard deviation over runs:\n\n| policy | pseudo-regret | realised regret | collisions (users) | Jain |\n|---|---:|---:|---:|---:|"
     );
     for p in &summary.policies {
         let _ = writeln!(
@@ -124,9 +124,67 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
                 );
             }
         }
+        let negative = |x: &Option<Stat>| x.as_ref().is_some_and(|s| s.mean < 0.0);
+        if summary.policies.iter().any(|p| {
+            p.decomposition
+                .as_ref()
+                .is_some_and(|d| negative(&d.optimal_unused) || negative(&d.collisions))
+        }) {
+            let _ = writeln!(
+                md,
+                "\n(b) is negative where several users chose one optimal channel in the same slot: its selections then exceed T (Lemma 1 counts user-slots), the surplus reappears in (c), and the three terms still sum to the regret exactly."
+            );
+        }
     }
+    channel_table(&mut md, summary);
     crate::report::format::charts_section(&mut md, charts);
     md
+}
+
+/// Most channels and policies the report's channel table shows (`channels.csv` has them all).
+const TABLE_CHANNELS: usize = 32;
+const TABLE_POLICIES: usize = 12;
+
+/// Each channel's idle probability and how often each policy's users chose it (mean
+/// user-slots per run), so that a reader sees where the users went without opening
+/// `channels.csv`.
+fn channel_table(md: &mut String, summary: &MultiUserSummary) {
+    if summary.channels > TABLE_CHANNELS || summary.policies.len() > TABLE_POLICIES {
+        let _ = writeln!(
+            md,
+            "\nChannels: {} channels and {} policies, too many for a table here; see `channels.csv`.",
+            summary.channels,
+            summary.policies.len()
+        );
+        return;
+    }
+    let Some(first) = summary.policies.first() else {
+        return;
+    };
+    let _ = writeln!(
+        md,
+        "\nChannels: idle probability θ and, per policy, the user-slots that chose each channel (mean over runs; collisions in `channels.csv`).\n"
+    );
+    let mut header = String::from("| channel | θ |");
+    let mut rule = String::from("|---:|---:|");
+    for p in &summary.policies {
+        let _ = write!(header, " {} |", p.name);
+        rule.push_str("---:|");
+    }
+    let _ = writeln!(md, "{header}\n{rule}");
+    for (c, ch) in first.channels.iter().enumerate() {
+        let _ = write!(md, "| {} | {} |", ch.channel, sig(ch.theta, 4));
+        for p in &summary.policies {
+            let chosen = p
+                .channels
+                .get(c)
+                .and_then(|x| x.selections.as_ref())
+                .map_or("—".to_string(), |s| sig(s.mean, 4));
+            let _ = write!(md, " {chosen} |");
+        }
+        md.push('\n');
+    }
+    md.push('\n');
 }
 
 /// Every output of a many-users scenario, rendered.

@@ -1093,3 +1093,40 @@ fn the_users_override_equals_editing_the_file() {
         "Capture",
     );
 }
+
+/// The many-users report names its "±", tables the channels, and explains a negative (b).
+#[test]
+fn the_report_tables_channels_and_explains_a_negative_b() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bk");
+    specprobe::commands::run(&specprobe::commands::RunArgs {
+        scenario: std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/multi-bk2018-k9.ron"),
+        out: Some(out.clone()),
+        overrides: specprobe::Overrides {
+            runs: Some(3),
+            horizon: Some(3000),
+            ..Default::default()
+        },
+        charts: specprobe::ChartOptions {
+            formats: Vec::new(),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("mean ± standard deviation over runs"), "{md}");
+    assert!(md.contains("| channel | θ | centralized-klucb |"), "{md}");
+    assert!(md.contains("| 8 | 0.9000 |"), "{md}");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let negative_b = summary["policies"].as_array().unwrap().iter().any(|p| {
+        p["decomposition"]["optimal_unused"]["mean"]
+            .as_f64()
+            .is_some_and(|b| b < 0.0)
+    });
+    // Selfish UCB stacks users on the best channels here: (b) < 0, and the report says why.
+    assert!(negative_b);
+    assert!(md.contains("(b) is negative where"), "{md}");
+}

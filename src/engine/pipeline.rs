@@ -147,6 +147,12 @@ pub(crate) trait Kind: Sync {
     fn parts(&self) -> usize {
         1
     }
+    /// Whether jobs may run at once. Default: one after the other, each split among the
+    /// threads, so that the statistics and unflushed rows in memory are one job's (the memory
+    /// estimate's assumption); a kind of many small jobs (identification's cells) opts in.
+    fn parallel_jobs(&self) -> bool {
+        false
+    }
     /// A fresh worker for job `job`.
     fn worker(&self, job: usize) -> Self::Worker<'_>;
     /// The statistics of no run of job `job`.
@@ -169,10 +175,15 @@ pub(crate) fn run<K: Kind>(
     let stats = {
         let _entered = progress.span().enter();
         pool.install(|| {
-            (0..kind.jobs())
-                .into_par_iter()
-                .map(|job| fold_job(kind, job, opts, &progress))
-                .collect::<Result<Vec<_>, RunError>>()
+            let job = |job| fold_job(kind, job, opts, &progress);
+            if kind.parallel_jobs() {
+                (0..kind.jobs())
+                    .into_par_iter()
+                    .map(job)
+                    .collect::<Result<Vec<_>, RunError>>()
+            } else {
+                (0..kind.jobs()).map(job).collect()
+            }
         })
     };
     if let Some(fault) = faults.take() {

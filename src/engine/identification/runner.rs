@@ -132,6 +132,10 @@ impl Kind for Cells<'_> {
     fn jobs(&self) -> usize {
         self.cells.len()
     }
+    // Cells are many and small (a few arms each): run them at once, as before.
+    fn parallel_jobs(&self) -> bool {
+        true
+    }
     fn worker(&self, c: usize) -> CellWorker<'_> {
         let cell = &self.cells[c];
         let inst = &self.s.instances[cell.instance];

@@ -376,8 +376,9 @@ pub(crate) fn label_styles<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<S
     keys.into_iter()
         .enumerate()
         .map(|(position, key)| {
-            let free = match colour_of.iter().find(|(k, _)| *k == key) {
-                Some(&(_, colour)) => (0..SLOTS / n)
+            let known = colour_of.iter().find(|(k, _)| *k == key).map(|&(_, c)| c);
+            let free = match known {
+                Some(colour) => (0..SLOTS / n)
                     .map(|cycle| cycle * n + colour)
                     .find(|&i| !used[i]),
                 None => {
@@ -393,7 +394,7 @@ pub(crate) fn label_styles<'a>(keys: impl IntoIterator<Item = &'a str>) -> Vec<S
             match free {
                 Some(i) => {
                     used[i] = true;
-                    if !colour_of.iter().any(|(k, _)| *k == key) {
+                    if known.is_none() {
                         colour_of.push((key, i % n));
                     }
                     series_style(i)

@@ -385,6 +385,7 @@ impl Kind for Teams<'_> {
             self.s,
             self.simple,
             self.guard,
+            self.empty(p),
         )
     }
     fn empty(&self, _: usize) -> TeamStats {
@@ -425,6 +426,7 @@ impl<'a> Worker<'a> {
         s: &'a MultiUserScenario,
         simple: &'a [Simple],
         guard: &'a Guard,
+        stats: TeamStats,
     ) -> Worker<'a> {
         let k = s.env.len();
         let n = setup.checkpoints.len();
@@ -434,7 +436,7 @@ impl<'a> Worker<'a> {
             s,
             simple,
             guard,
-            stats: TeamStats::new(k, s.users, n),
+            stats,
             record: MultiRecord::new(k, s.users, n),
             buffers: MultiBuffers::default(),
             paths: vec![Paths::default(); s.users],

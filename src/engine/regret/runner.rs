@@ -155,6 +155,7 @@ impl Kind for Runs<'_> {
             self.checkpoints,
             self.simple[e].as_ref(),
             self.faults,
+            self.empty(e),
         )
     }
     fn empty(&self, e: usize) -> Vec<PolicyStats> {
@@ -209,6 +210,7 @@ impl<'a> Worker<'a> {
         checkpoints: &'a [u64],
         simple: Option<&'a Simple>,
         faults: &'a ListFaults,
+        stats: Vec<PolicyStats>,
     ) -> Worker<'a> {
         let k = exp.env.len();
         let n = checkpoints.len();
@@ -219,7 +221,7 @@ impl<'a> Worker<'a> {
             domain: experiment_domain(s, &exp.label),
             reference: s.reference_index(),
             simple,
-            stats: s.policies.iter().map(|_| PolicyStats::new(k, n)).collect(),
+            stats,
             record: RunRecord::new(k, n),
             paths: Paths::default(),
             buffers: Buffers::new(k),

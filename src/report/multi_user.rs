@@ -25,7 +25,7 @@ use crate::report::plots::ChartOptions;
 use crate::report::{Artifact, ReportError, parse_json};
 use crate::scenario::MultiUserScenario;
 use crate::store::folder::OutputDir;
-use crate::store::names;
+use crate::store::names::{self, ResultKind};
 use std::fmt::Write;
 use tables::{channels_csv, users_csv};
 
@@ -238,11 +238,8 @@ fn parse_saved(
     let bad = |file: &'static str, message: String| (file, message);
     let summary: MultiUserSummary = parse_json(json)
         .map_err(|e| bad(names::SUMMARY, format!("not a many-users summary: {e}")))?;
-    if summary.kind != "multi-user" {
-        return Err(bad(
-            names::SUMMARY,
-            format!("kind: {:?} is not \"multi-user\"", summary.kind),
-        ));
+    if let Err(why) = summary.kind.expect(ResultKind::MultiUser) {
+        return Err(bad(names::SUMMARY, format!("kind: {why}")));
     }
     for (i, p) in summary.policies.iter().enumerate() {
         for (what, n, want) in [

@@ -80,6 +80,18 @@ impl ResultKind {
     }
 }
 
+impl ResultKind {
+    /// `Ok` when `self` is `want`; else why not, as a saved summary's `kind` field is
+    /// reported (`"regret", expected "sweep"`).
+    pub(crate) fn expect(self, want: ResultKind) -> Result<(), String> {
+        if self == want {
+            Ok(())
+        } else {
+            Err(format!("\"{self}\", expected \"{want}\""))
+        }
+    }
+}
+
 impl std::fmt::Display for ResultKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -153,6 +165,13 @@ mod tests {
             assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{k}\""));
         }
         assert_eq!(ResultKind::parse("nope"), None);
+        assert!(serde_json::from_str::<ResultKind>("\"nope\"").is_err());
+        // A summary's `kind` that is not the expected one is reported with both spellings.
+        assert_eq!(ResultKind::Sweep.expect(ResultKind::Sweep), Ok(()));
+        assert_eq!(
+            ResultKind::Regret.expect(ResultKind::Sweep),
+            Err("\"regret\", expected \"sweep\"".to_string())
+        );
         // A marker of an earlier version still reads.
         let old: ResultKind = serde_json::from_str("\"multi_user\"").unwrap();
         assert_eq!(old, ResultKind::MultiUser);

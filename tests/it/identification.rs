@@ -52,7 +52,7 @@ fn easy_instances_are_identified_within_the_confidence_level() {
     let tmp = tempfile::tempdir().unwrap();
     let path = scenario_file(tmp.path(), "easy.ron", EASY);
     let s = run(&path, &tmp.path().join("out"), 2, false);
-    assert_eq!(s.kind, "identification");
+    assert_eq!(s.kind, specprobe::ResultKind::Identification);
     // 3 instances × (5 faithful + 4 heuristic algorithms).
     assert_eq!(s.results.len(), 27);
     for c in &s.results {

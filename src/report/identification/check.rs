@@ -1,22 +1,14 @@
 //! Checks of a saved identification summary: see [`crate::report::check`].
 
-use crate::report::check::{Failure, require};
+use crate::report::check::{Failure, fail, require};
 use crate::report::identification::summary::IdentificationSummary;
 use crate::store::names::ResultKind;
 
 /// An identification summary: sizes, counts and sample statistics that make sense.
 pub(crate) fn identification(s: &IdentificationSummary) -> Result<(), Failure> {
-    require(
-        s.kind == ResultKind::Identification.as_str(),
-        "kind",
-        || {
-            format!(
-                "{:?}, expected {:?}",
-                s.kind,
-                ResultKind::Identification.as_str()
-            )
-        },
-    )?;
+    s.kind
+        .expect(ResultKind::Identification)
+        .or_else(|why| fail("kind", why))?;
     require(s.runs >= 1, "runs", || "must be at least 1".into())?;
     require(!s.results.is_empty(), "results", || "is empty".into())?;
     for (i, c) in s.results.iter().enumerate() {

@@ -12,7 +12,7 @@ pub struct IdentificationSummary {
     /// Scenario name.
     pub scenario: String,
     /// Always `"identification"`.
-    pub kind: String,
+    pub kind: ResultKind,
     /// Scenario description.
     pub description: String,
     /// Runs per cell.
@@ -118,7 +118,7 @@ pub(crate) fn summary(s: &IdentificationScenario, cells: &[IdentifyCell]) -> Ide
         .collect();
     IdentificationSummary {
         scenario: s.name.clone(),
-        kind: ResultKind::Identification.as_str().into(),
+        kind: ResultKind::Identification,
         description: s.description.clone(),
         runs: s.runs,
         seed: s.seed,

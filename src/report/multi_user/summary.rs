@@ -6,6 +6,7 @@ use crate::engine::multi_user::slot_loop::Expected;
 use crate::model::sharing::Shared;
 use crate::model::theory::kl_bernoulli;
 use crate::scenario::MultiUserScenario;
+use crate::store::names::ResultKind;
 use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
 
@@ -148,7 +149,7 @@ pub struct PolicySummary {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MultiUserSummary {
     /// Always `"multi-user"`.
-    pub kind: String,
+    pub kind: ResultKind,
     /// Scenario name.
     pub scenario: String,
     /// Scenario description.
@@ -242,7 +243,7 @@ pub(crate) fn benchmark_name(
 pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSummary {
     let b = &stats.benchmarks[0];
     MultiUserSummary {
-        kind: "multi-user".into(),
+        kind: ResultKind::MultiUser,
         scenario: s.header.name.clone(),
         description: s.header.description.clone(),
         seed: s.header.seed,

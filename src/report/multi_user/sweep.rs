@@ -16,7 +16,7 @@ use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::MultiSweep;
 use crate::scenario::sweep::SweepAxis;
 use crate::store::folder::OutputDir;
-use crate::store::names;
+use crate::store::names::{self, ResultKind};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::path::Path;
@@ -61,7 +61,7 @@ struct SweepPolicy {
 /// `summary.json` of a many-users sweep.
 #[derive(Clone, Debug, Serialize)]
 struct SweepSummary {
-    kind: &'static str,
+    kind: ResultKind,
     scenario: String,
     description: String,
     field: String,
@@ -142,7 +142,7 @@ fn top_summary(
 ) -> SweepSummary {
     let policies = summaries.first().map_or(0, |c| c.policies.len());
     SweepSummary {
-        kind: "multi-user-sweep",
+        kind: ResultKind::MultiUserSweep,
         scenario: scenario.to_string(),
         description: description.to_string(),
         field: field.to_string(),
@@ -200,7 +200,7 @@ fn render_top(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Artifact>, 
 /// again from the cells and must agree byte for byte.
 #[derive(Debug, Deserialize)]
 struct SavedTop {
-    kind: String,
+    kind: ResultKind,
     scenario: String,
     description: String,
     field: String,
@@ -250,11 +250,8 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
     };
     let head: SavedTop =
         parse_json(&json).map_err(|e| saved(format!("not a many-users sweep summary: {e}")))?;
-    if head.kind != "multi-user-sweep" {
-        return Err(saved(format!(
-            "kind: {:?} is not \"multi-user-sweep\"",
-            head.kind
-        )));
+    if let Err(why) = head.kind.expect(ResultKind::MultiUserSweep) {
+        return Err(saved(format!("kind: {why}")));
     }
     if head.values.is_empty() || head.values.len() > MAX_CELLS {
         return Err(saved(format!(

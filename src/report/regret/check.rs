@@ -1,6 +1,6 @@
 //! Checks of saved regret results (`summary.json` with `curves.csv`): see [`crate::report::check`].
 
-use crate::report::check::{Failure, finite, list, require, stat};
+use crate::report::check::{Failure, fail, finite, list, require, stat};
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::summary::{ExperimentSummary, PolicySummary, RegretSummary};
 use crate::store::names::ResultKind;
@@ -204,9 +204,9 @@ pub(crate) fn curve_row(
 /// rows of one policy come in increasing slot order within the horizon, every policy has rows,
 /// and every value is finite.
 pub(crate) fn regret(s: &RegretSummary, rows: Option<&[CurveRow]>) -> Result<(), Failure> {
-    require(s.kind == ResultKind::Regret.as_str(), "kind", || {
-        format!("{:?}, expected {:?}", s.kind, ResultKind::Regret.as_str())
-    })?;
+    s.kind
+        .expect(ResultKind::Regret)
+        .or_else(|why| fail("kind", why))?;
     require(s.horizon >= 1, "horizon", || "must be at least 1".into())?;
     require(s.runs >= 1, "runs", || "must be at least 1".into())?;
     let exps = s.experiments();

@@ -20,7 +20,7 @@ pub struct RegretSummary {
     /// Scenario name.
     pub scenario: String,
     /// Always `"regret"`.
-    pub kind: String,
+    pub kind: ResultKind,
     /// Scenario description.
     #[serde(default)]
     pub description: String,
@@ -463,7 +463,7 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
     };
     RegretSummary {
         scenario: s.header.name.clone(),
-        kind: ResultKind::Regret.as_str().into(),
+        kind: ResultKind::Regret,
         description: s.header.description.clone(),
         horizon: s.header.horizon,
         runs: s.header.runs,

@@ -9,9 +9,9 @@ use crate::store::names::ResultKind;
 /// A sweep's summary: values, one cell per value (each a sound regret summary), and a table
 /// whose rows name listed values and policies.
 pub(crate) fn sweep(s: &SweepSummary) -> Result<(), Failure> {
-    require(s.kind == ResultKind::Sweep.as_str(), "kind", || {
-        format!("{:?}, expected {:?}", s.kind, ResultKind::Sweep.as_str())
-    })?;
+    s.kind
+        .expect(ResultKind::Sweep)
+        .or_else(|why| fail("kind", why))?;
     require(!s.values.is_empty(), "values", || "is empty".into())?;
     for (i, v) in s.values.iter().enumerate() {
         finite(*v, format!("values[{i}]"))?;

@@ -12,7 +12,7 @@ pub struct SweepSummary {
     /// Scenario name.
     pub scenario: String,
     /// Always `"sweep"`.
-    pub kind: String,
+    pub kind: ResultKind,
     /// Scenario description.
     #[serde(default)]
     pub description: String,
@@ -90,7 +90,7 @@ pub(crate) fn summary(
     }
     SweepSummary {
         scenario: s.name.clone(),
-        kind: ResultKind::Sweep.as_str().into(),
+        kind: ResultKind::Sweep,
         description: s.description.clone(),
         field: s.field.clone(),
         values: s.values.clone(),

@@ -74,7 +74,7 @@ pub use report::{Artifact, ReportError};
 pub use scenario::error::{Problem as ScenarioProblem, ScenarioError};
 pub use scenario::{
     IdentificationScenario, MultiUserScenario, OverrideError, Overrides, RegretScenario, Scenario,
-    Source, SweepScenario, load, parse,
+    Source, Sweep, SweepScenario, load, parse,
 };
 pub use store::folder::{Destination, OutputError, Previous, Replace};
 pub use store::names::{DATA_FILES, ResultKind};

@@ -34,7 +34,7 @@ use crate::model::cost::CostModel;
 use crate::policy::{AnyPolicy, CustomPolicy, PolicySpec};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use sweep::SweepAxis;
+pub use sweep::Sweep;
 
 /// Most channels one experiment may have (keeps per-run buffers reasonable).
 pub(crate) const MAX_CHANNELS: u64 = 1 << 20;
@@ -61,44 +61,29 @@ pub struct SweepScenario {
     pub(crate) description: String,
     /// The file it came from, with its text.
     pub(crate) source: Source,
-    /// The swept field, named as errors name fields.
-    pub(crate) field: String,
-    /// Its values, one cell each.
-    pub(crate) values: Vec<f64>,
-    /// How the charts draw the swept value.
-    pub(crate) axis: SweepAxis,
-    /// The cells: the scenario with the field at each value.
-    pub(crate) cells: Vec<RegretScenario>,
+    /// The swept field, its values and the cells.
+    pub(crate) sweep: Sweep<RegretScenario>,
 }
 
 impl SweepScenario {
-    /// The swept field, named as errors name fields (e.g. `policies[*].policy.alpha`).
-    pub fn field(&self) -> &str {
-        &self.field
-    }
-
-    /// The swept values, one cell each.
-    pub fn values(&self) -> &[f64] {
-        &self.values
+    /// The sweep: its field, values and cells.
+    pub fn sweep(&self) -> &Sweep<RegretScenario> {
+        &self.sweep
     }
 
     /// A hash (hex) of every cell and the sweep itself.
     pub(crate) fn fingerprint(&self) -> String {
+        let sw = &self.sweep;
         let mut parts = vec![format!(
             "sweep|{}|{}|{:?}{}",
             self.name,
-            self.field,
-            self.values,
-            self.axis.fingerprint()
+            sw.field,
+            sw.values,
+            sw.axis.fingerprint()
         )];
-        parts.extend(self.cells.iter().map(RegretScenario::fingerprint));
+        parts.extend(sw.cells.iter().map(RegretScenario::fingerprint));
         let joined: Vec<&str> = parts.iter().map(String::as_str).collect();
         format!("{:016x}", crate::util::rng::label_hash(&joined))
-    }
-
-    /// The cell label of value `v`: `field = v`.
-    pub(crate) fn cell_label(&self, v: f64) -> String {
-        format!("{} = {v}", self.field)
     }
 }
 
@@ -129,7 +114,7 @@ impl Scenario {
         match self {
             Scenario::Regret(s) => s.header.runs,
             Scenario::Identification(s) => s.runs,
-            Scenario::Sweep(s) => s.cells.first().map_or(0, |c| c.header.runs),
+            Scenario::Sweep(s) => s.sweep.cells.first().map_or(0, |c| c.header.runs),
             Scenario::MultiUser(s) => s
                 .sweep
                 .as_ref()
@@ -178,8 +163,8 @@ impl Scenario {
         match self {
             Scenario::Regret(s) => regret(s, ""),
             Scenario::Sweep(s) => {
-                for (value, cell) in s.values.iter().zip(&s.cells) {
-                    regret(cell, &format!("{} = {value}, ", s.field));
+                for (value, cell) in s.sweep.points() {
+                    regret(cell, &format!("{}, ", s.sweep.cell_label(value)));
                 }
             }
             Scenario::MultiUser(s) => {

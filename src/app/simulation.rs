@@ -38,7 +38,7 @@ use crate::policy::{CustomPolicy, Policy};
 use crate::scenario::label_is_printable;
 use crate::scenario::multi_user::{TeamEntry, TeamKind};
 use crate::scenario::{
-    OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario,
+    OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario, Sweep,
 };
 use crate::store::folder::{Destination, OutputError, Replace};
 use crate::store::names::ResultKind;
@@ -272,11 +272,7 @@ impl Simulation {
         Ok(match scenario {
             Scenario::Regret(s) => Scenario::Regret(self.add_policies(s)?),
             Scenario::Sweep(mut s) => {
-                s.cells = s
-                    .cells
-                    .into_iter()
-                    .map(|c| self.add_policies(c))
-                    .collect::<Result<_, _>>()?;
+                s.sweep = s.sweep.try_map_cells(|c| self.add_policies(c))?;
                 Scenario::Sweep(s)
             }
             Scenario::MultiUser(mut s) => {
@@ -475,16 +471,12 @@ impl Prepared {
                     None => vec![crate::engine::multi_user::runner::run_multi_user(
                         s, options,
                     )?],
-                    Some(sw) => (0..sw.cells.len())
-                        .map(|i| {
-                            let options =
-                                cell_options(options, &s.header.name, i, &sw.field, &sw.values);
-                            crate::engine::multi_user::runner::run_multi_user(
-                                &sw.cells[i],
-                                &options,
-                            )
-                        })
-                        .collect::<Result<_, _>>()?,
+                    Some(sw) => run_cells(
+                        sw,
+                        &s.header.name,
+                        options,
+                        crate::engine::multi_user::runner::run_multi_user,
+                    )?,
                 };
                 Results::MultiUser(MultiUserResults {
                     scenario: s.clone(),
@@ -494,12 +486,12 @@ impl Prepared {
                 })
             }
             Scenario::Sweep(s) => {
-                let stats = (0..s.cells.len())
-                    .map(|i| {
-                        let options = cell_options(options, &s.name, i, &s.field, &s.values);
-                        crate::engine::regret::runner::run_regret(&s.cells[i], &options)
-                    })
-                    .collect::<Result<_, _>>()?;
+                let stats = run_cells(
+                    &s.sweep,
+                    &s.name,
+                    options,
+                    crate::engine::regret::runner::run_regret,
+                )?;
                 Results::Sweep(SweepResults {
                     scenario: s.clone(),
                     stats,
@@ -511,22 +503,28 @@ impl Prepared {
     }
 }
 
-/// The run options of cell `i` of a sweep of `field` over `values`: its progress bar says which
-/// cell of how many it is (`multi-sweep-users: cell 2/4, users = 4`), not the sweep's name
-/// again from zero.
-fn cell_options(
-    options: &RunOptions,
+/// Runs every cell of a sweep (of any kind) by `run`, one after the other: each cell is split
+/// among the threads, so memory stays one cell's at a time while it runs.
+fn run_cells<S, T, E>(
+    sweep: &Sweep<S>,
     name: &str,
-    i: usize,
-    field: &str,
-    values: &[f64],
-) -> RunOptions {
+    options: &RunOptions,
+    run: impl Fn(&S, &RunOptions) -> Result<T, E>,
+) -> Result<Vec<T>, E> {
+    (0..sweep.cells().len())
+        .map(|i| run(&sweep.cells()[i], &cell_options(options, name, i, sweep)))
+        .collect()
+}
+
+/// The run options of cell `i` of a sweep: its progress bar says which cell of how many it is
+/// (`multi-sweep-users: cell 2/4, users = 4`), not the sweep's name again from zero.
+fn cell_options<S>(options: &RunOptions, name: &str, i: usize, sweep: &Sweep<S>) -> RunOptions {
     RunOptions {
         label: Some(format!(
-            "{name}: cell {}/{}, {field} = {}",
+            "{name}: cell {}/{}, {}",
             i + 1,
-            values.len(),
-            values[i]
+            sweep.values().len(),
+            sweep.cell_label(sweep.values()[i])
         )),
         ..options.clone()
     }
@@ -539,7 +537,13 @@ mod cell_tests {
     /// A sweep's cells each name themselves on the progress bar, in order, with their value.
     #[test]
     fn sweep_cells_say_which_cell_they_are() {
-        let o = cell_options(&RunOptions::default(), "s", 1, "users", &[2.0, 4.0, 6.0]);
+        let sweep = Sweep {
+            field: "users".into(),
+            values: vec![2.0, 4.0, 6.0],
+            axis: Default::default(),
+            cells: vec![(); 3],
+        };
+        let o = cell_options(&RunOptions::default(), "s", 1, &sweep);
         assert_eq!(o.label.as_deref(), Some("s: cell 2/3, users = 4"));
     }
 }

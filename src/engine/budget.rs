@@ -219,7 +219,7 @@ impl Estimate {
                 let mut memory = 0u64;
                 let (mut steps, mut cpu) = (0.0, 0.0);
                 let mut workers = 0u64;
-                for c in &s.cells {
+                for c in s.sweep.cells() {
                     let (m, w, seconds) = regret(c, runs(c.header.runs), threads as u64, false);
                     memory = memory.saturating_add(m);
                     steps += w;

@@ -75,7 +75,7 @@ pub struct IdentificationResults {
 pub struct SweepResults {
     /// The sweep as simulated.
     pub(crate) scenario: SweepScenario,
-    /// `stats[i]`: the cell of `scenario.values[i]`.
+    /// `stats[i]`: the cell of `scenario.sweep.values()[i]`.
     pub(crate) stats: Vec<RegretStats>,
     /// The overrides that were applied.
     pub(crate) overrides: Overrides,
@@ -105,7 +105,12 @@ impl SweepResults {
 
     /// Each cell with its statistics.
     pub(crate) fn cells(&self) -> Vec<(&RegretScenario, &RegretStats)> {
-        self.scenario.cells.iter().zip(&self.stats).collect()
+        self.scenario
+            .sweep
+            .cells()
+            .iter()
+            .zip(&self.stats)
+            .collect()
     }
 }
 

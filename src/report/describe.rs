@@ -27,25 +27,26 @@ pub(crate) fn describe(scenario: &Scenario) -> String {
 
 /// A sweep: its values, then the first cell in full and each cell's optimum.
 fn describe_sweep(s: &SweepScenario) -> String {
+    let sw = &s.sweep;
     let mut out = format!(
         "{} is valid: a sweep of `{}` over {} values {:?}; each cell is a regret scenario:\n\n",
         s.source.display(),
-        s.field,
-        s.values.len(),
-        s.values
+        sw.field,
+        sw.values.len(),
+        sw.values
     );
-    if let Some(first) = s.cells.first() {
-        let _ = writeln!(out, "cell `{}`:", s.cell_label(s.values[0]));
+    if let Some(first) = sw.cells.first() {
+        let _ = writeln!(out, "cell `{}`:", sw.cell_label(sw.values[0]));
         out.push_str(&describe_regret(first));
     }
     let _ = writeln!(out, "\ncells:");
-    for (&v, cell) in s.values.iter().zip(&s.cells) {
+    for (v, cell) in sw.points() {
         for e in &cell.experiments {
             let opt = e.env.optimum();
             let _ = writeln!(
                 out,
                 "  {:<28} {} channels, horizon {}: optimum {} with E[r*] = {}",
-                s.cell_label(v),
+                sw.cell_label(v),
                 e.env.len(),
                 cell.header.horizon,
                 list(&opt.list),
@@ -257,8 +258,8 @@ fn describe_multi_user(s: &MultiUserScenario) -> String {
                     .join(", "),
                 sw.cells.len()
             );
-            for (value, cell) in sw.values.iter().zip(&sw.cells) {
-                let _ = write!(out, "  {} = {value}: ", sw.field);
+            for (value, cell) in sw.points() {
+                let _ = write!(out, "  {}: ", sw.cell_label(value));
                 benchmark_lines(&mut out, cell);
             }
         }

@@ -28,11 +28,16 @@ pub(crate) fn render(
     opts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {
     let summary = summary(s, cells);
-    let labels: Vec<String> = s.values.iter().map(|&v| s.cell_label(v)).collect();
+    let labels: Vec<String> = s
+        .sweep
+        .values
+        .iter()
+        .map(|&v| s.sweep.cell_label(v))
+        .collect();
     let rows: Vec<CurveRow> = cells
         .iter()
         .zip(&labels)
-        .zip(&s.values)
+        .zip(&s.sweep.values)
         .flat_map(|(((scenario, stats), label), &v)| {
             curves::rows_in_cell(scenario, stats, Some((label, v)))
         })
@@ -53,7 +58,7 @@ pub(crate) fn render(
     let runs: Vec<(curves::SweepCell, &RegretScenario, &RegretStats)> = cells
         .iter()
         .zip(&labels)
-        .zip(&s.values)
+        .zip(&s.sweep.values)
         .map(|(((scenario, stats), label), &v)| (Some((label.as_str(), v)), *scenario, *stats))
         .collect();
     let mut files = vec![

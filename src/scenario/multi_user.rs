@@ -6,7 +6,7 @@ use super::checker::Checker;
 use super::header::check_header;
 use super::locate::FieldPath;
 use super::raw::RawMultiUser;
-use super::sweep::{Cell, MAX_CELLS, SweepAxis, check_axis, check_cell_with};
+use super::sweep::{Sweep, check_sweep_of};
 use super::{Header, Source};
 use crate::model::channel::Environment;
 use crate::multi::{AnyTeam, CheckedTeam, Collision, CustomTeam, Feedback, TeamSpec, Timing};
@@ -35,20 +35,7 @@ pub struct MultiUserScenario {
     pub(crate) policies: Vec<TeamEntry>,
     /// A sweep: the scenario at each value of one field (its cells); the scenario itself is
     /// then the sweep's base and is not run.
-    pub(crate) sweep: Option<Box<MultiSweep>>,
-}
-
-/// The cells of a many-users sweep.
-#[derive(Clone, Debug)]
-pub(crate) struct MultiSweep {
-    /// The swept field, named as errors name fields (e.g. `users`).
-    pub field: String,
-    /// Its values, one cell each.
-    pub values: Vec<f64>,
-    /// How the charts draw the swept value.
-    pub axis: SweepAxis,
-    /// The scenario with the field at each value, checked as a separate file would be.
-    pub cells: Vec<MultiUserScenario>,
+    pub(crate) sweep: Option<Box<Sweep<MultiUserScenario>>>,
 }
 
 /// One policy with its label.
@@ -192,6 +179,11 @@ impl MultiUserScenario {
         self.sweep.is_some()
     }
 
+    /// Its sweep (field, values, cells), if it sweeps a field.
+    pub fn sweep(&self) -> Option<&Sweep<MultiUserScenario>> {
+        self.sweep.as_deref()
+    }
+
     pub(crate) fn user_envs(&self) -> &[Environment] {
         if self.user_envs.is_empty() {
             std::slice::from_ref(&self.env)
@@ -249,44 +241,17 @@ pub(crate) fn check_multi_user(
     let Some(spec) = raw.sweep.take() else {
         return check_one(raw, source, ck);
     };
-    let axis = check_axis(&spec, ck);
-    let base = check_one(raw.clone(), source, ck);
-    let base_problems: Vec<(String, String)> = ck
-        .problems
-        .iter()
-        .map(|p| (p.field.clone(), p.rule.clone()))
-        .collect();
-    let at_values = FieldPath::default().field("sweep").field("values");
-    if spec.values.is_empty() {
-        ck.fail(&at_values, "must list at least one value");
-    }
-    if spec.values.len() > MAX_CELLS {
-        ck.fail(
-            &at_values,
-            format!(
-                "lists {} values; at most {MAX_CELLS} cells are supported",
-                spec.values.len()
-            ),
-        );
-        return None;
-    }
-    let mut cells = Vec::new();
-    for i in 0..spec.values.len() {
-        match check_cell_with(&raw, &spec, i, source, &base_problems, ck, check_one) {
-            Cell::Skipped => {}
-            Cell::Abort => return None,
-            Cell::Checked(cell) => cells.push(*cell),
-        }
-    }
+    let (base, sweep) = check_sweep_of(
+        raw,
+        spec,
+        source,
+        ck,
+        check_one,
+        |_, _, _, _, _| true,
+        |_, _, _| true,
+    );
     let mut base = base?;
-    if cells.len() == spec.values.len() {
-        base.sweep = Some(Box::new(MultiSweep {
-            field: spec.field,
-            values: spec.values,
-            axis,
-            cells,
-        }));
-    }
+    base.sweep = sweep.map(Box::new);
     Some(base)
 }
 

@@ -2,7 +2,7 @@
 //! `--horizon`, `--seed`, `--users`, the library's setters, a shard's record): the one place
 //! they are checked.
 
-use crate::scenario::multi_user::MultiSweep;
+use crate::scenario::sweep::Sweep;
 use crate::scenario::{MAX_HORIZON, MultiUserScenario, RegretScenario, Scenario};
 
 /// Overrides of a scenario's number of runs, horizon and seed: the command line's `--runs`,
@@ -107,14 +107,7 @@ impl Scenario {
         Ok(match self {
             Scenario::Regret(s) => Scenario::Regret(s.with_overrides(o)?),
             Scenario::Sweep(mut s) => {
-                if o.horizon.is_some() && s.field == "horizon" {
-                    return Err(OverrideError::HorizonIsSwept);
-                }
-                s.cells = s
-                    .cells
-                    .into_iter()
-                    .map(|c| c.with_overrides(o))
-                    .collect::<Result<_, _>>()?;
+                s.sweep = s.sweep.with_overrides(o, RegretScenario::with_overrides)?;
                 Scenario::Sweep(s)
             }
             Scenario::Identification(mut s) => {
@@ -130,22 +123,29 @@ impl Scenario {
     }
 }
 
+impl<S> Sweep<S> {
+    /// Applies overrides to every cell (`apply`), refusing one that sets the swept field.
+    fn with_overrides(
+        self,
+        o: &Overrides,
+        apply: impl Fn(S, &Overrides) -> Result<S, OverrideError>,
+    ) -> Result<Sweep<S>, OverrideError> {
+        if o.horizon.is_some() && self.field == "horizon" {
+            return Err(OverrideError::HorizonIsSwept);
+        }
+        if o.users.is_some() && self.field == "users" {
+            return Err(OverrideError::UsersAreSwept);
+        }
+        self.try_map_cells(|c| apply(c, o))
+    }
+}
+
 impl MultiUserScenario {
     /// Applies overrides to the scenario and to each cell of its sweep.
     fn with_overrides(mut self, o: &Overrides) -> Result<MultiUserScenario, OverrideError> {
         if let Some(sw) = self.sweep.take() {
-            if o.horizon.is_some() && sw.field == "horizon" {
-                return Err(OverrideError::HorizonIsSwept);
-            }
-            if o.users.is_some() && sw.field == "users" {
-                return Err(OverrideError::UsersAreSwept);
-            }
-            let cells = sw
-                .cells
-                .into_iter()
-                .map(|c| c.with_overrides(o))
-                .collect::<Result<_, _>>()?;
-            self.sweep = Some(Box::new(MultiSweep { cells, ..*sw }));
+            let sw = sw.with_overrides(o, MultiUserScenario::with_overrides)?;
+            self.sweep = Some(Box::new(sw));
         }
         self.header.runs = o.runs.unwrap_or(self.header.runs);
         self.header.seed = o.seed.unwrap_or(self.header.seed);

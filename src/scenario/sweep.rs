@@ -39,6 +39,62 @@ pub(crate) const MAX_CELLS: usize = 1000;
 /// Longest axis label, in characters.
 const MAX_LABEL: usize = 200;
 
+/// One field of a scenario swept over values, for any slot-stepped kind `S` (a regret or a
+/// many-users scenario): the scenario at each value is a cell, checked exactly as a separate
+/// file would be. The one sweep model: one checker ([`check_sweep_of`]), one cell label, one
+/// way to apply overrides, whatever the kind.
+#[derive(Clone, Debug)]
+pub struct Sweep<S> {
+    /// The swept field, named as errors name fields (e.g. `policies[*].policy.alpha`).
+    pub(crate) field: String,
+    /// Its values, one cell each, in the order given.
+    pub(crate) values: Vec<f64>,
+    /// How the charts draw the swept value.
+    pub(crate) axis: SweepAxis,
+    /// The scenario with the field at each value.
+    pub(crate) cells: Vec<S>,
+}
+
+impl<S> Sweep<S> {
+    /// The swept field, named as errors name fields (e.g. `policies[*].policy.alpha`).
+    pub fn field(&self) -> &str {
+        &self.field
+    }
+
+    /// The swept values, one cell each.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The cells: the scenario at each value, in the order of [`Sweep::values`].
+    pub fn cells(&self) -> &[S] {
+        &self.cells
+    }
+
+    /// The cell label of value `v`: `field = v`.
+    pub(crate) fn cell_label(&self, v: f64) -> String {
+        format!("{} = {v}", self.field)
+    }
+
+    /// Each value with its cell.
+    pub(crate) fn points(&self) -> impl Iterator<Item = (f64, &S)> {
+        self.values.iter().copied().zip(&self.cells)
+    }
+
+    /// The same sweep with every cell passed through `f`.
+    pub(crate) fn map_cells(self, f: impl FnMut(S) -> S) -> Sweep<S> {
+        let cells = self.cells.into_iter().map(f).collect();
+        Sweep { cells, ..self }
+    }
+
+    /// The same sweep with every cell passed through `f`, or `f`'s first error (overrides,
+    /// added policies).
+    pub(crate) fn try_map_cells<E>(self, f: impl FnMut(S) -> Result<S, E>) -> Result<Sweep<S>, E> {
+        let cells = self.cells.into_iter().map(f).collect::<Result<_, _>>()?;
+        Ok(Sweep { cells, ..self })
+    }
+}
+
 /// How a sweep's charts draw the swept value: a title and the scale, as the scenario asked.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SweepAxis {
@@ -294,57 +350,102 @@ pub(super) enum SweepError {
     Value(String),
 }
 
-/// A sweep: the scenario as written is checked (its problems reported where they are), then
-/// each value's cell; a cell's own problems are reported at its value.
+/// A regret sweep (see [`check_sweep_of`]), bounded by the channels its cells hold.
 pub(crate) fn check_sweep(
     mut raw: RawRegret,
     source: &Source,
     ck: &mut Checker,
 ) -> Option<SweepScenario> {
     let spec = raw.sweep.take()?;
-    let at_values = FieldPath::default().field("sweep").field("values");
-    let axis = check_axis(&spec, ck);
-    let base = check_regret(raw.clone(), source, ck);
-    let base_problems: Vec<(String, String)> = ck
-        .problems
-        .iter()
-        .map(|p| (p.field.clone(), p.rule.clone()))
-        .collect();
-    if !bound_cells(&spec, base.as_ref(), &at_values, ck)
-        || !bound_declared(&raw, &spec, &at_values, ck)
-    {
-        return None;
-    }
-    let mut cells = Vec::new();
     let mut cell_channels = 0u64;
-    for i in 0..spec.values.len() {
-        let at = at_values.index(i);
-        match check_cell(&raw, &spec, i, source, &base_problems, ck) {
-            Cell::Skipped => {}
-            Cell::Abort => return None,
-            Cell::Checked(cell) => {
-                cell_channels = cell_channels.saturating_add(channels_of(&cell));
-                if cell_channels > MAX_CHANNELS {
-                    ck.fail(
-                        &at,
-                        format!("the cells up to this value hold {cell_channels} channels in all; at most {MAX_CHANNELS} are supported"),
-                    );
-                    return None;
-                }
-                cells.push(*cell);
-            }
-        }
-    }
+    let (base, sweep) = check_sweep_of(
+        raw,
+        spec,
+        source,
+        ck,
+        check_regret,
+        |raw, spec, base, at, ck| {
+            bound_channels(spec, base, at, ck) && bound_declared(raw, spec, at, ck)
+        },
+        |cell, at, ck| {
+            cell_channels = cell_channels.saturating_add(channels_of(cell));
+            ck.require(
+                cell_channels <= MAX_CHANNELS,
+                at,
+                format!("the cells up to this value hold {cell_channels} channels in all; at most {MAX_CHANNELS} are supported"),
+            )
+        },
+    );
     let base = base?;
     Some(SweepScenario {
         name: base.header.name,
         description: base.header.description,
         source: source.clone(),
+        sweep: sweep?,
+    })
+}
+
+/// Checks a sweep of any kind: its axis, the scenario as written (its problems reported where
+/// they are; it is the sweep's base), the number of values, the kind's own bound on all cells
+/// together (`bound`, before any cell is built), then each value's cell (see
+/// [`check_cell_with`]), which `admit` may still refuse (a running total). The sweep is `None`
+/// unless every cell checked.
+pub(super) fn check_sweep_of<R, S>(
+    raw: R,
+    spec: RawSweep,
+    source: &Source,
+    ck: &mut Checker,
+    check: impl Fn(R, &Source, &mut Checker) -> Option<S>,
+    bound: impl FnOnce(&R, &RawSweep, Option<&S>, &FieldPath, &mut Checker) -> bool,
+    mut admit: impl FnMut(&S, &FieldPath, &mut Checker) -> bool,
+) -> (Option<S>, Option<Sweep<S>>)
+where
+    R: Clone + Serialize + serde::de::DeserializeOwned,
+{
+    let at_values = FieldPath::default().field("sweep").field("values");
+    let axis = check_axis(&spec, ck);
+    let base = check(raw.clone(), source, ck);
+    let base_problems: Vec<(String, String)> = ck
+        .problems
+        .iter()
+        .map(|p| (p.field.clone(), p.rule.clone()))
+        .collect();
+    if spec.values.is_empty() {
+        ck.fail(&at_values, "must list at least one value");
+    }
+    if spec.values.len() > MAX_CELLS {
+        ck.fail(
+            &at_values,
+            format!(
+                "lists {} values; at most {MAX_CELLS} cells are supported",
+                spec.values.len()
+            ),
+        );
+        return (base, None);
+    }
+    if !bound(&raw, &spec, base.as_ref(), &at_values, ck) {
+        return (base, None);
+    }
+    let mut cells = Vec::new();
+    for i in 0..spec.values.len() {
+        match check_cell_with(&raw, &spec, i, source, &base_problems, ck, &check) {
+            Cell::Skipped => {}
+            Cell::Abort => return (base, None),
+            Cell::Checked(cell) => {
+                if !admit(&cell, &at_values.index(i), ck) {
+                    return (base, None);
+                }
+                cells.push(*cell);
+            }
+        }
+    }
+    let sweep = (cells.len() == spec.values.len()).then(|| Sweep {
         field: spec.field,
         values: spec.values,
         axis,
         cells,
-    })
+    });
+    (base, sweep)
 }
 
 /// Channels of every experiment of a checked scenario.
@@ -352,42 +453,25 @@ fn channels_of(s: &RegretScenario) -> u64 {
     s.experiments.iter().map(|e| e.env.len() as u64).sum()
 }
 
-/// The number of values, and the channels of all cells together, within bounds: every cell is
-/// a full scenario held until the end, so the total is bounded before any cell is expanded (a
-/// cell sweeping a count may hold more; each is counted again as it is checked).
-fn bound_cells(
+/// The channels of all cells together within bounds: every cell is a full scenario held until
+/// the end, so the total is bounded before any cell is expanded (a cell sweeping a count may
+/// hold more; each is counted again as it is checked).
+fn bound_channels(
     spec: &RawSweep,
     base: Option<&RegretScenario>,
     at_values: &FieldPath,
     ck: &mut Checker,
 ) -> bool {
-    if spec.values.is_empty() {
-        ck.fail(at_values, "must list at least one value");
-    }
-    if spec.values.len() > MAX_CELLS {
-        ck.fail(
-            at_values,
-            format!(
-                "lists {} values; at most {} cells are supported",
-                spec.values.len(),
-                MAX_CELLS
-            ),
-        );
-        return false;
-    }
     let per_cell = base.map_or(0, channels_of);
     let total = per_cell.saturating_mul(spec.values.len() as u64);
-    if total > MAX_CHANNELS {
-        ck.fail(
-            at_values,
-            format!(
-                "{} cells of {per_cell} channels hold {total} channels in all; at most {MAX_CHANNELS} are supported",
-                spec.values.len()
-            ),
-        );
-        return false;
-    }
-    true
+    ck.require(
+        total <= MAX_CHANNELS,
+        at_values,
+        format!(
+            "{} cells of {per_cell} channels hold {total} channels in all; at most {MAX_CHANNELS} are supported",
+            spec.values.len()
+        ),
+    )
 }
 
 /// Channels a raw scenario declares (every entry's `count`, grid configurations included),
@@ -402,7 +486,7 @@ fn declared_channels(raw: &RawRegret) -> u64 {
 /// A sweep over a `count`: the channels every cell declares, summed before any cell is built
 /// (1 000 values of a large count expanded hundreds of MB of cells before the total was
 /// refused). Other fields leave the channels as the base scenario has them, which
-/// [`bound_cells`] bounds.
+/// [`bound_channels`] bounds.
 fn bound_declared(raw: &RawRegret, spec: &RawSweep, at: &FieldPath, ck: &mut Checker) -> bool {
     if !spec.field.ends_with("count") {
         return true;
@@ -429,7 +513,7 @@ fn bound_declared(raw: &RawRegret, spec: &RawSweep, at: &FieldPath, ck: &mut Che
 }
 
 /// What checking one value's cell gave.
-pub(super) enum Cell<S> {
+enum Cell<S> {
     /// The value itself is wrong, or its cell breaks a rule (reported at the value).
     Skipped,
     /// The field cannot be swept at all (reported at `sweep.field`): no cell can be built.
@@ -438,22 +522,10 @@ pub(super) enum Cell<S> {
     Checked(Box<S>),
 }
 
-/// Checks value `i` of a regret sweep and its cell (see [`check_cell_with`]).
-fn check_cell(
-    raw: &RawRegret,
-    spec: &RawSweep,
-    i: usize,
-    source: &Source,
-    base_problems: &[(String, String)],
-    ck: &mut Checker,
-) -> Cell<RegretScenario> {
-    check_cell_with(raw, spec, i, source, base_problems, ck, check_regret)
-}
-
 /// Checks value `i` of the sweep and its cell: the scenario with the field at that value,
 /// checked by `check` exactly as a separate file would be; the cell's problems that the
 /// scenario as written does not have already are reported at the value.
-pub(super) fn check_cell_with<R, S>(
+fn check_cell_with<R, S>(
     raw: &R,
     spec: &RawSweep,
     i: usize,

@@ -220,6 +220,7 @@ impl Partial {
             Results::Sweep(r) => (
                 Scenario::Sweep(r.scenario.clone()),
                 r.scenario
+                    .sweep
                     .cells
                     .first()
                     .map(custom_policies)
@@ -339,7 +340,7 @@ impl Partial {
         let scenario = match parsed {
             Scenario::Regret(s) => Scenario::Regret(add(s)),
             Scenario::Sweep(mut s) => {
-                s.cells = s.cells.into_iter().map(add).collect();
+                s.sweep = s.sweep.map_cells(add);
                 Scenario::Sweep(s)
             }
             Scenario::MultiUser(mut s) => {

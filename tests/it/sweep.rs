@@ -293,3 +293,79 @@ fn the_figure_1b_substitute_shows_regret_rising_with_c_and_sublinear_in_t() {
         assert!(l > s && *l < 4.0 * s, "{short:?} -> {long:?}");
     }
 }
+
+/// Regret and many-users sweeps follow one model: the same rules on their values (at most
+/// 1000, none twice, each checked as a separate file), the same cell labels, and the same
+/// refusal of an override that sets the swept field.
+#[test]
+fn both_kinds_of_sweep_follow_one_model() {
+    use specprobe::{OverrideError, Overrides, Scenario, parse};
+    use std::path::Path;
+    let regret = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/sweep-alpha.ron"),
+    )
+    .unwrap();
+    let many = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-sweep-users.ron"),
+    )
+    .unwrap();
+    let set_sweep = |text: &str, sweep: &str| {
+        let start = text.find("    sweep: (").unwrap();
+        let end = start + text[start..].find("),\n").unwrap() + 3;
+        format!("{}    sweep: {sweep},\n{}", &text[..start], &text[end..])
+    };
+    for (text, field, value) in [
+        (&regret, "policies[*].policy.alpha", 0.5),
+        (&many, "users", 3.0),
+        (&regret, "horizon", 2000.0),
+        (&many, "horizon", 2000.0),
+    ] {
+        let path = Path::new("s.ron");
+        // Too many values, a value twice, a value its field cannot hold: named at the value.
+        let many_values: Vec<f64> = (1..=1001).map(f64::from).collect();
+        let too_many = set_sweep(
+            text,
+            &format!("(field: {field:?}, values: {many_values:?})"),
+        );
+        let err = parse(&too_many, path).unwrap_err().to_string();
+        assert!(
+            err.contains("sweep.values") && err.contains("at most 1000 cells"),
+            "{err}"
+        );
+        let twice = set_sweep(
+            text,
+            &format!("(field: {field:?}, values: [{value:?}, {value:?}])"),
+        );
+        let err = parse(&twice, path).unwrap_err().to_string();
+        assert!(
+            err.contains("sweep.values[1]") && err.contains("listed twice"),
+            "{err}"
+        );
+        let negative = set_sweep(text, &format!("(field: {field:?}, values: [-1.5])"));
+        let err = parse(&negative, path).unwrap_err().to_string();
+        assert!(err.contains("sweep.values[0]"), "{err}");
+        // A sound sweep: one cell per value, labelled `field = value`.
+        let sound = set_sweep(text, &format!("(field: {field:?}, values: [{value:?}])"));
+        let scenario = parse(&sound, path).unwrap();
+        let (values, cells) = match &scenario {
+            Scenario::Sweep(s) => (s.sweep().values().to_vec(), s.sweep().cells().len()),
+            Scenario::MultiUser(s) => {
+                let sw = s.sweep().expect("a many-users sweep");
+                (sw.values().to_vec(), sw.cells().len())
+            }
+            _ => panic!("not a sweep"),
+        };
+        assert_eq!((values, cells), (vec![value], 1));
+        // An override of the swept field is refused, whatever the kind.
+        let o = Overrides {
+            horizon: Some(500),
+            ..Overrides::default()
+        };
+        let refused = scenario.with_overrides(&o);
+        assert_eq!(
+            matches!(refused, Err(OverrideError::HorizonIsSwept)),
+            field == "horizon",
+            "{field}: {refused:?}"
+        );
+    }
+}

@@ -99,7 +99,7 @@ fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), Command
             "{}: compare draws regret curves over time; {:?} is a sweep (its report already draws every policy against `{}`)",
             input.display(),
             s.name,
-            s.field
+            s.sweep.field()
         ))),
     }
 }

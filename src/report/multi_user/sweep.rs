@@ -13,7 +13,7 @@ use crate::report::plots::lines::{Curve, LineChart};
 use crate::report::plots::{Band, ChartOptions, render_chart};
 use crate::report::{Artifact, Rendered, ReportError, embedded, parse_json};
 use crate::scenario::MultiUserScenario;
-use crate::scenario::multi_user::MultiSweep;
+use crate::scenario::Sweep;
 use crate::scenario::sweep::SweepAxis;
 use crate::store::folder::OutputDir;
 use crate::store::names::{self, ResultKind};
@@ -100,7 +100,7 @@ pub(crate) fn cell_folder(field: &str, v: f64) -> String {
 /// Every output of a many-users sweep.
 pub(crate) fn render_sweep(
     s: &MultiUserScenario,
-    sw: &MultiSweep,
+    sw: &Sweep<MultiUserScenario>,
     stats: &[MultiStats],
     opts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {

@@ -74,7 +74,7 @@ pub(crate) fn summary(
         .map(|(scenario, stats)| regret_summary(scenario, stats))
         .collect();
     let mut table = Vec::new();
-    for (&value, cell) in s.values.iter().zip(&cells) {
+    for (&value, cell) in s.sweep.values.iter().zip(&cells) {
         for e in cell.experiments() {
             for p in &e.policies {
                 table.push(SweepRow {
@@ -92,10 +92,10 @@ pub(crate) fn summary(
         scenario: s.name.clone(),
         kind: ResultKind::Sweep,
         description: s.description.clone(),
-        field: s.field.clone(),
-        values: s.values.clone(),
-        axis_label: s.axis.label.clone(),
-        log_axis: s.axis.log,
+        field: s.sweep.field.clone(),
+        values: s.sweep.values.clone(),
+        axis_label: s.sweep.axis.label.clone(),
+        log_axis: s.sweep.axis.log,
         table,
         cells,
     }

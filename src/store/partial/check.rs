@@ -595,8 +595,8 @@ pub(crate) fn check_bodies(
         match scenario {
             Scenario::Regret(s) => check_regret_body(&blame, "body", s, &p.body, p.runs)?,
             Scenario::Sweep(s) => {
-                let cells = sweep_cells(&blame, &p.body, s.cells.len())?;
-                for (i, (cell, body)) in s.cells.iter().zip(cells).enumerate() {
+                let cells = sweep_cells(&blame, &p.body, s.sweep.cells.len())?;
+                for (i, (cell, body)) in s.sweep.cells.iter().zip(cells).enumerate() {
                     check_regret_body(&blame, &format!("body.cells[{i}]"), cell, body, p.runs)?;
                 }
             }

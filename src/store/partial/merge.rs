@@ -7,7 +7,7 @@ use crate::engine::regret::runner::RegretStats;
 use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
-use crate::scenario::{MultiUserScenario, RegretScenario, Scenario};
+use crate::scenario::{MultiUserScenario, RegretScenario, Scenario, Sweep};
 use crate::store::partial::*;
 use std::path::{Path, PathBuf};
 
@@ -74,6 +74,18 @@ fn fold_regret(
 }
 
 /// Every shard's body of sweep cell `i` (of `cells`).
+/// Every cell of a sweep (of any kind) folded by `fold` from its bodies in every part.
+fn fold_cells<S, T>(
+    sweep: &Sweep<S>,
+    parts: &[(PathBuf, Partial)],
+    fold: impl Fn(&S, &[(&Path, &PartialBody)]) -> Result<T, MergeError>,
+) -> Result<Vec<T>, MergeError> {
+    let n = sweep.cells().len();
+    (0..n)
+        .map(|i| fold(&sweep.cells()[i], &cell_bodies(parts, i, n)?))
+        .collect()
+}
+
 fn cell_bodies(
     parts: &[(PathBuf, Partial)],
     i: usize,
@@ -168,10 +180,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
             }))
         }
         Scenario::Sweep(s) => {
-            let mut stats = Vec::new();
-            for (i, cell) in s.cells.iter().enumerate() {
-                stats.push(fold_regret(cell, &cell_bodies(&parts, i, s.cells.len())?)?);
-            }
+            let stats = fold_cells(&s.sweep, &parts, fold_regret)?;
             Ok(Results::Sweep(SweepResults {
                 scenario: s,
                 stats,
@@ -186,14 +195,7 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
                         parts.iter().map(|(p, x)| (p.as_path(), &x.body)).collect();
                     vec![fold_multi(&s, &bodies)?]
                 }
-                Some(sw) => {
-                    let mut stats = Vec::new();
-                    for (i, cell) in sw.cells.iter().enumerate() {
-                        let bodies = cell_bodies(&parts, i, sw.cells.len())?;
-                        stats.push(fold_multi(cell, &bodies)?);
-                    }
-                    stats
-                }
+                Some(sw) => fold_cells(sw, &parts, fold_multi)?,
             };
             Ok(Results::MultiUser(MultiUserResults {
                 scenario: s,

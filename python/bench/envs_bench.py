@@ -16,13 +16,19 @@ environments").
    steps, and with 4× more environments.
 """
 import argparse
+import os
 import resource
 import statistics
 import time
 
-import numpy as np
+# One thread, as the goals say: an idle BLAS thread pool would spin and count as CPU time of
+# both sides (set before NumPy is imported).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-import specprobe.envs as envs
+import numpy as np  # noqa: E402
+
+import specprobe.envs as envs  # noqa: E402
 
 K = 9
 

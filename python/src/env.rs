@@ -210,18 +210,10 @@ impl VecWorld {
                 "observation: choose at least one part (last, stats or time)",
             ));
         }
-        let mut worlds = Vec::with_capacity(n);
-        worlds.push(one);
-        while worlds.len() < n {
-            let w = match &loaded {
-                Scenario::Regret(s) => {
-                    Stepper::regret(s, experiment).map_err(|e| step_error(&e))?
-                }
-                Scenario::MultiUser(s) => Stepper::multi_user(s, action == ActionKind::Channel),
-                _ => unreachable!("checked above"),
-            };
-            worlds.push(w);
-        }
+        // Every copy shares the one checked model (channels, benchmarks): a clone holds only its
+        // own state, so the model stays in cache however many copies step.
+        let mut worlds = vec![one.clone(); n - 1];
+        worlds.insert(0, one);
         let seen = Seen {
             n: vec![0.0; users * k],
             idle: vec![0.0; users * k],

@@ -23,6 +23,7 @@ use crate::policy::Policy;
 use crate::scenario::{MultiUserScenario, RegretScenario};
 use crate::util::crn::RunKey;
 use crate::util::rng::{SimRng, label_hash, stream};
+use std::sync::Arc;
 
 /// Why a world cannot be built or stepped.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -193,7 +194,7 @@ impl Model {
 }
 
 /// What a run changes: its draws, buffers and totals.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct State {
     run: u64,
     t: u64,
@@ -224,7 +225,7 @@ impl Policy for Played {
 /// One user on a regret scenario's channels: the engine's single-user slot itself (the
 /// episode loop's [`SingleWorld::play`]), faster than the many-users world with one user and
 /// the same draw for draw.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Single {
     /// The slot being played probe by probe: its channels so far and what they cost.
     pending: Vec<usize>,
@@ -238,9 +239,15 @@ struct Single {
 }
 
 /// A scenario's world stepped one slot at a time (see the module docs).
-#[derive(Debug)]
+///
+/// A clone is another world of the same scenario: the checked model (channels, benchmarks) is
+/// shared, not copied, so N copies of a vector environment hold one model and N states (the
+/// model stays in cache however many copies step).
+#[derive(Clone, Debug)]
 pub struct Stepper {
-    model: Model,
+    model: Arc<Model>,
+    /// Draws come from this seed from the next reset on (the scenario's by default).
+    seed: u64,
     state: State,
     outcome: StepOutcome,
     /// A regret scenario's one user, stepped by the single-user slot.
@@ -349,7 +356,8 @@ impl Stepper {
             actions: Actions::default(),
         };
         let mut s = Stepper {
-            model,
+            seed: model.seed,
+            model: Arc::new(model),
             state,
             outcome: StepOutcome::default(),
             single: None,
@@ -361,7 +369,7 @@ impl Stepper {
     /// Starts run `run` (the same draws as run `run` of the scenario), at slot 0.
     pub fn reset(&mut self, run: u64) {
         let (model, st) = (&self.model, &mut self.state);
-        let (env, m, seed) = (&model.env, model.users, model.seed);
+        let (env, m, seed) = (&model.env, model.users, self.seed);
         st.run = run;
         st.t = 0;
         let domain = |u: usize| if u == 0 { model.domain } else { user_domain(u) };
@@ -403,7 +411,7 @@ impl Stepper {
 
     /// Draws from seed `seed` from the next reset on (the scenario's seed by default).
     pub fn set_seed(&mut self, seed: u64) {
-        self.model.seed = seed;
+        self.seed = seed;
     }
 
     /// What the last step gave (`None` before the first step of the run).

@@ -83,6 +83,13 @@ pub use util::cancel::{Cancel, Cancelled};
 pub use util::input::ReadError;
 pub use util::rng::{SimRng, stream};
 
+/// Energy-detector sensing (Liang et al. 2008): a scenario's `EnergyDetector(..)` and the
+/// sensing-throughput trade-off in closed form.
+pub mod sensing {
+    pub use crate::model::detector::{EnergyDetectorSpec, Fading, SensingThroughput};
+    pub use crate::model::sensing::{RawSensing, SensingModel, SensingSpec};
+}
+
 /// The data of `summary.json` and `curves.csv` as types: what [`RegretResults::summary`],
 /// [`IdentificationResults::summary`] and [`SweepResults::summary`] return, and what a saved
 /// `summary.json` deserialises into.

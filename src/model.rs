@@ -1,10 +1,11 @@
 //! The world a policy probes: channels ([`channel`]) with their occupancy processes
 //! ([`occupancy`]), probing costs ([`cost`], [`law`]), holding-time laws ([`holding`]) and
-//! sensing errors ([`sensing`]), and the paper's theory computed from the true parameters
+//! sensing errors ([`sensing`], from an energy detector's physics: [`detector`]), and the paper's theory computed from the true parameters
 //! ([`theory`]). Imports only [`crate::util`].
 
 pub(crate) mod channel;
 pub(crate) mod cost;
+pub(crate) mod detector;
 pub(crate) mod holding;
 pub(crate) mod law;
 pub(crate) mod occupancy;

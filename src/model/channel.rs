@@ -197,7 +197,7 @@ impl Environment {
                 Channel::with(
                     Occupancy::Iid(crate::model::occupancy::Iid::new(t)),
                     c.cost.clone(),
-                    c.sensing,
+                    c.sensing.clone(),
                 )
             })
             .collect();

@@ -8,8 +8,37 @@
 //! Policies learn from what they sense. The draws are keyed by (run, channel, slot), so two
 //! policies probing the same channel in the same slot sense the same thing.
 
+use crate::model::detector::{EnergyDetector, EnergyDetectorSpec};
 use crate::util::crn;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// A channel's `sensing` as a scenario writes it: error rates, or a detector model that gives
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "is neither error rates `(false_alarm: p, missed_detection: q)` nor `EnergyDetector(..)` with only its fields: snr_db, sample_rate, duration or samples, target_pd or threshold, fading"
+)]
+pub enum RawSensing {
+    /// A detector model.
+    Model(SensingModel),
+    /// Error rates given directly.
+    Rates(SensingSpec),
+}
+
+impl Default for RawSensing {
+    fn default() -> Self {
+        RawSensing::Rates(SensingSpec::default())
+    }
+}
+
+/// Detector models that give a probe's error rates from its physics.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SensingModel {
+    /// An energy detector (see [`crate::sensing::EnergyDetectorSpec`]).
+    EnergyDetector(EnergyDetectorSpec),
+}
 
 /// Sensing error rates as a scenario writes them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -24,9 +53,12 @@ pub struct SensingSpec {
 }
 
 /// Checked sensing error rates.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Sensing {
     spec: SensingSpec,
+    /// The detector the rates come from, if the scenario gave one (behind a pointer: only
+    /// descriptions read it, and a channel stays small in the hot loop's cache).
+    detector: Option<Arc<EnergyDetector>>,
     false_alarm: u64,
     missed_detection: u64,
 }
@@ -42,9 +74,26 @@ impl Sensing {
     pub(crate) fn new(spec: SensingSpec) -> Sensing {
         Sensing {
             spec,
+            detector: None,
             false_alarm: crn::threshold(spec.false_alarm),
             missed_detection: crn::threshold(spec.missed_detection),
         }
+    }
+
+    /// The rates of an energy detector (P_fa, 1 − P_d), remembering it for descriptions.
+    pub(crate) fn of_detector(detector: EnergyDetector) -> Sensing {
+        Sensing {
+            detector: Some(Arc::new(detector)),
+            ..Sensing::new(SensingSpec {
+                false_alarm: detector.pfa(),
+                missed_detection: 1.0 - detector.pd(),
+            })
+        }
+    }
+
+    /// The detector the rates come from, if any.
+    pub(crate) fn detector(&self) -> Option<&EnergyDetector> {
+        self.detector.as_deref()
     }
 
     /// The rates.
@@ -78,8 +127,14 @@ impl Sensing {
         theta * (1.0 - self.spec.false_alarm)
     }
 
-    /// The rates in scenario syntax.
+    /// The sensing in scenario syntax (a detector as written, else the rates).
     pub(crate) fn describe(&self) -> String {
+        if let Some(d) = &self.detector {
+            return format!(
+                "EnergyDetector{}",
+                crate::util::ron_text::to_ron_line(d.spec())
+            );
+        }
         format!(
             "(false_alarm: {}, missed_detection: {})",
             self.spec.false_alarm, self.spec.missed_detection

@@ -391,6 +391,18 @@ fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
                 facts.join(", ")
             );
         }
+        if let Some(d) = ch.sensing().detector() {
+            let _ = writeln!(
+                out,
+                "  {:>5} energy detector: N = {} samples (τ = {}), threshold ε/σ² = {}: Pd = {}, Pfa = {}",
+                "",
+                sig(d.samples(), 6),
+                sig(d.duration(), 6),
+                sig(d.threshold(), 6),
+                sig(d.pd(), 6),
+                sig(d.pfa(), 6)
+            );
+        }
         if !ch.sensing().is_perfect() {
             let _ = writeln!(
                 out,

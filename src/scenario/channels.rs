@@ -10,7 +10,7 @@ use crate::model::channel::{Channel, EPOCH_OVERHEAD, Environment, MAX_EPOCH_ENTR
 use crate::model::cost::{CostModel, CostWeights, SplitCost};
 use crate::model::law::{Law, LawSpec};
 use crate::model::occupancy::{IidSpec, Occupancy, OccupancySpec, SpecContext, Step, probability};
-use crate::model::sensing::{Sensing, SensingSpec};
+use crate::model::sensing::{RawSensing, Sensing, SensingModel, SensingSpec};
 use std::path::Path;
 
 /// What every channel list of a scenario shares.
@@ -69,7 +69,10 @@ pub(super) fn check_channels(
         );
         let occupancy = check_occupancy(ch, &here, cx, ck);
         let sensing = check_sensing(ch.sensing.unwrap_or_default(), &here.field("sensing"), ck);
-        let cost = check_cost(ch, &here, cx.weights, ck);
+        let probe_time = sensing
+            .as_ref()
+            .and_then(|s| s.detector().map(|d| d.duration()));
+        let cost = check_cost(ch, &here, cx.weights, probe_time, ck);
         if let (Some(o), Some(s), Some(c)) = (occupancy, sensing, cost) {
             entries.push((ch.count, Channel::with(o, c, s)));
         }
@@ -149,7 +152,24 @@ fn check_occupancy(
     }
 }
 
-fn check_sensing(spec: SensingSpec, at: &FieldPath, ck: &mut Checker) -> Option<Sensing> {
+/// Error rates, or an energy detector's (its rules reported at its fields).
+fn check_sensing(raw: RawSensing, at: &FieldPath, ck: &mut Checker) -> Option<Sensing> {
+    match raw {
+        RawSensing::Rates(spec) => check_rates(spec, at, ck),
+        RawSensing::Model(SensingModel::EnergyDetector(spec)) => match spec.check() {
+            Ok(detector) => Some(Sensing::of_detector(detector)),
+            Err(problems) => {
+                let at = at.field("EnergyDetector");
+                for p in problems {
+                    ck.fail(&at.field(p.field), p.rule);
+                }
+                None
+            }
+        },
+    }
+}
+
+fn check_rates(spec: SensingSpec, at: &FieldPath, ck: &mut Checker) -> Option<Sensing> {
     let mut ok = true;
     for (name, v) in [
         ("false_alarm", spec.false_alarm),
@@ -190,13 +210,22 @@ fn physical(law: Law, what: &str, at: &FieldPath, ck: &mut Checker) -> Option<La
     .then_some(law)
 }
 
+/// The channel's cost model. `probe_time`: an energy detector's sensing time, the delay of a
+/// channel that gives neither `delay` nor a single `cost` (one number sets the probe's time
+/// and its errors).
 fn check_cost(
     ch: &RawChannel,
     here: &FieldPath,
     weights: &CostWeights,
+    probe_time: Option<f64>,
     ck: &mut Checker,
 ) -> Option<CostModel> {
-    let model = match (&ch.cost, &ch.energy, &ch.delay) {
+    let detector_delay = probe_time.map(LawSpec::Constant);
+    let delay = ch
+        .delay
+        .as_ref()
+        .or(detector_delay.as_ref().filter(|_| ch.cost.is_none()));
+    let model = match (&ch.cost, &ch.energy, delay) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             ck.fail(
                 &here.field("cost"),
@@ -216,7 +245,7 @@ fn check_cost(
             let zero = LawSpec::Constant(0.0);
             let e = check_law(energy.as_ref().unwrap_or(&zero), &here.field("energy"), ck)
                 .and_then(|l| physical(l, "energy", &here.field("energy"), ck));
-            let d = check_law(delay.as_ref().unwrap_or(&zero), &here.field("delay"), ck)
+            let d = check_law(delay.unwrap_or(&zero), &here.field("delay"), ck)
                 .and_then(|l| physical(l, "delay", &here.field("delay"), ck));
             CostModel::Split(Box::new(SplitCost {
                 energy: e?,
@@ -226,8 +255,13 @@ fn check_cost(
         }
     };
     let (lo, hi) = model.support();
+    let from_detector = ch.cost.is_none() && ch.delay.is_none() && probe_time.is_some();
     let field = if ch.cost.is_some() {
         here.field("cost")
+    } else if from_detector {
+        here.field("sensing")
+            .field("EnergyDetector")
+            .field("duration")
     } else if ch.energy.is_some() {
         here.field("energy")
     } else {
@@ -236,8 +270,14 @@ fn check_cost(
     let what = match model {
         CostModel::Plain(_) => "the bandit cost".to_string(),
         CostModel::Split(_) => format!(
-            "the bandit cost {}·energy + {}·delay",
-            weights.energy, weights.delay
+            "the bandit cost {}·energy + {}·delay{}",
+            weights.energy,
+            weights.delay,
+            if from_detector {
+                " (the delay is the detector's sensing time τ)"
+            } else {
+                ""
+            }
         ),
     };
     ck.require(

@@ -7,7 +7,7 @@ use crate::identify::instance::{Family, Rewards};
 use crate::model::cost::CostWeights;
 use crate::model::law::LawSpec;
 pub(crate) use crate::model::occupancy::OccupancySpec;
-use crate::model::sensing::SensingSpec;
+use crate::model::sensing::RawSensing;
 use crate::multi::{Collision, Feedback, TeamSpec, Timing};
 use crate::policy::PolicySpec;
 use crate::util::stats::CheckpointSpec;
@@ -261,9 +261,9 @@ pub(crate) struct RawChannel {
     /// An occupancy process; exclusive with `theta`.
     #[serde(default)]
     pub occupancy: Option<OccupancySpec>,
-    /// Sensing error rates (default perfect).
+    /// Sensing error rates or an energy detector (default perfect).
     #[serde(default)]
-    pub sensing: Option<SensingSpec>,
+    pub sensing: Option<RawSensing>,
     /// The paper's single cost law; exclusive with `energy`/`delay`.
     #[serde(default)]
     pub cost: Option<LawSpec>,

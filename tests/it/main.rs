@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod custom;
 mod damaged;
+mod detector;
 mod determinism;
 mod engine;
 mod faults;

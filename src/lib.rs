@@ -103,7 +103,7 @@ pub mod summary {
     pub use crate::report::regret::curves::CurveRow;
     pub use crate::report::regret::summary::{
         ChannelSummary, Difference, ExperimentSummary, Paired, PerSlot, PolicySummary, ProbeStats,
-        RegretBody, RegretSummary, SegmentSummary, Stat,
+        RegretBody, RegretSummary, SegmentSummary, Stat, TimeLeftSummary,
     };
     pub use crate::report::sweep::summary::{SweepRow, SweepSummary};
 

@@ -12,3 +12,4 @@ pub(crate) mod occupancy;
 pub(crate) mod sensing;
 pub(crate) mod sharing;
 pub(crate) mod theory;
+pub(crate) mod time_left;

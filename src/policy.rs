@@ -59,6 +59,8 @@ builtin_policies! {
     random_list::{RandomList(RandomListSpec)},
     sw_cc_ucb::{SwCcUcb(SwCcUcbSpec)},
     d_cc_ucb::{DCcUcb(DCcUcbSpec)},
+    time_left_ucb::{TimeLeftUcb(TimeLeftUcbSpec)},
+    known_order::{AvailabilityOrder(AvailabilityOrderSpec), RateOrder(RateOrderSpec)},
 }
 
 /// A cascade policy.

@@ -202,6 +202,11 @@ impl Scenario {
 /// Every channel of `env` as fingerprints read it: process, sensing, trace content, cost laws.
 pub(crate) fn describe_channels(s: &mut String, env: &Environment) {
     use std::fmt::Write;
+    // The reward rule belongs with the channels it pays on (absent for the unit reward, so
+    // that earlier fingerprints stay as they were).
+    if let Some(tl) = env.time_left() {
+        let _ = write!(s, "|reward TimeLeft{:?}", tl.spec());
+    }
     for ch in env.channels() {
         let _ = write!(
             s,

@@ -20,6 +20,7 @@ use crate::engine::recorder::{Metric, N_METRICS, RunRecord};
 use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::theory::expected_reward_prefix;
+use crate::model::time_left::TimeLeft;
 use crate::policy::Policy;
 use crate::util::cancel::{CHECK_MASK, Cancel};
 use crate::util::rng::SimRng;
@@ -96,6 +97,9 @@ pub(crate) struct Slot {
     /// Idle channels sensed busy.
     pub(crate) missed: u32,
     pub(crate) probes: usize,
+    /// What the transmission earns: 1 on a truly idle channel, 0 on a busy one (or, under
+    /// `reward: TimeLeft`, the rate times the slot left; see [`Slot::set_gain`]).
+    pub(crate) gain: f64,
 }
 
 impl Slot {
@@ -109,6 +113,7 @@ impl Slot {
         if p.sensed {
             self.success = p.idle;
             self.collision = !p.idle;
+            self.gain = if p.idle { 1.0 } else { 0.0 };
             return true;
         }
         self.missed += u32::from(p.idle);
@@ -129,7 +134,23 @@ impl Slot {
     /// The slot's net reward.
     #[inline(always)]
     pub(crate) fn net(&self) -> f64 {
-        (if self.success { 1.0 } else { 0.0 }) - self.cost
+        self.gain - self.cost
+    }
+
+    /// The transmission is lost (another user took the channel): it earns nothing.
+    #[inline(always)]
+    pub(crate) fn lose(&mut self) {
+        self.success = false;
+        self.gain = 0.0;
+    }
+
+    /// Under `reward: TimeLeft`, the transmission's gain after the slot's probes on channel
+    /// `last` (the rate times the fraction of the slot left after them).
+    #[inline(always)]
+    pub(crate) fn set_gain(&mut self, tl: &TimeLeft, last: usize) {
+        if self.success || self.collision {
+            self.gain = tl.gain(last, self.success, self.delay);
+        }
     }
 
     /// Adds the slot to the cumulative metrics it counts in (reward, costs, probes, what the
@@ -290,6 +311,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
             epoch: &epochs[epoch],
             mean_cost,
             best,
+            time_left: env.time_left(),
         };
         world.play(t, policy, list, paths, &mut probes, &mut totals, record);
         if let Some(row) = rows.due(t) {
@@ -309,6 +331,8 @@ pub(crate) struct World<'a, S> {
     pub(crate) mean_cost: &'a [f64],
     /// The benchmark's expected reward in the epoch.
     pub(crate) best: f64,
+    /// The reward by the time left in the slot, if the scenario asks for it.
+    pub(crate) time_left: Option<&'a TimeLeft>,
 }
 
 /// What a run carries from slot to slot: the cumulative metrics and the benchmark's reward.
@@ -377,9 +401,16 @@ impl<S: Spectrum> World<'_, S> {
             probed_at[i] = t;
             probed_offset[i] = offset;
             probed[i] = p;
-            policy.observe(i, p.sensed, p.cost.cost);
+            let observed = match self.time_left {
+                None => p.cost.cost,
+                Some(tl) => tl.observed_cost(p.cost.cost, p.cost.delay),
+            };
+            policy.observe(i, p.sensed, observed);
             record.channel_probes[i] += 1;
             if slot.add(&p) {
+                if let Some(tl) = self.time_left {
+                    slot.set_gain(tl, i);
+                }
                 break;
             }
         }
@@ -396,12 +427,25 @@ impl<S: Spectrum> World<'_, S> {
                 spectrum.probe(&paths.keys, &mut paths.benchmark, i, t, offset)
             };
             if bench.add(&p) {
+                if let Some(tl) = self.time_left {
+                    bench.set_gain(tl, i);
+                }
                 break;
             }
         }
         totals.benchmark_reward += bench.net();
         let mut more = |l: &mut Vec<usize>| policy.extend(l);
-        let value = expected.of(list, &mut more, self.epoch, self.mean_cost);
+        let value = match self.time_left {
+            None => expected.of(list, &mut more, self.epoch, self.mean_cost),
+            Some(tl) => tl.expected_reward(
+                list,
+                &mut more,
+                &self.epoch.success,
+                &self.epoch.stop,
+                self.mean_cost,
+                tl.delays(),
+            ),
+        };
         let regret = self.best - value;
         totals.cum[Metric::PseudoRegret as usize] += regret;
         slot.add_to(&mut totals.cum);

@@ -681,6 +681,7 @@ fn play_single<S: Spectrum>(
         epoch: &model.env.epochs()[one.epoch],
         mean_cost: model.env.mean_cost(),
         best: one.best,
+        time_left: model.env.time_left(),
     };
     let Buffers { list, probes } = &mut one.buffers;
     world.play(

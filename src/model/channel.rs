@@ -14,6 +14,7 @@ use crate::model::cost::CostModel;
 use crate::model::occupancy::{Occupancy, OccupancyState};
 use crate::model::sensing::Sensing;
 use crate::model::theory::{Bounds, Optimum, expected_reward_sensed};
+use crate::model::time_left::TimeLeft;
 use crate::util::crn::{Purpose, RunKey};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -136,6 +137,8 @@ pub struct Environment {
     mean_cost: Vec<f64>,
     kind: BenchmarkKind,
     epochs: Vec<Epoch>,
+    /// `reward: TimeLeft`, with the channels' mean delays; `None` for the unit reward.
+    time_left: Option<Arc<TimeLeft>>,
 }
 
 impl Environment {
@@ -173,9 +176,33 @@ impl Environment {
             mean_cost,
             kind: BenchmarkKind::StationaryOracle,
             epochs: Vec::new(),
+            time_left: None,
         };
         env.set_horizon(horizon);
         env
+    }
+
+    /// The same channels with the reward by the time left in the slot: its benchmark is the
+    /// optimal sensing order of [`TimeLeft::optimum`].
+    pub(crate) fn with_time_left(mut self, tl: TimeLeft) -> Environment {
+        let delays = self.channels.iter().map(|c| c.cost.mean_delay()).collect();
+        self.time_left = Some(Arc::new(tl.with_delays(delays)));
+        self.set_horizon(self.horizon);
+        self
+    }
+
+    /// The reward by the time left in the slot, if the scenario asks for it.
+    pub(crate) fn time_left(&self) -> Option<&TimeLeft> {
+        self.time_left.as_deref()
+    }
+
+    /// `env` with this environment's reward rule (channel `i` of `env` is `to[i]` here).
+    fn keeping_reward(&self, env: Environment, to: Option<&[usize]>) -> Environment {
+        match (&self.time_left, to) {
+            (None, _) => env,
+            (Some(tl), None) => env.with_time_left((**tl).clone()),
+            (Some(tl), Some(to)) => env.with_time_left(tl.relabelled(to)),
+        }
     }
 
     /// The same channels under new labels: channel `i` of the result is channel `to[i]` here
@@ -183,7 +210,10 @@ impl Environment {
     /// the labels it sees.
     pub(crate) fn relabelled(&self, to: &[usize]) -> Environment {
         let channels = to.iter().map(|&c| self.channels[c].clone()).collect();
-        Environment::with(channels, self.slot_duration, self.horizon)
+        self.keeping_reward(
+            Environment::with(channels, self.slot_duration, self.horizon),
+            Some(to),
+        )
     }
 
     /// The same i.i.d. channels idle with probabilities `theta` (one per channel), costs and
@@ -201,7 +231,10 @@ impl Environment {
                 )
             })
             .collect();
-        Environment::with(channels, self.slot_duration, self.horizon)
+        self.keeping_reward(
+            Environment::with(channels, self.slot_duration, self.horizon),
+            None,
+        )
     }
 
     /// Entries (epochs × (channels + overhead)) of the benchmark's epochs for `occupancies` over
@@ -256,7 +289,17 @@ impl Environment {
                 .zip(&theta)
                 .map(|(c, &t)| c.sensing.stop_probability(t))
                 .collect();
-            let optimum = Optimum::sensed(&success, &stop, &self.mean_cost);
+            let optimum = match &self.time_left {
+                None => Optimum::sensed(&success, &stop, &self.mean_cost),
+                Some(tl) => {
+                    let (list, expected_reward) =
+                        tl.optimum(&success, &stop, &self.mean_cost, tl.delays());
+                    Optimum {
+                        list,
+                        expected_reward,
+                    }
+                }
+            };
             epochs.push(Epoch {
                 first,
                 last,

@@ -147,6 +147,16 @@ fn describe_regret(s: &RegretScenario) -> String {
                 unit_suffix(&s.header.units.delay)
             );
         }
+        if let Some(tl) = env.time_left() {
+            let spec = tl.spec();
+            let _ = writeln!(
+                out,
+                "reward by the time left: a transmission on channel k earns rate_k·(1 − t/T) when k is idle, {}·(1 − t/T) when it is busy but sensed idle (t: the probes' time); rates {:?}; learners see each probe's time as {}·delay/T",
+                spec.busy_rate,
+                tl.rates(),
+                spec.rate
+            );
+        }
         channel_table(&mut out, env, s.header.horizon);
         let _ = writeln!(out, "benchmark: {}", env.benchmark().describe());
         for epoch in env
@@ -167,7 +177,9 @@ fn describe_regret(s: &RegretScenario) -> String {
             let _ = writeln!(
                 out,
                 "{}{when}: probe {}; expected net reward {} per slot",
-                if env.senses_imperfectly() {
+                if env.time_left().is_some() {
+                    "time-left optimum (dynamic programme over the channels sensed busy)"
+                } else if env.senses_imperfectly() {
                     "sensing-aware optimum"
                 } else {
                     "UCR-T1 optimum"

@@ -2,11 +2,12 @@
 //! position, field and rule, all at once (the channels' own checks are in [`super::channels`],
 //! an identification scenario's in [`super::identification`], a sweep's in [`super::sweep`]).
 
+use crate::model::channel::Environment;
 use crate::scenario::channels::{self, channel_count, check_channels};
 use crate::scenario::checker::Checker;
 use crate::scenario::header::check_header;
 use crate::scenario::locate::FieldPath;
-use crate::scenario::raw::RawRegret;
+use crate::scenario::raw::{RawRegret, RewardSpec};
 use crate::scenario::{Experiment, MAX_CHANNELS, PolicyEntry, PolicyKind, RegretScenario, Source};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -106,7 +107,9 @@ fn check_experiments(
     }
     if !raw.channels.is_empty() {
         sizes.push((String::new(), channel_count(&raw.channels)));
-        if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &cx, ck) {
+        if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &cx, ck)
+            .and_then(|env| with_reward(env, raw, root, ck))
+        {
             experiments.push(Experiment {
                 label: raw.name.clone(),
                 env,
@@ -143,7 +146,9 @@ fn check_experiments(
             format!(" (configuration {:?})", conf.label),
             channel_count(&conf.channels),
         ));
-        if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &cx, ck) {
+        if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &cx, ck)
+            .and_then(|env| with_reward(env, raw, root, ck))
+        {
             experiments.push(Experiment {
                 label: conf.label.clone(),
                 env,
@@ -152,6 +157,39 @@ fn check_experiments(
         }
     }
     (experiments, sizes)
+}
+
+/// The experiment's channels with the scenario's `reward` rule, checked against them (its
+/// rates one per channel, the slot's length, no delay weight).
+fn with_reward(
+    env: Environment,
+    raw: &RawRegret,
+    root: &FieldPath,
+    ck: &mut Checker,
+) -> Option<Environment> {
+    match &raw.reward {
+        None | Some(RewardSpec::Unit) => Some(env),
+        Some(RewardSpec::TimeLeft(spec)) => {
+            match spec.check(env.len(), env.slot_duration(), raw.weights.delay) {
+                Ok(tl) => Some(env.with_time_left(tl)),
+                Err(problems) => {
+                    let at = root.field("reward").field("TimeLeft");
+                    for ((field, index), rule) in problems {
+                        let mut path = if field.is_empty() {
+                            at.clone()
+                        } else {
+                            at.field(field)
+                        };
+                        if let Some(i) = index {
+                            path = path.index(i);
+                        }
+                        ck.fail(&path, rule);
+                    }
+                    None
+                }
+            }
+        }
+    }
 }
 
 /// A configuration's published values name policies of the scenario and are finite.

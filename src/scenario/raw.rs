@@ -8,6 +8,7 @@ use crate::model::cost::CostWeights;
 use crate::model::law::LawSpec;
 pub(crate) use crate::model::occupancy::OccupancySpec;
 use crate::model::sensing::RawSensing;
+use crate::model::time_left::TimeLeftSpec;
 use crate::multi::{Collision, Feedback, TeamSpec, Timing};
 use crate::policy::PolicySpec;
 use crate::util::stats::CheckpointSpec;
@@ -114,6 +115,17 @@ fn one() -> u64 {
     1
 }
 
+/// What a transmission earns: `Unit` (1 on an idle channel, the papers'), or the rate times
+/// the slot left after the probes (`TimeLeft(..)`, see [`crate::model::time_left`]).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+pub(crate) enum RewardSpec {
+    /// 1 on an idle channel.
+    #[default]
+    Unit,
+    /// The rate times the fraction of the slot left.
+    TimeLeft(TimeLeftSpec),
+}
+
 /// `Regret( ... )`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -142,6 +154,9 @@ pub(crate) struct RawRegret {
     /// Probe timing inside a slot (default: every probe at the slot's start, no limit).
     #[serde(default)]
     pub slot: Option<SlotSpec>,
+    /// What a transmission earns (default 1 on an idle channel).
+    #[serde(default)]
+    pub reward: Option<RewardSpec>,
     /// The policy label paired differences are measured against (default: the first policy).
     #[serde(default)]
     pub reference: Option<String>,

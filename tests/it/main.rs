@@ -22,3 +22,4 @@ mod shards;
 mod smpy_reference;
 mod spectrum;
 mod sweep;
+mod time_left;

@@ -487,7 +487,9 @@ impl<'a, S: Spectrum> World<'a, S> {
                 record.collisions[us.tx.unwrap_or(0)] += 1;
             }
             let slot = &mut us.slot;
-            slot.success &= ack;
+            if !ack {
+                slot.lose();
+            }
             let collision = match self.setup.feedback {
                 Feedback::SensingThenCollision => us.tx.map(|_| collided),
                 Feedback::SensingAndCollision | Feedback::CollisionOnly => us

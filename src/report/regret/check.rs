@@ -94,13 +94,31 @@ fn experiment(e: &ExperimentSummary, horizon: u64, runs: u64, field: &str) -> Re
     // A list's expected net reward lies between paying for every probe and finding an idle
     // channel for free.
     let worst = -e.channels.iter().map(|c| c.mean_cost).sum::<f64>();
-    let reward_in_range = |x: f64| x.is_finite() && x >= worst - 1e-9 && x <= 1.0 + 1e-9;
+    let best = match &e.time_left {
+        None => 1.0,
+        Some(tl) => {
+            for (i, &r) in tl.rates.iter().chain([&tl.busy_rate, &tl.rate]).enumerate() {
+                require(
+                    r.is_finite() && r >= 0.0,
+                    format!("{field}time_left"),
+                    || format!("rate {i} ({r}) is not a rate"),
+                )?;
+            }
+            require(
+                tl.rates.len() == k,
+                format!("{field}time_left.rates"),
+                || format!("{} rates for {k} channels", tl.rates.len()),
+            )?;
+            tl.max_gain()
+        }
+    };
+    let reward_in_range = |x: f64| x.is_finite() && x >= worst - 1e-9 && x <= best + 1e-9;
     require(
         reward_in_range(e.optimum.expected_reward),
         format!("{field}optimum.expected_reward"),
         || {
             format!(
-                "{} is not an expected net reward of these channels (between {worst} and 1)",
+                "{} is not an expected net reward of these channels (between {worst} and {best})",
                 e.optimum.expected_reward
             )
         },

@@ -88,6 +88,9 @@ pub struct ExperimentSummary {
     /// The slot length in delay units, when the scenario sets one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot_duration: Option<f64>,
+    /// The reward by the time left in the slot, when the scenario asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_left: Option<TimeLeftSummary>,
     /// Theorems 2 and 3 for this instance.
     pub bounds: Bounds,
     /// The channels' exact parameters.
@@ -95,6 +98,25 @@ pub struct ExperimentSummary {
     /// Published final regrets by policy label, where the scenario gives them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub reference: BTreeMap<String, f64>,
+}
+
+/// `reward: TimeLeft` as the results used it: a transmission on channel k earns
+/// `rates[k]·(1 − t/T)` on an idle channel, `busy_rate·(1 − t/T)` on a busy one sensed idle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimeLeftSummary {
+    /// Per channel, the rate on an idle channel.
+    pub rates: Vec<f64>,
+    /// The rate on a busy channel sensed idle.
+    pub busy_rate: f64,
+    /// The rate that prices a probe's time for learners (`rate · delay / T`).
+    pub rate: f64,
+}
+
+impl TimeLeftSummary {
+    /// The most a transmission can earn.
+    pub fn max_gain(&self) -> f64 {
+        self.rates.iter().fold(self.busy_rate, |a, &b| a.max(b))
+    }
 }
 
 fn stationary() -> BenchmarkKind {
@@ -430,6 +452,11 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
                 optimum: env.optimum().clone(),
                 segments: segments(env, s.header.horizon),
                 slot_duration: env.slot_duration(),
+                time_left: env.time_left().map(|tl| TimeLeftSummary {
+                    rates: tl.rates().to_vec(),
+                    busy_rate: tl.spec().busy_rate,
+                    rate: tl.spec().rate,
+                }),
                 bounds: env.bounds(s.theorem2_alpha(), s.header.horizon),
                 channels: env
                     .channels()

@@ -93,6 +93,9 @@ pub struct RunRecord {
     pub probes_per_slot: Vec<u64>,
     /// Probes of each channel.
     pub channel_probes: Vec<u64>,
+    /// Slots whose transmission the primary user interrupted by returning (see
+    /// [`crate::model::time_left`]; only counted under `reward: TimeLeft`).
+    pub pu_returns: u64,
 }
 
 impl RunRecord {
@@ -102,6 +105,7 @@ impl RunRecord {
             rows: vec![[0.0; N_METRICS]; checkpoints],
             probes_per_slot: vec![0; k + 1],
             channel_probes: vec![0; k],
+            pu_returns: 0,
         }
     }
 
@@ -117,6 +121,7 @@ impl RunRecord {
         self.rows.iter_mut().for_each(|r| *r = [0.0; N_METRICS]);
         self.probes_per_slot.iter_mut().for_each(|c| *c = 0);
         self.channel_probes.iter_mut().for_each(|c| *c = 0);
+        self.pu_returns = 0;
     }
 }
 
@@ -131,6 +136,8 @@ pub struct PolicyStats {
     pub probes: Histogram<u64>,
     /// Probes of each channel summed over runs.
     pub channel_probes: Vec<u64>,
+    /// Slots whose transmission the primary user interrupted, summed over runs.
+    pub pu_returns: u64,
     /// Every run's values at the horizon, by run index, for `runs.csv` and shards; empty when
     /// the runs were streamed to a [`crate::engine::pipeline::RunSink`] instead.
     pub finals: Vec<(u64, Row)>,
@@ -166,6 +173,7 @@ impl PolicyStats {
             curves: vec![Default::default(); checkpoints],
             probes: new_histogram(k),
             channel_probes: vec![0; k],
+            pu_returns: 0,
             finals: Vec::new(),
             paired: Default::default(),
         }
@@ -195,6 +203,7 @@ impl PolicyStats {
         for (a, &b) in self.channel_probes.iter_mut().zip(&record.channel_probes) {
             *a += b;
         }
+        self.pu_returns += record.pu_returns;
     }
 
     /// Merges statistics of other runs (exact: any grouping gives the same result).
@@ -211,6 +220,7 @@ impl PolicyStats {
         for (a, &b) in self.channel_probes.iter_mut().zip(&other.channel_probes) {
             *a += b;
         }
+        self.pu_returns += other.pu_returns;
         for (a, b) in self.paired.iter_mut().zip(&other.paired) {
             a.merge(b);
         }
@@ -267,6 +277,7 @@ impl PolicyStats {
             curves: parts.curves,
             probes,
             channel_probes: parts.channel_probes,
+            pu_returns: parts.pu_returns,
             finals: parts.finals,
             // Rebuilt from the finals by `RegretStats::pair_finals` once the reference is known.
             paired: Default::default(),
@@ -280,9 +291,14 @@ impl PolicyStats {
             curves: self.curves.clone(),
             probes: self.probe_counts(),
             channel_probes: self.channel_probes.clone(),
+            pu_returns: self.pu_returns,
             finals: self.finals.clone(),
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// [`PolicyStats`] in a form that serialises exactly (for sharded runs).
@@ -296,6 +312,10 @@ pub struct PartialStats {
     pub probes: Vec<(u64, u64)>,
     /// Probes of each channel.
     pub channel_probes: Vec<u64>,
+    /// Slots whose transmission the primary user interrupted (absent when none: partials
+    /// without `reward: TimeLeft` are as before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pu_returns: u64,
     /// Every run's values at the horizon, by run index.
     pub finals: Vec<(u64, Row)>,
 }

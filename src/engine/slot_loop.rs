@@ -145,12 +145,16 @@ impl Slot {
     }
 
     /// Under `reward: TimeLeft`, the transmission's gain after the slot's probes on channel
-    /// `last` (the rate times the fraction of the slot left after them).
+    /// `last` (the rate times the fraction of the slot left after them), the primary user
+    /// returning `back` into the slot; returns whether it interrupted the transmission.
     #[inline(always)]
-    pub(crate) fn set_gain(&mut self, tl: &TimeLeft, last: usize) {
+    pub(crate) fn set_gain(&mut self, tl: &TimeLeft, last: usize, back: f64) -> bool {
         if self.success || self.collision {
-            self.gain = tl.gain(last, self.success, self.delay);
+            let (gain, interrupted) = tl.gain(last, self.success, self.delay, back);
+            self.gain = gain;
+            return interrupted;
         }
+        false
     }
 
     /// Adds the slot to the cumulative metrics it counts in (reward, costs, probes, what the
@@ -409,7 +413,8 @@ impl<S: Spectrum> World<'_, S> {
             record.channel_probes[i] += 1;
             if slot.add(&p) {
                 if let Some(tl) = self.time_left {
-                    slot.set_gain(tl, i);
+                    let back = spectrum.returns_at(&paths.occupancy, i, t);
+                    record.pu_returns += u64::from(slot.set_gain(tl, i, back));
                 }
                 break;
             }
@@ -428,7 +433,14 @@ impl<S: Spectrum> World<'_, S> {
             };
             if bench.add(&p) {
                 if let Some(tl) = self.time_left {
-                    bench.set_gain(tl, i);
+                    // The benchmark's path state at this channel: the policy's where it
+                    // reused the policy's probe, its own otherwise.
+                    let states = if probed_at[i] == t && probed_offset[i] == offset {
+                        &paths.occupancy
+                    } else {
+                        &paths.benchmark
+                    };
+                    bench.set_gain(tl, i, spectrum.returns_at(states, i, t));
                 }
                 break;
             }

@@ -39,6 +39,11 @@ pub(crate) trait Spectrum {
         t: u64,
         offset: f64,
     ) -> Probe;
+
+    /// After a probe of channel `i` in slot `t` found it idle, when (a fraction into the
+    /// slot) its idle period ends: the primary user's return, infinite when it holds for the
+    /// slot (see [`crate::model::occupancy::Process::idle_until`]).
+    fn returns_at(&self, states: &[OccupancyState], i: usize, t: u64) -> f64;
 }
 
 /// Every channel model: occupancy process, cost model and sensing, dispatched per probe.
@@ -62,6 +67,11 @@ impl Spectrum for General<'_> {
     #[inline]
     fn duration(&self) -> Option<f64> {
         self.duration
+    }
+
+    #[inline]
+    fn returns_at(&self, states: &[OccupancyState], i: usize, t: u64) -> f64 {
+        self.channels[i].occupancy().idle_until(&states[i], t)
     }
 
     #[inline]
@@ -132,6 +142,12 @@ impl Spectrum for Simple {
     #[inline]
     fn duration(&self) -> Option<f64> {
         None
+    }
+
+    #[inline]
+    fn returns_at(&self, _states: &[OccupancyState], _i: usize, _t: u64) -> f64 {
+        // i.i.d. slots hold their state for the whole slot.
+        f64::INFINITY
     }
 
     #[inline(always)]

@@ -59,6 +59,14 @@ pub(crate) trait Process {
     /// One player asks in increasing (slot, offset) order.
     fn idle(&self, state: &mut Self::State, slot: u64, offset: f64) -> bool;
 
+    /// After an [`Process::idle`] query in slot `slot` that found the channel idle, the offset
+    /// into that slot (in slots: 1 is the slot's end) at which the idle period ends, i.e. when
+    /// the primary user returns. Processes that hold their state for a whole slot (i.i.d.,
+    /// Markov, traces, piecewise) never return inside it: infinity.
+    fn idle_until(&self, _state: &Self::State, _slot: u64) -> f64 {
+        f64::INFINITY
+    }
+
     /// The idle probability at slot `slot` (what an oracle that knows the current segment
     /// uses); the long-run θ for every process but [`Piecewise`].
     fn theta_at(&self, slot: u64) -> f64;

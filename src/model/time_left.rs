@@ -49,6 +49,28 @@ pub(crate) struct TimeLeftSpec {
     /// The rate of a transmission on a busy channel sensed idle (default 0: lost).
     #[serde(default)]
     pub(crate) busy_rate: f64,
+    /// What a transmission earns when the primary user returns during it (default `Lost`).
+    #[serde(default, skip_serializing_if = "OnReturn::is_lost")]
+    pub(crate) on_return: OnReturn,
+}
+
+/// What a transmission earns when the primary user returns during it (only continuous-time
+/// channels, on/off and López-Benítez, can change state inside a slot; the return is counted as
+/// interference to the primary user either way).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum OnReturn {
+    /// Nothing: the collided transmission is lost whole (a half-duplex user cannot see the
+    /// return while it sends).
+    #[default]
+    Lost,
+    /// The part sent before the return: rate × (return − start)/T.
+    Prorated,
+}
+
+impl OnReturn {
+    fn is_lost(&self) -> bool {
+        *self == OnReturn::Lost
+    }
 }
 
 fn one() -> f64 {
@@ -184,15 +206,27 @@ impl TimeLeft {
     }
 
     /// What a transmission on channel `i` earns, started after `elapsed` delay units, the
-    /// channel truly idle or not.
+    /// channel truly idle or not, the primary user returning `back` into the slot (a fraction
+    /// of it; ≥ 1 or infinite when it does not return inside the slot). The second value says
+    /// whether the return interrupted the transmission.
     #[inline(always)]
-    pub(crate) fn gain(&self, i: usize, idle: bool, elapsed: f64) -> f64 {
+    pub(crate) fn gain(&self, i: usize, idle: bool, elapsed: f64, back: f64) -> (f64, bool) {
         let rate = if idle {
             self.rates[i]
         } else {
             self.spec.busy_rate
         };
-        rate * self.left(elapsed)
+        // The transmission runs from `start` to the slot's end; a return before the end
+        // overlaps it (one during the probe itself leaves nothing clean to send).
+        let start = elapsed / self.slot;
+        if idle && back < 1.0 && start < 1.0 {
+            let part = match self.spec.on_return {
+                OnReturn::Lost => 0.0,
+                OnReturn::Prorated => rate * (back - start).max(0.0),
+            };
+            return (part, true);
+        }
+        (rate * self.left(elapsed), false)
     }
 
     /// The cost a learner observes for a probe of bandit cost `cost` that took `delay`: the
@@ -332,6 +366,7 @@ impl TimeLeft {
                 rate: 1.0,
                 rates: None,
                 busy_rate: 0.0,
+                on_return: OnReturn::Lost,
             },
             rates: vec![1.0; k],
             slot: f64::INFINITY,
@@ -358,6 +393,7 @@ mod tests {
             rate: 1.0,
             rates: Some(rates.clone()),
             busy_rate: busy,
+            on_return: OnReturn::Lost,
         }
         .check(rates.len(), Some(slot), 0.0)
         .unwrap()
@@ -461,6 +497,7 @@ mod tests {
             rate: 0.0,
             rates: Some(vec![1.0, -1.0]),
             busy_rate: f64::NAN,
+            on_return: OnReturn::Prorated,
         };
         let fields: Vec<(&str, Option<usize>)> = spec
             .check(3, None, 1.0)

@@ -218,3 +218,115 @@ fn the_programme_learner_beats_the_simple_orders() {
     assert!(rate < availability, "{regret:?}");
     assert!(learner < 0.2 * availability.min(cc), "{regret:?}");
 }
+
+/// On/off channels can come back busy inside a slot: a transmission the primary user's return
+/// interrupts is counted (`pu_returns_per_slot`) and earns nothing (`Lost`) or the part sent
+/// before the return (`Prorated`); i.i.d. channels never return inside a slot. Checked against
+/// the exponential holding times' closed form, and sharded runs merge to the same summary.
+#[test]
+fn the_primary_users_return_interrupts_the_transmission() {
+    let dir = tempfile::tempdir().unwrap();
+    // Idle periods exponential with mean 2 slots, busy 1 (θ = 2/3), probes of 0.1 slot: the
+    // oracle probes channel 0 at the slot's start and, when busy, channel 1 at 0.1. A return
+    // before the slot's end after the probe instant interrupts: with probability 1 − e^(−1/2)
+    // on channel 0 and 1 − e^(−0.9/2) on channel 1 (memoryless idle periods).
+    let scenario = |rule: &str, occupancy: &str| {
+        format!(
+            r#"Regret(
+    name: "ret", seed: 4, horizon: 50000, runs: 4,
+    weights: (energy: 1.0, delay: 0.0),
+    slot: (duration: 1.0),
+    reward: TimeLeft(rate: 1.0{rule}),
+    channels: [
+        ({occupancy}, energy: Constant(0.0), delay: Constant(0.1)),
+        ({occupancy}, energy: Constant(0.0), delay: Constant(0.1)),
+    ],
+    policies: [(policy: Oracle), (policy: CcUcb)],
+)"#
+        )
+    };
+    let on_off = "occupancy: OnOff(idle: Exponential(mean: 2.0), busy: Exponential(mean: 1.0))";
+    let lost = run(
+        &scenario_file(dir.path(), "lost.ron", &scenario("", on_off)),
+        &dir.path().join("lost"),
+        2,
+    );
+    let prorated = run(
+        &scenario_file(
+            dir.path(),
+            "pro.ron",
+            &scenario(", on_return: Prorated", on_off),
+        ),
+        &dir.path().join("pro"),
+        2,
+    );
+    let iid = run(
+        &scenario_file(dir.path(), "iid.ron", &scenario("", "theta: 0.6667")),
+        &dir.path().join("iid"),
+        2,
+    );
+    let (l, p) = (
+        &lost.experiments()[0].policies[0],
+        &prorated.experiments()[0].policies[0],
+    );
+    let returns = l.pu_returns_per_slot.expect("counted under TimeLeft");
+    let (first, second) = (2.0 / 3.0, 2.0 / 9.0);
+    let expected = first * (1.0 - (-0.5f64).exp()) + second * (1.0 - (-0.45f64).exp());
+    // 2 × 10⁵ slots: a binomial standard error below 0.0012 (idle periods span slots, so a
+    // little more).
+    assert!(
+        (returns - expected).abs() < 0.006,
+        "{returns} vs {expected}"
+    );
+    assert_eq!(
+        p.pu_returns_per_slot,
+        Some(returns),
+        "the same paths either way"
+    );
+    // Lost: only uninterrupted transmissions earn (0.9 of a slot on channel 0, 0.8 on 1).
+    let clean = first * (-0.5f64).exp() * 0.9 + second * (-0.45f64).exp() * 0.8;
+    assert!(
+        (l.reward_per_slot - clean).abs() < 0.006,
+        "{} vs {clean}",
+        l.reward_per_slot
+    );
+    assert!(
+        p.reward_per_slot > l.reward_per_slot + 0.05,
+        "{} {}",
+        p.reward_per_slot,
+        l.reward_per_slot
+    );
+    assert_eq!(
+        iid.experiments()[0].policies[0].pu_returns_per_slot,
+        Some(0.0)
+    );
+    // Shards merge to the same summary, interruptions included.
+    let path = dir.path().join("lost.ron");
+    let parts: Vec<std::path::PathBuf> = (0..2)
+        .map(|i| {
+            let out = dir.path().join(format!("part{i}"));
+            specprobe::commands::run(&specprobe::commands::RunArgs {
+                scenario: path.clone(),
+                out: Some(out.clone()),
+                threads: Some(1),
+                shard: Some(specprobe::Shard { index: i, count: 2 }),
+                charts: crate::common::no_charts(),
+                ..Default::default()
+            })
+            .unwrap();
+            out
+        })
+        .collect();
+    let merged = dir.path().join("merged");
+    specprobe::commands::merge(&specprobe::commands::MergeArgs {
+        inputs: parts,
+        out: Some(merged.clone()),
+        charts: crate::common::no_charts(),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(
+        std::fs::read(merged.join("summary.json")).unwrap(),
+        std::fs::read(dir.path().join("lost").join("summary.json")).unwrap()
+    );
+}

@@ -140,6 +140,15 @@ impl Process for OnOff {
         s.idle
     }
 
+    fn idle_until(&self, s: &OnOffState, slot: u64) -> f64 {
+        // The current period's end, from the slot's start (continuous time in slots).
+        if s.idle {
+            s.end - (slot - 1) as f64
+        } else {
+            0.0
+        }
+    }
+
     fn theta_at(&self, _slot: u64) -> f64 {
         self.theta
     }

@@ -74,6 +74,17 @@ macro_rules! occupancy_processes {
                 }
             }
 
+            /// See [`Process::idle_until`].
+            #[inline]
+            pub(crate) fn idle_until(&self, state: &OccupancyState, slot: u64) -> f64 {
+                match (self, state) {
+                    $((Occupancy::$name(p), OccupancyState::$name(s)) => p.idle_until(s, slot),)*
+                    // A state from another process cannot be asked (as in `idle`); no return.
+                    #[allow(unreachable_patterns)]
+                    _ => f64::INFINITY,
+                }
+            }
+
             /// See [`Process::theta_at`].
             pub(crate) fn theta_at(&self, slot: u64) -> f64 {
                 match self {

@@ -330,6 +330,10 @@ pub struct PolicySummary {
     /// Idle channels sensed busy (missed opportunities) per slot.
     #[serde(default)]
     pub missed_opportunities_per_slot: f64,
+    /// Under `reward: TimeLeft`: the fraction of slots whose transmission the primary user's
+    /// return interrupted (interference to the primary user inside the slot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pu_returns_per_slot: Option<f64>,
     /// This policy's paired difference to the reference policy (absent for the reference).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Paired>,
@@ -374,6 +378,7 @@ impl PolicySummary {
             idle_found_per_slot: per_slot(Metric::IdleFound),
             pu_collisions_per_slot: per_slot(Metric::PuCollisions),
             missed_opportunities_per_slot: per_slot(Metric::MissedOpportunities),
+            pu_returns_per_slot: None,
             paired: reference
                 .filter(|(label, _)| *label != name)
                 .map(|(label, r)| Paired {
@@ -445,7 +450,18 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
                     .iter()
                     .zip(stats)
                     .map(|(p, st)| {
-                        PolicySummary::new(&p.label, p.describe(), st, s.header.horizon, reference)
+                        let mut summary = PolicySummary::new(
+                            &p.label,
+                            p.describe(),
+                            st,
+                            s.header.horizon,
+                            reference,
+                        );
+                        if env.time_left().is_some() {
+                            let slots = st.runs.max(1) as f64 * s.header.horizon as f64;
+                            summary.pu_returns_per_slot = Some(st.pu_returns as f64 / slots);
+                        }
+                        summary
                     })
                     .collect(),
                 benchmark: env.benchmark(),

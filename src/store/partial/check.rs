@@ -411,6 +411,22 @@ fn check_finals(
         format!("{field}.channel_probes"),
         || format!("add up to {counted} probes, the per-run rows to {probes}"),
     )?;
+    // An interrupted transmission was one on a channel found idle.
+    let found: f64 = ps
+        .finals
+        .iter()
+        .map(|(_, r)| r[crate::engine::recorder::Metric::IdleFound as usize])
+        .sum();
+    blame.require(
+        ps.pu_returns as f64 <= found,
+        format!("{field}.pu_returns"),
+        || {
+            format!(
+                "{} interrupted transmissions, but only {found} found an idle channel",
+                ps.pu_returns
+            )
+        },
+    )?;
     Ok(())
 }
 

@@ -30,7 +30,7 @@ use std::fmt::Write;
 use tables::{channels_csv, users_csv};
 
 /// The metrics of `curves.csv` and `runs.csv`, in column order.
-pub(crate) const METRICS: [(&str, usize); 8] = [
+pub(crate) const METRICS: [(&str, usize); 11] = [
     ("pseudo_regret", Metric::PseudoRegret as usize),
     ("realized_regret", Metric::RealizedRegret as usize),
     ("reward", Metric::Reward as usize),
@@ -39,7 +39,15 @@ pub(crate) const METRICS: [(&str, usize); 8] = [
     ("pu_collisions", Metric::PuCollisions as usize),
     ("cost", Metric::Cost as usize),
     ("probes", Metric::Probes as usize),
+    // Appended (files written before had the eight above, and still read): the cost's
+    // energy/delay split and the idle channels sensed busy, summed over users.
+    ("energy", Metric::Energy as usize),
+    ("delay", Metric::Delay as usize),
+    ("missed_opportunities", Metric::MissedOpportunities as usize),
 ];
+
+/// How many of [`METRICS`] files written before the energy/delay split held.
+pub(crate) const METRICS_V2: usize = 8;
 
 /// Positions in [`METRICS`] of the pseudo- and realised regret and of the users in collisions.
 pub(crate) const PSEUDO: usize = 0;
@@ -52,6 +60,45 @@ fn cell(x: &Option<Stat>) -> String {
     x.as_ref().map_or("—".into(), |s| {
         format!("{} ± {}", sig(s.mean, 4), sig(s.std, 3))
     })
+}
+
+/// Per slot, summed over users: the reward and what it cost (energy and delay in the
+/// scenario's units), and what sensing missed or hit (files written before the split lack
+/// some columns: a dash).
+fn per_slot_table(md: &mut String, summary: &MultiUserSummary) {
+    let unit = |u: &str| {
+        if u.is_empty() {
+            String::new()
+        } else {
+            format!(" ({u})")
+        }
+    };
+    let _ = writeln!(
+        md,
+        "\nPer slot, summed over users (mean over runs):\n\n| policy | reward | cost | energy{} | delay{} | PU collisions | missed opportunities |\n|---|---:|---:|---:|---:|---:|---:|",
+        unit(&summary.units.energy),
+        unit(&summary.units.delay)
+    );
+    let t = summary.horizon.max(1) as f64;
+    for p in &summary.policies {
+        let per = |name: &str| {
+            p.at_horizon
+                .get(name)
+                .and_then(Option::as_ref)
+                .map_or("—".to_string(), |s| sig(s.mean / t, 4))
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            p.name,
+            per("reward"),
+            per("cost"),
+            per("energy"),
+            per("delay"),
+            per("pu_collisions"),
+            per("missed_opportunities")
+        );
+    }
 }
 
 fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
@@ -104,6 +151,7 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
             cell(&p.jain_fairness)
         );
     }
+    per_slot_table(&mut md, summary);
     if summary.policies.iter().any(|p| p.decomposition.is_some()) {
         let _ = writeln!(
             md,

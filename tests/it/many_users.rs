@@ -1130,3 +1130,53 @@ fn the_report_tables_channels_and_explains_a_negative_b() {
     assert!(negative_b);
     assert!(md.contains("(b) is negative where"), "{md}");
 }
+
+/// Many-users outputs carry what single-user ones do: the cost's energy/delay split in the
+/// scenario's units and the missed opportunities, in `summary.json`, `curves.csv` and the
+/// report's per-slot table.
+#[test]
+fn outputs_split_energy_and_delay_with_units_and_count_missed_opportunities() {
+    let text = r#"MultiUser(
+    name: "split", seed: 3, horizon: 2000, runs: 3, users: 2,
+    weights: (energy: 1.0, delay: 0.5),
+    units: (energy: "mJ", delay: "ms"),
+    channels: [
+        (theta: 0.8, energy: Constant(0.1), delay: Constant(0.2), sensing: (false_alarm: 0.1)),
+        (theta: 0.6, energy: Constant(0.1), delay: Constant(0.2), sensing: (false_alarm: 0.1)),
+        (theta: 0.4, energy: Constant(0.1), delay: Constant(0.2), sensing: (false_alarm: 0.1)),
+    ],
+    policies: [(policy: RhoRand(index: KlUcb))],
+)"#;
+    let sim = Simulation::new(specprobe::parse(text, Path::new("split.ron")).unwrap());
+    let files = sim
+        .run()
+        .unwrap()
+        .files(&ChartOptions {
+            formats: Vec::new(),
+            ..ChartOptions::default()
+        })
+        .unwrap();
+    let get = |n: &str| files.iter().find(|f| f.name == n).unwrap().bytes.clone();
+    let summary: serde_json::Value = serde_json::from_slice(&get("summary.json")).unwrap();
+    assert_eq!(summary["units"]["energy"], "mJ");
+    assert_eq!(summary["units"]["delay"], "ms");
+    let at = &summary["policies"][0]["at_horizon"];
+    let mean = |m: &str| at[m]["mean"].as_f64().unwrap();
+    // Every probe costs 0.1 energy and 0.2 delay: the split adds up to the probes and the cost.
+    assert!((mean("energy") - 0.1 * mean("probes")).abs() < 1e-6);
+    assert!((mean("delay") - 0.2 * mean("probes")).abs() < 1e-6);
+    assert!((mean("cost") - (mean("energy") + 0.5 * mean("delay"))).abs() < 1e-6);
+    // One channel a user a slot, sensed busy when idle with probability 0.1.
+    let missed = mean("missed_opportunities");
+    assert!(missed > 0.0 && missed < mean("probes"), "{missed}");
+    let curves = String::from_utf8(get("curves.csv")).unwrap();
+    let header = curves.lines().next().unwrap();
+    for column in ["energy_mean", "delay_se", "missed_opportunities_ci95_hi"] {
+        assert!(header.contains(column), "{column} in {header}");
+    }
+    let report = String::from_utf8(get("report.md")).unwrap();
+    assert!(
+        report.contains("| policy | reward | cost | energy (mJ) | delay (ms) | PU collisions | missed opportunities |"),
+        "{report}"
+    );
+}

@@ -113,7 +113,8 @@ pub(crate) fn check(s: &MultiUserSummary) -> Result<(), Failure> {
                 "reward" | "idle_found" | "su_collisions" | "pu_collisions" => {
                     Some((0.0, user_slots))
                 }
-                "probes" => Some((0.0, user_slots * k as f64)),
+                "probes" | "missed_opportunities" => Some((0.0, user_slots * k as f64)),
+                "energy" | "delay" => Some((0.0, f64::INFINITY)),
                 _ => None,
             };
             stat(stat_, &format!("{at}.at_horizon.{name}"), range)?;

@@ -5,7 +5,7 @@ use crate::engine::multi_user::runner::{MultiStats, TeamStats};
 use crate::engine::multi_user::slot_loop::Expected;
 use crate::model::sharing::Shared;
 use crate::model::theory::kl_bernoulli;
-use crate::scenario::MultiUserScenario;
+use crate::scenario::{MultiUserScenario, Units};
 use crate::store::names::ResultKind;
 use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
@@ -160,6 +160,10 @@ pub struct MultiUserSummary {
     pub horizon: u64,
     /// Runs per policy.
     pub runs: u64,
+    /// Units of energy and delay (as the scenario names them; absent in files written
+    /// before).
+    #[serde(default)]
+    pub units: Units,
     /// Users M.
     pub users: usize,
     /// Channels K.
@@ -249,6 +253,7 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
         seed: s.header.seed,
         horizon: s.header.horizon,
         runs: s.header.runs,
+        units: s.header.units.clone(),
         users: s.users,
         channels: s.env.len(),
         timing: format!("{:?}", s.timing),

@@ -1,8 +1,8 @@
 //! The many-users tables: `curves.csv` (written from the statistics, read back for `plot`
 //! and `compare`), `runs.csv`, `users.csv` and `channels.csv`.
 
-use super::METRICS;
 use super::summary::{MultiUserSummary, Stat};
+use super::{METRICS, METRICS_V2};
 use crate::engine::multi_user::runner::MultiStats;
 use crate::engine::multi_user::slot_loop::N_MULTI;
 use crate::report::ReportError;
@@ -80,10 +80,23 @@ impl CurveTable {
     /// The columns of a `curves.csv` written before the standard errors were (read only).
     fn header_v1() -> Vec<String> {
         let mut header = vec!["policy".to_string(), "t".to_string()];
-        for (name, _) in METRICS {
+        for (name, _) in &METRICS[..METRICS_V2] {
             header.push(format!("{name}_mean"));
             header.push(format!("{name}_std"));
         }
+        header
+    }
+
+    /// The columns of a `curves.csv` written with standard errors but before the energy/delay
+    /// split and missed opportunities (read only).
+    fn header_v2() -> Vec<String> {
+        let mut header = vec!["policy".to_string(), "t".to_string()];
+        for (name, _) in &METRICS[..METRICS_V2] {
+            for what in ["mean", "std", "se", "ci95_lo", "ci95_hi"] {
+                header.push(format!("{name}_{what}"));
+            }
+        }
+        header.push("n".into());
         header
     }
 
@@ -124,11 +137,14 @@ impl CurveTable {
             .iter()
             .map(String::from)
             .collect();
-        // Per metric, how many columns: 5 now, 2 in files written before the standard errors.
-        let stride = if header == Self::header() {
-            5
+        // Per metric, how many columns (5 now, 2 in files written before the standard errors)
+        // and how many metrics (the last three came later).
+        let (stride, metrics) = if header == Self::header() {
+            (5, METRICS.len())
+        } else if header == Self::header_v2() {
+            (5, METRICS_V2)
         } else if header == Self::header_v1() {
-            2
+            (2, METRICS_V2)
         } else {
             return Err(format!(
                 "the header is not a many-users curves.csv's (want {})",
@@ -152,7 +168,7 @@ impl CurveTable {
                 0
             };
             let mut points = [None; METRICS.len()];
-            for (m, point) in points.iter_mut().enumerate() {
+            for (m, point) in points.iter_mut().enumerate().take(metrics) {
                 let (mean, std) = (field(2 + stride * m), field(3 + stride * m));
                 if mean.is_empty() && std.is_empty() {
                     continue;
@@ -338,7 +354,7 @@ mod tests {
         let mut old = csv::Writer::from_writer(Vec::new());
         old.write_record(CurveTable::header_v1()).unwrap();
         let mut r = vec!["p".to_string(), "7".to_string()];
-        for p in &points {
+        for p in &points[..METRICS_V2] {
             match p {
                 Some(p) => r.extend([p.mean.to_string(), p.std.to_string()]),
                 None => r.extend([String::new(), String::new()]),
@@ -348,5 +364,21 @@ mod tests {
         let read = CurveTable::from_csv(&old.into_inner().unwrap()).unwrap();
         let (_, rows) = &read.policies[0];
         assert_eq!(rows[0].1[1], point(10.0, 4.0, 0));
+        // With standard errors, before the energy/delay split and missed opportunities: the
+        // same file less their columns reads, those metrics absent.
+        let keep = 2 + 5 * METRICS_V2;
+        let cut: String = text
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                let mut kept = f[..keep].to_vec();
+                kept.push(f[f.len() - 1]);
+                kept.join(",") + "\n"
+            })
+            .collect();
+        let read = CurveTable::from_csv(cut.as_bytes()).unwrap();
+        let (_, rows) = &read.policies[0];
+        assert_eq!(rows[0].1[1], point(10.0, 4.0, 4));
+        assert!(rows[0].1[METRICS_V2..].iter().all(Option::is_none));
     }
 }

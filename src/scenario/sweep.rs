@@ -41,7 +41,7 @@ const MAX_LABEL: usize = 200;
 
 /// One field of a scenario swept over values, for any slot-stepped kind `S` (a regret or a
 /// many-users scenario): the scenario at each value is a cell, checked exactly as a separate
-/// file would be. The one sweep model: one checker ([`check_sweep_of`]), one cell label, one
+/// file would be. The one sweep model: one checker (`check_sweep_of`), one cell label, one
 /// way to apply overrides, whatever the kind.
 #[derive(Clone, Debug)]
 pub struct Sweep<S> {

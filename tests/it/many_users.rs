@@ -351,7 +351,8 @@ impl specprobe::Team for Fixed {
 }
 
 /// Runs `sim`'s many-users results and returns (summary, runs.csv).
-fn outputs(sim: Simulation) -> (serde_json::Value, String) {
+/// The bytes of every file a run writes, by name (no charts).
+fn file_bytes(sim: Simulation) -> impl Fn(&str) -> Vec<u8> {
     let files = sim
         .run()
         .unwrap()
@@ -360,7 +361,11 @@ fn outputs(sim: Simulation) -> (serde_json::Value, String) {
             ..ChartOptions::default()
         })
         .unwrap();
-    let get = |n: &str| files.iter().find(|f| f.name == n).unwrap().bytes.clone();
+    move |n: &str| files.iter().find(|f| f.name == n).unwrap().bytes.clone()
+}
+
+fn outputs(sim: Simulation) -> (serde_json::Value, String) {
+    let get = file_bytes(sim);
     (
         serde_json::from_slice(&get("summary.json")).unwrap(),
         String::from_utf8(get("runs.csv")).unwrap(),
@@ -1148,15 +1153,7 @@ fn outputs_split_energy_and_delay_with_units_and_count_missed_opportunities() {
     policies: [(policy: RhoRand(index: KlUcb))],
 )"#;
     let sim = Simulation::new(specprobe::parse(text, Path::new("split.ron")).unwrap());
-    let files = sim
-        .run()
-        .unwrap()
-        .files(&ChartOptions {
-            formats: Vec::new(),
-            ..ChartOptions::default()
-        })
-        .unwrap();
-    let get = |n: &str| files.iter().find(|f| f.name == n).unwrap().bytes.clone();
+    let get = file_bytes(sim);
     let summary: serde_json::Value = serde_json::from_slice(&get("summary.json")).unwrap();
     assert_eq!(summary["units"]["energy"], "mJ");
     assert_eq!(summary["units"]["delay"], "ms");

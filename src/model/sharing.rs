@@ -14,6 +14,10 @@
 //!   optimum on its hand), labelled as such in the outputs.
 
 use super::theory::{expected_reward_sensed, optimal_list};
+use crate::util::cancel::Cancel;
+
+/// Assignments enumerated between two looks at the stop flag (a few milliseconds).
+const CHECK_EVERY: u64 = 1 << 12;
 
 /// Most assignments [`disjoint_lists`] enumerates.
 pub(crate) const ENUMERATION_LIMIT: u64 = 1 << 20;
@@ -61,12 +65,20 @@ fn optimum_on(set: &[usize], success: &[f64], stop: &[f64], cost: &[f64]) -> (Ve
     (local.into_iter().map(|j| set[j]).collect(), value)
 }
 
-/// The best assignment of disjoint lists to `users` users (see the module docs).
-pub(crate) fn disjoint_lists(success: &[f64], stop: &[f64], cost: &[f64], users: usize) -> Shared {
+/// The best assignment of disjoint lists to `users` users (see the module docs). When
+/// `cancel` is set during the enumeration, the best assignment so far, marked inexact: the
+/// caller stops anyway.
+pub(crate) fn disjoint_lists(
+    success: &[f64],
+    stop: &[f64],
+    cost: &[f64],
+    users: usize,
+    cancel: &Cancel,
+) -> Shared {
     let k = success.len();
     let assignments = (users as u64 + 1).checked_pow(k as u32);
     if users == 1 || assignments.is_some_and(|a| a <= ENUMERATION_LIMIT) {
-        return enumerate(success, stop, cost, users);
+        return enumerate(success, stop, cost, users, cancel);
     }
     let mut ranked: Vec<usize> = (0..k).collect();
     ranked.sort_by(|&a, &b| {
@@ -139,7 +151,7 @@ fn next_assignment(owner: &mut [usize], users: usize) -> bool {
 /// Every assignment of each channel to one of the users or to none; per user the optimum on
 /// its channels. Users are interchangeable, so only assignments whose users first appear in
 /// order 1, 2, … are visited.
-fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize) -> Shared {
+fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize, cancel: &Cancel) -> Shared {
     let k = success.len();
     if users == 1 {
         let all: Vec<usize> = (0..k).collect();
@@ -153,7 +165,9 @@ fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize) -> Share
     let mut owner = vec![0usize; k];
     let mut best: Option<(f64, Vec<Vec<usize>>)> = None;
     let mut sets: Vec<Vec<usize>> = vec![Vec::new(); users];
+    let mut visited = 0u64;
     loop {
+        visited += 1;
         // Canonical: the first channel of user u+1 comes after the first of user u.
         let mut seen = 0;
         let canonical = owner.iter().all(|&o| {
@@ -184,12 +198,13 @@ fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize) -> Share
                 best = Some((total, lists));
             }
         }
-        if !next_assignment(&mut owner, users) {
+        let stopped = visited % CHECK_EVERY == 0 && cancel.is_cancelled();
+        if stopped || !next_assignment(&mut owner, users) {
             let (expected_reward, lists) = best.expect("at least one assignment");
             return Shared {
                 lists,
                 expected_reward,
-                exact: true,
+                exact: !stopped,
             };
         }
     }
@@ -216,6 +231,7 @@ pub(crate) fn per_user(
     cost: &[f64],
     single: bool,
     copies: bool,
+    cancel: &Cancel,
 ) -> Shared {
     let (users, k) = (success.len(), cost.len());
     let all: Vec<usize> = (0..k).collect();
@@ -258,7 +274,9 @@ pub(crate) fn per_user(
         let mut owner = vec![0usize; k];
         let mut best: Option<(f64, Vec<Valued>)> = None;
         let mut sets: Vec<Vec<usize>> = vec![Vec::new(); users];
+        let mut visited = 0u64;
         loop {
+            visited += 1;
             sets.iter_mut().for_each(Vec::clear);
             for (i, &o) in owner.iter().enumerate() {
                 if o > 0 {
@@ -277,8 +295,9 @@ pub(crate) fn per_user(
             if best.as_ref().is_none_or(|(b, _)| sum > *b) {
                 best = Some((sum, lists));
             }
-            if !next_assignment(&mut owner, users) {
-                return total(best.expect("one assignment").1, true);
+            let stopped = visited % CHECK_EVERY == 0 && cancel.is_cancelled();
+            if stopped || !next_assignment(&mut owner, users) {
+                return total(best.expect("one assignment").1, !stopped);
             }
         }
     }
@@ -391,7 +410,7 @@ mod tests {
             let s: Vec<f64> = raw[..k].iter().map(|r| r.0 * (1.0 - r.1)).collect();
             let q: Vec<f64> = raw[..k].iter().map(|r| r.0 * (1.0 - r.1) + (1.0 - r.0) * r.1).collect();
             let c: Vec<f64> = raw[..k].iter().map(|r| r.2).collect();
-            let got = disjoint_lists(&s, &q, &c, users);
+            let got = disjoint_lists(&s, &q, &c, users, &Cancel::new());
             prop_assert!(got.exact);
             let want = brute(&s, &q, &c, users);
             prop_assert!((got.expected_reward - want).abs() < 1e-12, "{} vs {want}", got.expected_reward);
@@ -418,7 +437,7 @@ mod tests {
         ) {
             let s: Vec<Vec<f64>> = (0..users).map(|u| raw[u * 5..u * 5 + k].iter().map(|r| r.0).collect()).collect();
             let c: Vec<f64> = raw[..k].iter().map(|r| r.1).collect();
-            let got = per_user(&s, &s, &c, single, false);
+            let got = per_user(&s, &s, &c, single, false, &Cancel::new());
             prop_assert!(got.exact);
             // Brute force: each user any list (one channel at most when single) of channels no
             // earlier user took; users in index order (the assignment is to named users).
@@ -481,12 +500,12 @@ mod tests {
     fn large_instances_fall_back_to_the_labelled_heuristic() {
         let s = vec![0.5; 30];
         let c = vec![0.1; 30];
-        let b = disjoint_lists(&s, &s, &c, 3);
+        let b = disjoint_lists(&s, &s, &c, 3, &Cancel::new());
         assert!(!b.exact);
         assert_eq!(b.lists.len(), 3);
         // Free probes: greedy would give user 0 every channel; dealing beats one channel each.
         let s: Vec<f64> = (1..=9).map(|i| f64::from(i) / 10.0).collect();
-        let b = disjoint_lists(&s, &s, &[0.0; 9], 6);
+        let b = disjoint_lists(&s, &s, &[0.0; 9], 6, &Cancel::new());
         assert!(!b.exact);
         assert!(b.lists.iter().all(|l| !l.is_empty()), "{:?}", b.lists);
         let m = m_best(&s, &[0.0; 9], 6, false);

@@ -1177,3 +1177,55 @@ fn outputs_split_energy_and_delay_with_units_and_count_missed_opportunities() {
         "{report}"
     );
 }
+
+/// The benchmark's set-up looks at the stop flag: a many-users run whose exact benchmark is
+/// enumerated over a thousand piecewise epochs (tens of seconds) stops within a second of a
+/// cancel, with `Cancelled`, rather than after the set-up.
+#[test]
+fn a_cancel_stops_the_benchmark_set_up() {
+    let segments: Vec<String> = (1..=1000)
+        .map(|i| {
+            format!(
+                "(until: {}, theta: {})",
+                i * 10,
+                if i % 2 == 0 { 0.9 } else { 0.6 }
+            )
+        })
+        .chain(["(theta: 0.5)".to_string()])
+        .collect();
+    let channel = |theta: f64| {
+        format!(
+            "(occupancy: Piecewise([{}]), cost: Constant(0.05), sensing: (false_alarm: 0.05)), (theta: {theta}, cost: Constant(0.05), sensing: (false_alarm: 0.05), count: 4),",
+            segments.join(", ")
+        )
+    };
+    let text = format!(
+        r#"MultiUser(
+    name: "slow-set-up", seed: 1, horizon: 20000, runs: 1, users: 3,
+    channels: [{} {}],
+    policies: [(policy: Selfish(policy: CcUcb))],
+)"#,
+        channel(0.7),
+        channel(0.4)
+    );
+    let cancel = specprobe::Cancel::new();
+    let sim = Simulation::new(specprobe::parse(&text, Path::new("slow.ron")).unwrap())
+        .cancel(cancel.clone())
+        .threads(1);
+    let started = std::time::Instant::now();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        cancel.cancel();
+    });
+    let err = sim.run().map(|_| ()).unwrap_err().to_string();
+    stopper.join().unwrap();
+    let took = started.elapsed();
+    assert!(
+        err.to_lowercase().contains("cancel") || err.contains("stopped"),
+        "{err}"
+    );
+    assert!(
+        took < std::time::Duration::from_secs(3),
+        "stopped after {took:?}"
+    );
+}

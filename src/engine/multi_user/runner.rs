@@ -249,6 +249,18 @@ pub(crate) fn benchmarks_for(
     expected: Expected,
     classic: bool,
 ) -> Vec<Shared> {
+    benchmarks_until(s, expected, classic, &Cancel::new())
+}
+
+/// [`benchmarks_for`], giving up early once `cancel` is set (the exact benchmarks enumerate up
+/// to 2²⁰ assignments per epoch: seconds, and minutes over many piecewise epochs). What it
+/// then returns is inexact: the caller stops.
+fn benchmarks_until(
+    s: &MultiUserScenario,
+    expected: Expected,
+    classic: bool,
+    cancel: &Cancel,
+) -> Vec<Shared> {
     let copies = s.collision == Collision::NoCollision;
     let cost = s.env.mean_cost();
     if s.user_theta.is_some() && s.users > 1 {
@@ -264,6 +276,7 @@ pub(crate) fn benchmarks_for(
             cost,
             single,
             copies,
+            cancel,
         )];
     }
     s.env
@@ -281,7 +294,7 @@ pub(crate) fn benchmarks_for(
                 expected_reward: e.optimum.expected_reward * s.users as f64,
                 exact: true,
             },
-            Expected::None => disjoint_lists(&e.success, &e.stop, cost, s.users),
+            Expected::None => disjoint_lists(&e.success, &e.stop, cost, s.users, cancel),
         })
         .collect()
 }
@@ -315,7 +328,10 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
     };
     let checkpoints = s.header.checkpoints.slots(s.header.horizon);
     let expected = expected_kind(s);
-    let benchmarks = benchmarks(s, expected);
+    // The set-up looks at the stop flag too: Ctrl-C stops it, not only the slots.
+    let classic = s.policies.iter().all(|p| p.is_classic());
+    let benchmarks = benchmarks_until(s, expected, classic, &opts.cancel);
+    opts.cancel.check()?;
     // One spectrum per user with per-user means, else one shared; the fast form where every
     // user's channels allow it.
     let envs = s.user_envs();

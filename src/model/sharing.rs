@@ -16,7 +16,8 @@
 use super::theory::{expected_reward_sensed, optimal_list};
 use crate::util::cancel::Cancel;
 
-/// Assignments enumerated between two looks at the stop flag (a few milliseconds).
+/// Assignments enumerated between two looks at the stop flag (a few milliseconds; a power of
+/// two, used as a mask).
 const CHECK_EVERY: u64 = 1 << 12;
 
 /// Most assignments [`disjoint_lists`] enumerates.
@@ -198,7 +199,7 @@ fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize, cancel: 
                 best = Some((total, lists));
             }
         }
-        let stopped = visited % CHECK_EVERY == 0 && cancel.is_cancelled();
+        let stopped = visited & (CHECK_EVERY - 1) == 0 && cancel.is_cancelled();
         if stopped || !next_assignment(&mut owner, users) {
             let (expected_reward, lists) = best.expect("at least one assignment");
             return Shared {
@@ -295,7 +296,7 @@ pub(crate) fn per_user(
             if best.as_ref().is_none_or(|(b, _)| sum > *b) {
                 best = Some((sum, lists));
             }
-            let stopped = visited % CHECK_EVERY == 0 && cancel.is_cancelled();
+            let stopped = visited & (CHECK_EVERY - 1) == 0 && cancel.is_cancelled();
             if stopped || !next_assignment(&mut owner, users) {
                 return total(best.expect("one assignment").1, !stopped);
             }

@@ -212,16 +212,9 @@ fn fold_job<K: Kind>(
     let mut first = 0;
     while first < shard_runs && !cancel.is_cancelled() {
         let last = shard_runs.min(first + RUNS_PER_BATCH);
-        // Runs at least a thread's share of the batch per worker: rayon would otherwise split
-        // the batch into many small pieces, each building (and dropping) its own worker, and
-        // the allocator's per-thread arenas grew with the run count (13.0 → 16.5 MB from 10³
-        // to 10⁵ runs of Figure 1(a) on 2 threads; flat on one). Statistics merge exactly, so
-        // the split changes no output.
-        let share = ((last - first) as usize / rayon::current_num_threads().max(1)).max(1);
-        let mut batch = (0..(last - first) as usize)
+        let mut batch = (first..last)
             .into_par_iter()
-            .with_min_len(share)
-            .map(|i| shard.run(first + i as u64))
+            .map(|i| shard.run(i))
             .fold(
                 || kind.worker(job),
                 |mut w, run| {

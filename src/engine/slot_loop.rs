@@ -426,16 +426,16 @@ impl<S: Spectrum> World<'_, S> {
             let Some(offset) = bench.offset(duration) else {
                 break;
             };
-            let p = if probed_at[i] == t && probed_offset[i] == offset {
+            let reused = probed_at[i] == t && probed_offset[i] == offset;
+            let p = if reused {
                 probed[i]
             } else {
                 spectrum.probe(&paths.keys, &mut paths.benchmark, i, t, offset)
             };
             if bench.add(&p) {
                 if let Some(tl) = self.time_left {
-                    // The benchmark's path state at this channel: the policy's where it
-                    // reused the policy's probe, its own otherwise.
-                    let states = if probed_at[i] == t && probed_offset[i] == offset {
+                    // The path state the probe read: the policy's where it was reused.
+                    let states = if reused {
                         &paths.occupancy
                     } else {
                         &paths.benchmark

@@ -176,14 +176,12 @@ impl TimeLeft {
         &self.rates
     }
 
-    /// The same rule for channels relabelled by `to` (channel i of the result is `to[i]`).
+    /// The same rule for channels relabelled by `to` (channel i of the result is `to[i]`);
+    /// the environment that takes it sets the relabelled channels' delays
+    /// ([`TimeLeft::with_delays`]).
     pub(crate) fn relabelled(&self, to: &[usize]) -> TimeLeft {
         TimeLeft {
             rates: to.iter().map(|&c| self.rates[c]).collect(),
-            delays: to
-                .iter()
-                .filter_map(|&c| self.delays.get(c).copied())
-                .collect(),
             ..self.clone()
         }
     }

@@ -220,11 +220,10 @@ fn check_cost(
     probe_time: Option<f64>,
     ck: &mut Checker,
 ) -> Option<CostModel> {
-    let detector_delay = probe_time.map(LawSpec::Constant);
-    let delay = ch
-        .delay
-        .as_ref()
-        .or(detector_delay.as_ref().filter(|_| ch.cost.is_none()));
+    // The detector's sensing time stands in for a delay the channel does not give.
+    let from_detector = ch.cost.is_none() && ch.delay.is_none() && probe_time.is_some();
+    let detector_delay = probe_time.filter(|_| from_detector).map(LawSpec::Constant);
+    let delay = ch.delay.as_ref().or(detector_delay.as_ref());
     let model = match (&ch.cost, &ch.energy, delay) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             ck.fail(
@@ -255,7 +254,6 @@ fn check_cost(
         }
     };
     let (lo, hi) = model.support();
-    let from_detector = ch.cost.is_none() && ch.delay.is_none() && probe_time.is_some();
     let field = if ch.cost.is_some() {
         here.field("cost")
     } else if from_detector {

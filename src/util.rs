@@ -1,8 +1,9 @@
 //! The bottom layer: tools every other layer uses and none of them owns. Random streams
 //! ([`rng`]) and counter-based draws ([`crn`]), exactly merging statistics ([`stats`]), the
 //! cancel flag ([`cancel`]), bounded reading of files specprobe did not write ([`input`]),
-//! arm rankings ([`ranking`]) and RON text ([`ron_text`]). Imports nothing from the crate.
+//! arm rankings ([`ranking`]), addresses to prefetch ([`cache`]) and RON text ([`ron_text`]). Imports nothing from the crate.
 
+pub(crate) mod cache;
 pub(crate) mod cancel;
 pub(crate) mod crn;
 pub(crate) mod input;

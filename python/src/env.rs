@@ -679,6 +679,12 @@ impl<'a> Copies<'a> {
     /// Steps copies `from..to` (indices into this range).
     fn step(&mut self, from: usize, to: usize) {
         for i in from..to {
+            if i + 2 < to {
+                self.worlds[i + 2].hot_headers(prefetch);
+            }
+            if i + 1 < to {
+                self.prefetch(i + 1);
+            }
             self.has_final[i] = 0;
             self.reset_now[i] = 0;
             if self.ended[i] && self.autoreset == Autoreset::NextStep {
@@ -704,6 +710,20 @@ impl<'a> Copies<'a> {
                 self.reset_copy(i);
             }
             self.write_obs(i, false);
+        }
+    }
+
+    /// Brings copy `i`'s buffers into cache while the copy before it steps (see
+    /// [`Stepper::hot_blocks`]).
+    fn prefetch(&self, i: usize) {
+        self.worlds[i].hot_blocks(&self.lists[i * self.users], prefetch);
+        let seen = &self.seen[i];
+        for v in [&seen.n, &seen.idle, &seen.cost] {
+            prefetch_all(v);
+        }
+        prefetch_all(&seen.scaled);
+        for l in &self.lists[i * self.users..(i + 1) * self.users] {
+            prefetch_all(l);
         }
     }
 
@@ -908,5 +928,27 @@ impl ProbeWorld {
     /// The run being played.
     fn run(&self) -> u64 {
         self.world.run()
+    }
+}
+
+/// Asks the processor to bring the cache line at `p` into cache (nothing is read; no effect on
+/// other targets).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86-64's baseline; a prefetch never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// [`prefetch`] of every cache line `data` spans.
+#[inline(always)]
+fn prefetch_all<T>(data: &[T]) {
+    let at: *const u8 = data.as_ptr().cast();
+    for line in 0..size_of_val(data).div_ceil(64) {
+        prefetch(at.wrapping_add(64 * line));
     }
 }

@@ -46,6 +46,15 @@ pub(crate) struct Probes {
 }
 
 impl Probes {
+    /// See [`crate::Stepper::hot_blocks`].
+    pub(crate) fn hot_blocks(&self, f: &mut impl FnMut(*const u8)) {
+        use crate::util::cache::lines;
+        self.expected.hot_blocks(f);
+        lines(&self.probed_at, f);
+        lines(&self.probed_offset, f);
+        lines(&self.probed, f);
+    }
+
     /// The probes as the slot borrows them.
     pub(crate) fn view(&mut self) -> ProbesView<'_> {
         ProbesView {
@@ -228,6 +237,11 @@ pub(crate) struct ExpectedReward {
 }
 
 impl ExpectedReward {
+    /// See [`crate::Stepper::hot_blocks`].
+    pub(crate) fn hot_blocks(&self, f: &mut impl FnMut(*const u8)) {
+        crate::util::cache::lines(&self.previous, f);
+    }
+
     /// Forgets the value (a new run or a new benchmark epoch).
     #[inline]
     pub(crate) fn reset(&mut self) {

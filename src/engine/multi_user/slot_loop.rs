@@ -94,6 +94,17 @@ pub(crate) struct MultiRecord {
 }
 
 impl MultiRecord {
+    /// Every line of the per-user and per-channel counters (see [`crate::Stepper::hot_blocks`]).
+    pub(crate) fn hot_blocks(&self, f: &mut impl FnMut(*const u8)) {
+        use crate::util::cache::lines;
+        lines(&self.user_reward, f);
+        lines(&self.user_success, f);
+        lines(&self.switches, f);
+        lines(&self.selections, f);
+        lines(&self.collisions, f);
+        lines(&self.channel_probes, f);
+    }
+
     /// A record for `k` channels, `users` users, `checkpoints` checkpoints.
     pub(crate) fn new(k: usize, users: usize, checkpoints: usize) -> MultiRecord {
         MultiRecord {
@@ -192,6 +203,36 @@ pub(crate) struct RunDraws<'a> {
 const NOT_STARTED: u32 = u32::MAX;
 
 impl MultiBuffers {
+    /// The outer blocks of the per-user lists (read to find the lists themselves).
+    pub(crate) fn hot_headers(&self, f: &mut impl FnMut(*const u8)) {
+        use crate::util::cache::lines;
+        lines(&self.lists, f);
+        lines(&self.chose, f);
+        lines(&self.rewarded, f);
+    }
+
+    /// Every line of the slot's per-user and per-channel buffers (see
+    /// [`crate::Stepper::hot_blocks`]).
+    pub(crate) fn hot_blocks(&self, f: &mut impl FnMut(*const u8)) {
+        use crate::util::cache::lines;
+        for l in &self.lists {
+            lines(l, f);
+        }
+        lines(&self.probed, f);
+        lines(&self.users, f);
+        lines(&self.chosen_before, f);
+        lines(&self.tx, f);
+        lines(&self.transmitters, f);
+        lines(&self.started, f);
+        lines(&self.choosers, f);
+        lines(&self.winner, f);
+        for v in self.chose.iter().chain(&self.rewarded) {
+            lines(v, f);
+        }
+        lines(&self.epoch_slots, f);
+        self.expected.hot_blocks(f);
+    }
+
     /// User `u`'s slot so far (its probes' costs, whether it transmitted successfully).
     pub(crate) fn slot(&self, u: usize) -> &Slot {
         &self.users[u].slot

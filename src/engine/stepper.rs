@@ -799,6 +799,7 @@ fn play<S: Spectrum>(model: &Model, spectra: &[S], st: &mut State, out: &mut Ste
     world.benchmark(
         t,
         st.tally.epoch,
+        &st.paths,
         &mut st.bench,
         b,
         &mut st.tally.benchmark_reward,

@@ -76,10 +76,26 @@ pub(crate) fn disjoint_lists(
     users: usize,
     cancel: &Cancel,
 ) -> Shared {
+    disjoint_lists_by(success, cost, users, cancel, |set| {
+        optimum_on(set, success, stop, cost)
+    })
+}
+
+/// [`disjoint_lists`] with `value_on(set)`: one user's best list on the channels of `set`
+/// (indices into the full instance) and its expected reward, under whatever reward rule the
+/// caller has (the unit reward's UCR-T1 optimum, or `reward: TimeLeft`'s programme).
+/// Disjoint lists never meet, so the total is the sum of the users' values under either rule.
+pub(crate) fn disjoint_lists_by(
+    success: &[f64],
+    cost: &[f64],
+    users: usize,
+    cancel: &Cancel,
+    value_on: impl Fn(&[usize]) -> Valued,
+) -> Shared {
     let k = success.len();
     let assignments = (users as u64 + 1).checked_pow(k as u32);
     if users == 1 || assignments.is_some_and(|a| a <= ENUMERATION_LIMIT) {
-        return enumerate(success, stop, cost, users, cancel);
+        return enumerate(k, users, cancel, &value_on);
     }
     let mut ranked: Vec<usize> = (0..k).collect();
     ranked.sort_by(|&a, &b| {
@@ -87,9 +103,7 @@ pub(crate) fn disjoint_lists(
             .total_cmp(&(success[a] - cost[a]))
             .then(a.cmp(&b))
     });
-    heuristic(users, k, &ranked, |_, set| {
-        optimum_on(set, success, stop, cost)
-    })
+    heuristic(users, k, &ranked, |_, set| value_on(set))
 }
 
 /// Two heuristics, the better kept (greedy on a tie): greedy (user 0 its optimum on every
@@ -152,11 +166,15 @@ fn next_assignment(owner: &mut [usize], users: usize) -> bool {
 /// Every assignment of each channel to one of the users or to none; per user the optimum on
 /// its channels. Users are interchangeable, so only assignments whose users first appear in
 /// order 1, 2, … are visited.
-fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize, cancel: &Cancel) -> Shared {
-    let k = success.len();
+fn enumerate(
+    k: usize,
+    users: usize,
+    cancel: &Cancel,
+    value_on: &impl Fn(&[usize]) -> Valued,
+) -> Shared {
     if users == 1 {
         let all: Vec<usize> = (0..k).collect();
-        let (list, value) = optimum_on(&all, success, stop, cost);
+        let (list, value) = value_on(&all);
         return Shared {
             lists: vec![list],
             expected_reward: value,
@@ -191,7 +209,7 @@ fn enumerate(success: &[f64], stop: &[f64], cost: &[f64], users: usize, cancel: 
             let mut total = 0.0;
             let mut lists = Vec::with_capacity(users);
             for set in &sets {
-                let (list, value) = optimum_on(set, success, stop, cost);
+                let (list, value) = value_on(set);
                 total += value;
                 lists.push(list);
             }

@@ -300,6 +300,23 @@ impl TimeLeft {
         (list, value)
     }
 
+    /// [`TimeLeft::optimum`] on the channels of `set` only (indices into the full instance,
+    /// whose rates and mean delays this rule holds): one user's best list among them, for the
+    /// many-users benchmark's disjoint lists.
+    pub(crate) fn optimum_on(
+        &self,
+        set: &[usize],
+        success: &[f64],
+        stop: &[f64],
+        cost: &[f64],
+    ) -> (Vec<usize>, f64) {
+        let pick = |v: &[f64]| set.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+        let delays = pick(&self.delays);
+        let local = self.relabelled(set).with_delays(delays.clone());
+        let (list, value) = local.optimum(&pick(success), &pick(stop), &pick(cost), &delays);
+        (list.into_iter().map(|j| set[j]).collect(), value)
+    }
+
     /// The programme: appends the optimal list to `list` and returns its value, with the
     /// tables in `p` (kept by a learner that plans every slot: no allocation once sized).
     pub(crate) fn plan_into(

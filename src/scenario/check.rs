@@ -108,7 +108,7 @@ fn check_experiments(
     if !raw.channels.is_empty() {
         sizes.push((String::new(), channel_count(&raw.channels)));
         if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &cx, ck)
-            .and_then(|env| with_reward(env, raw, root, ck))
+            .and_then(|env| with_reward(env, raw.reward.as_ref(), raw.weights.delay, root, ck))
         {
             experiments.push(Experiment {
                 label: raw.name.clone(),
@@ -147,7 +147,7 @@ fn check_experiments(
             channel_count(&conf.channels),
         ));
         if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &cx, ck)
-            .and_then(|env| with_reward(env, raw, root, ck))
+            .and_then(|env| with_reward(env, raw.reward.as_ref(), raw.weights.delay, root, ck))
         {
             experiments.push(Experiment {
                 label: conf.label.clone(),
@@ -161,16 +161,17 @@ fn check_experiments(
 
 /// The experiment's channels with the scenario's `reward` rule, checked against them (its
 /// rates one per channel, the slot's length, no delay weight).
-fn with_reward(
+pub(crate) fn with_reward(
     env: Environment,
-    raw: &RawRegret,
+    reward: Option<&RewardSpec>,
+    delay_weight: f64,
     root: &FieldPath,
     ck: &mut Checker,
 ) -> Option<Environment> {
-    match &raw.reward {
+    match reward {
         None | Some(RewardSpec::Unit) => Some(env),
         Some(RewardSpec::TimeLeft(spec)) => {
-            match spec.check(env.len(), env.slot_duration(), raw.weights.delay) {
+            match spec.check(env.len(), env.slot_duration(), delay_weight) {
                 Ok(tl) => Some(env.with_time_left(tl)),
                 Err(problems) => {
                     let at = root.field("reward").field("TimeLeft");

@@ -2,6 +2,7 @@
 //! schema, its checks into a [`MultiUserScenario`], and the checked type.
 
 use super::channels::{self, check_channels};
+use super::check::with_reward;
 use super::checker::Checker;
 use super::header::check_header;
 use super::locate::FieldPath;
@@ -330,7 +331,15 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
             kind: TeamKind::Builtin(p.policy.clone()),
         });
     }
-    let env = env?;
+    let env = with_reward(env?, raw.reward.as_ref(), raw.weights.delay, &root, ck)?;
+    if raw.user_theta.is_some() && env.time_left().is_some() {
+        // The per-user benchmark ranks lists by the unit reward.
+        ck.fail(
+            &root.field("user_theta"),
+            "does not combine with `reward: TimeLeft` (the per-user-means benchmark is the unit reward's); drop one of them",
+        );
+        return None;
+    }
     let user_envs = match &raw.user_theta {
         Some(m) => check_user_theta(m, &env, raw.users, &policies, &root, ck)?,
         None => Vec::new(),

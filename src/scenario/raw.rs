@@ -342,6 +342,9 @@ pub(crate) struct RawMultiUser {
     /// Probe timing inside a slot.
     #[serde(default)]
     pub slot: Option<SlotSpec>,
+    /// What a transmission earns, for every user (default 1 on an idle channel).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward: Option<RewardSpec>,
     /// Number of users, M.
     pub users: u64,
     /// How users sense each other (default `Synchronous`).

@@ -330,3 +330,83 @@ fn the_primary_users_return_interrupts_the_transmission() {
         std::fs::read(dir.path().join("lost").join("summary.json")).unwrap()
     );
 }
+
+/// A many-users scenario takes `reward: TimeLeft` under the same rules, named at the same
+/// fields, and refuses it beside per-user means (whose benchmark is the unit reward's); the
+/// shipped many-users scenario runs, its benchmark the disjoint time-left lists, its
+/// interrupted transmissions counted.
+#[test]
+fn many_users_take_the_time_left_reward() {
+    let base = r#"MultiUser(
+    name: "m", seed: 1, horizon: 10, runs: 1, users: 2,
+    weights: (energy: 1.0, delay: 0.0),
+    SLOT
+    reward: TimeLeft(REWARD),
+    EXTRA
+    channels: [(theta: 0.5, energy: Constant(0.1), delay: Constant(0.1)),
+               (theta: 0.5, energy: Constant(0.1), delay: Constant(0.1))],
+    policies: [(policy: Selfish(policy: CcUcb))],
+)"#;
+    for (slot, reward, extra, field, rule) in [
+        ("", "", "", "reward.TimeLeft", "slot: (duration"),
+        (
+            "slot: (duration: 1.0),",
+            "rates: [1.0]",
+            "",
+            "reward.TimeLeft.rates",
+            "one per channel",
+        ),
+        (
+            "slot: (duration: 1.0),",
+            "",
+            "user_theta: [[0.5, 0.4], [0.5, 0.6]],",
+            "user_theta",
+            "does not combine with `reward: TimeLeft`",
+        ),
+    ] {
+        let text = base
+            .replace("SLOT", slot)
+            .replace("REWARD", reward)
+            .replace("EXTRA", extra);
+        let err = parse(&text, Path::new("m.ron")).unwrap_err().to_string();
+        assert!(
+            err.contains(field) && err.contains(rule),
+            "{reward} {extra}:\n{err}"
+        );
+    }
+    let ok = base
+        .replace("SLOT", "slot: (duration: 1.0),")
+        .replace("REWARD", "")
+        .replace("EXTRA", "");
+    assert!(parse(&ok, Path::new("m.ron")).is_ok());
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mtl");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_specprobe"))
+        .args([
+            "run",
+            "scenarios/multi-time-left.ron",
+            "--runs",
+            "4",
+            "--horizon",
+            "3000",
+        ])
+        .args(["--no-charts", "--threads", "2", "--out"])
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    let benchmark = summary.to_string();
+    assert!(
+        benchmark.contains("disjoint time-left optimal lists"),
+        "{benchmark}"
+    );
+    for p in summary["policies"].as_array().unwrap() {
+        let returns = p["pu_returns_per_slot"].as_f64().expect("counted");
+        // Idle periods of 10 to 30 slots: a return inside a given slot is a few per cent.
+        assert!(returns > 0.0 && returns < 0.5, "{returns}");
+        assert!(p["at_horizon"]["pseudo_regret"].is_null(), "no closed form");
+    }
+}

@@ -23,6 +23,7 @@ use crate::engine::slot_loop::{Checkpoints, ExpectedReward, Slot, close_row};
 use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::sharing::Shared;
+use crate::model::time_left::TimeLeft;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::util::cancel::Cancel;
 use crate::util::rng::SimRng;
@@ -91,6 +92,9 @@ pub(crate) struct MultiRecord {
     /// The decomposition of the classic pseudo-regret at the horizon: sub-optimal selections,
     /// optimal channels left unused, collisions (exact sums), and the regret itself.
     pub decomposition: Option<[ExactSum; 4]>,
+    /// User-slots whose transmission the primary user interrupted by returning (under
+    /// `reward: TimeLeft`; see [`crate::model::time_left`]).
+    pub pu_returns: u64,
 }
 
 impl MultiRecord {
@@ -116,10 +120,12 @@ impl MultiRecord {
             collisions: vec![0; k],
             channel_probes: vec![0; k],
             decomposition: None,
+            pu_returns: 0,
         }
     }
 
     fn reset(&mut self) {
+        self.pu_returns = 0;
         self.rows.iter_mut().for_each(|r| *r = [0.0; N_MULTI]);
         self.user_reward.iter_mut().for_each(|x| *x = 0.0);
         for v in [
@@ -298,6 +304,9 @@ pub(crate) struct World<'a, S> {
     copies: bool,
     /// Users hear transmissions that started at an earlier probe step (carrier sensing).
     carrier: bool,
+    /// `reward: TimeLeft`: transmissions earn by the time left in the slot, and users observe
+    /// a probe's time in its cost.
+    time_left: Option<&'a TimeLeft>,
 }
 
 impl<'a, S: Spectrum> World<'a, S> {
@@ -311,6 +320,33 @@ impl<'a, S: Spectrum> World<'a, S> {
             senses: setup.feedback.senses(),
             copies,
             carrier: setup.timing == Timing::Synchronous && !copies,
+            time_left: setup.env.time_left(),
+        }
+    }
+
+    /// The cost a team observes for probe `p`: its bandit cost, and under `reward: TimeLeft`
+    /// the time it used in reward units (as a single-user policy observes it).
+    #[inline(always)]
+    fn observed(&self, p: &Probe) -> f64 {
+        match self.time_left {
+            None => p.cost.cost,
+            Some(tl) => tl.observed_cost(p.cost.cost, p.cost.delay),
+        }
+    }
+
+    /// Under `reward: TimeLeft`, each transmitting user's gain by the time its probes left
+    /// (before collisions: a lost transmission earns nothing anyway), the primary user's
+    /// return read on that user's path; counts the returns that interrupted one.
+    #[inline(always)]
+    fn gains(&self, t: u64, paths: &[Paths], b: &mut MultiBuffers, record: &mut MultiRecord) {
+        let Some(tl) = self.time_left else {
+            return;
+        };
+        for (u, us) in b.users.iter_mut().enumerate() {
+            if let Some(i) = us.tx {
+                let back = self.spectrum_of(u).returns_at(&paths[u].occupancy, i, t);
+                record.pu_returns += u64::from(us.slot.set_gain(tl, i, back));
+            }
         }
     }
 
@@ -353,7 +389,7 @@ impl<'a, S: Spectrum> World<'a, S> {
             };
             record.channel_probes[i] += 1;
             us.last = Some(i);
-            us.last_cost = p.cost.cost;
+            us.last_cost = self.observed(&p);
             if !self.senses {
                 us.slot.add(&Probe { sensed: true, ..p });
                 us.last_sensed = p.idle;
@@ -363,10 +399,11 @@ impl<'a, S: Spectrum> World<'a, S> {
                 if us.slot.add(&p) {
                     us.tx = Some(i);
                 } else {
-                    team.busy(u, i, p.cost.cost);
+                    team.busy(u, i, self.observed(&p));
                 }
             }
         }
+        self.gains(t, paths, b, record);
     }
 
     /// The probe steps: at step `s` every user still probing makes its `s`-th probe, at the
@@ -415,7 +452,7 @@ impl<'a, S: Spectrum> World<'a, S> {
                 };
                 record.channel_probes[i] += 1;
                 us.last = Some(i);
-                us.last_cost = p.cost.cost;
+                us.last_cost = self.observed(&p);
                 any = true;
                 self.sense(u, i, p, step, team, us, &mut b.started);
             }
@@ -424,6 +461,7 @@ impl<'a, S: Spectrum> World<'a, S> {
             }
             step += 1;
         }
+        self.gains(t, paths, b, record);
     }
 
     /// What user `u` makes of its probe `p` of channel `i` at step `step`: transmit (without
@@ -474,7 +512,7 @@ impl<'a, S: Spectrum> World<'a, S> {
                 started[i] = step;
             }
         } else {
-            team.busy(u, i, p.cost.cost);
+            team.busy(u, i, self.observed(&p));
         }
     }
 
@@ -572,6 +610,7 @@ impl<'a, S: Spectrum> World<'a, S> {
         &self,
         t: u64,
         epoch: usize,
+        paths: &[Paths],
         bench_paths: &mut [Paths],
         b: &MultiBuffers,
         reward: &mut f64,
@@ -586,7 +625,8 @@ impl<'a, S: Spectrum> World<'a, S> {
                     break;
                 };
                 let q = b.probed[owner * self.k + i];
-                let p = if q.slot == t && q.offset == offset {
+                let reused = q.slot == t && q.offset == offset;
+                let p = if reused {
                     q.probe
                 } else {
                     let path = &mut bench_paths[j];
@@ -594,6 +634,15 @@ impl<'a, S: Spectrum> World<'a, S> {
                         .probe(&path.keys, &mut path.benchmark, i, t, offset)
                 };
                 if bench.add(&p) {
+                    if let Some(tl) = self.time_left {
+                        // The path state the probe read: the user's where it was reused.
+                        let states = if reused {
+                            &paths[owner].occupancy
+                        } else {
+                            &bench_paths[j].benchmark
+                        };
+                        bench.set_gain(tl, i, self.spectrum_of(owner).returns_at(states, i, t));
+                    }
                     break;
                 }
             }
@@ -658,9 +707,18 @@ impl Tally {
         match setup.expected {
             Expected::Single => {
                 let mut more = |l: &mut Vec<usize>| team.extend(0, l);
-                let value = b
-                    .expected
-                    .of(&mut b.lists[0], &mut more, e, setup.env.mean_cost());
+                let cost = setup.env.mean_cost();
+                let value = match setup.env.time_left() {
+                    None => b.expected.of(&mut b.lists[0], &mut more, e, cost),
+                    Some(tl) => tl.expected_reward(
+                        &mut b.lists[0],
+                        &mut more,
+                        &e.success,
+                        &e.stop,
+                        cost,
+                        tl.delays(),
+                    ),
+                };
                 self.slot_regret = self.best - value;
                 self.cum[Metric::PseudoRegret as usize] += self.slot_regret;
             }
@@ -769,7 +827,7 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             world.probe_steps(t, team, paths, b, record);
         }
         world.resolve(t, team, rngs, collisions, b, record, &mut tally.cum);
-        world.benchmark(t, tally.epoch, bench, b, &mut tally.benchmark_reward);
+        world.benchmark(t, tally.epoch, paths, bench, b, &mut tally.benchmark_reward);
         tally.expect(setup, team, b);
         tally.close(t, &mut rows, setup, b, record);
     }

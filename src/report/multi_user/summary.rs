@@ -143,6 +143,11 @@ pub struct PolicySummary {
     pub users: Vec<UserSummary>,
     /// Per channel.
     pub channels: Vec<ChannelSummary>,
+    /// Under `reward: TimeLeft`, user-slots per slot whose transmission the primary user's
+    /// return interrupted (interference to the primary user, beside `pu_collisions`); absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pu_returns_per_slot: Option<f64>,
 }
 
 /// What a many-users `summary.json` holds.
@@ -232,14 +237,29 @@ pub(crate) fn benchmark_name(
             ),
         };
     }
+    // Under `reward: TimeLeft` a user's best list is the time-left programme's.
+    let (list, lists) = match s.env.time_left() {
+        None => ("UCR-T1 list", "UCR-T1 lists"),
+        Some(_) => (
+            "time-left optimal list, by dynamic programme",
+            "time-left optimal lists, each the dynamic programme's",
+        ),
+    };
     match expected {
-        Expected::Single => "the single-user optimum (UCR-T1 list)".into(),
+        Expected::Single => format!("the single-user optimum ({list})"),
         Expected::Classic if s.collision == crate::multi::Collision::NoCollision => {
             "every user on the best channel (independent copies)".into()
         }
-        Expected::Classic => format!("the min(M, K) = {} best channels, one per user", s.users.min(s.env.len())),
-        Expected::None if exact => "the best assignment of disjoint UCR-T1 lists (exact, by enumeration)".into(),
-        Expected::None => "disjoint UCR-T1 lists, heuristic (the better of greedy, user 0 the optimum on every channel, user 1 on the rest, …, and dealing, the channels ranked by s − c dealt round-robin, each user the optimum on its hand)".into(),
+        Expected::Classic => format!(
+            "the min(M, K) = {} best channels, one per user",
+            s.users.min(s.env.len())
+        ),
+        Expected::None if exact => {
+            format!("the best assignment of disjoint {lists} (exact, by enumeration)")
+        }
+        Expected::None => format!(
+            "disjoint {lists}, heuristic (the better of greedy, user 0 the optimum on every channel, user 1 on the rest, …, and dealing, the channels ranked by s − c dealt round-robin, each user the optimum on its hand)"
+        ),
     }
 }
 
@@ -327,5 +347,9 @@ fn policy_summary(
                 probes_per_run: st.channel_probes[k] as f64 / st.runs.max(1) as f64,
             })
             .collect(),
+        pu_returns_per_slot: s
+            .env
+            .time_left()
+            .map(|_| st.pu_returns as f64 / (st.runs.max(1) as f64 * s.header.horizon as f64)),
     }
 }

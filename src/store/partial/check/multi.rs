@@ -130,6 +130,19 @@ fn check_team(
             || format!("holds {} values, the shard {classic}", m.count()),
         )?;
     }
+    let user_slots = runs
+        .saturating_mul(s.header.horizon)
+        .saturating_mul(s.users as u64);
+    blame.require(
+        st.pu_returns <= user_slots && (st.pu_returns == 0 || s.env.time_left().is_some()),
+        format!("{field}.pu_returns"),
+        || {
+            format!(
+                "counts {} interrupted transmissions: at most one per user-slot ({user_slots}), and only under `reward: TimeLeft`",
+                st.pu_returns
+            )
+        },
+    )?;
     for (name, n) in [
         ("decomposition_exact", st.decomposition_exact),
         ("regret_above_first_term", st.regret_above_first_term),

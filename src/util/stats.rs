@@ -221,6 +221,23 @@ impl Moments {
         sound(&self.sum) && sound(&self.sum_sq)
     }
 
+    /// Whether these moments could have come from values in `[lo, hi]`: the mean inside,
+    /// and the sum of squares between what equal values give (`(Σx)²/n`) and what values at
+    /// the two ends give (`(lo + hi)·Σx − n·lo·hi`), with a relative slack of 10⁻⁹ for the
+    /// rounding of the two sums. For moments read from a file (a forged vector of counts).
+    pub fn within(&self, lo: f64, hi: f64) -> bool {
+        if self.n == 0 {
+            return self.sum.value() == 0.0 && self.sum_sq.value() == 0.0;
+        }
+        let (n, sum, sq) = (self.n as f64, self.sum.value(), self.sum_sq.value());
+        let slack = |x: f64| 1e-9 * (x.abs() + 1.0);
+        let mean = sum / n;
+        mean >= lo - slack(lo)
+            && mean <= hi + slack(hi)
+            && sq + slack(sq) >= sum * sum / n
+            && sq <= (lo + hi) * sum - n * lo * hi + slack(sq)
+    }
+
     /// `(n, Σx, Σx²)`, each sum rounded once: equal for equal multisets of values whatever
     /// their order (for checking stored moments against the values they summarise).
     pub fn totals(&self) -> (u64, f64, f64) {
@@ -383,6 +400,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// A mean inside the range with a spread no values inside it have is caught: 0, 0, 0, 3
+    /// (mean 0.75) cannot be counts in [0, 1].
+    #[test]
+    fn an_impossible_spread_is_not_within() {
+        let mut m = Moments::default();
+        for x in [0.0, 0.0, 0.0, 3.0] {
+            m.add(x);
+        }
+        assert!(!m.within(0.0, 1.0));
+        assert!(m.within(0.0, 3.0));
+    }
+
     #[test]
     fn exact_sum_beats_cancellation() {
         let mut s = ExactSum::default();
@@ -398,6 +427,23 @@ mod tests {
     }
 
     proptest! {
+        /// Moments of values in [lo, hi] are always `within(lo, hi)` (no false alarm on
+        /// honest data, rounding included); a value beyond `n·hi` always fails.
+        #[test]
+        fn moments_within_their_range(
+            xs in proptest::collection::vec(-3.0f64..=7.0, 1..40),
+            scale in 1e-3f64..1e6,
+        ) {
+            let (lo, hi) = (-3.0 * scale, 7.0 * scale);
+            let mut m = Moments::default();
+            for &x in &xs {
+                m.add(x * scale);
+            }
+            prop_assert!(m.within(lo, hi));
+            m.add(hi * (xs.len() as f64 + 2.0) - lo * xs.len() as f64);
+            prop_assert!(!m.within(lo, hi));
+        }
+
         /// The value depends only on the multiset of inputs: any order, any grouping into
         /// partial sums merged in any order.
         #[test]

@@ -12,8 +12,16 @@ use std::path::{Path, PathBuf};
 
 /// Writes both shards of a two-shard run of `scenario` and returns their folders.
 fn two_shards(scenario: &Path, tmp: &Path, runs: u64) -> [PathBuf; 2] {
+    two_shards_seeded(scenario, tmp, runs, None)
+}
+
+/// [`two_shards`] with another seed than the scenario's (folders named after it).
+fn two_shards_seeded(scenario: &Path, tmp: &Path, runs: u64, seed: Option<u64>) -> [PathBuf; 2] {
     [0, 1].map(|index| {
-        let out = tmp.join(format!("shard{index}"));
+        let out = match seed {
+            None => tmp.join(format!("shard{index}")),
+            Some(seed) => tmp.join(format!("seed{seed}-shard{index}")),
+        };
         commands::run(&RunArgs {
             scenario: scenario.to_path_buf(),
             out: Some(out.clone()),
@@ -21,6 +29,7 @@ fn two_shards(scenario: &Path, tmp: &Path, runs: u64) -> [PathBuf; 2] {
             shard: Some(Shard { index, count: 2 }),
             overrides: Overrides {
                 runs: Some(runs),
+                seed,
                 ..Default::default()
             },
             charts: no_charts(),
@@ -331,7 +340,27 @@ fn tampered_many_users_shards_are_refused_behind_a_recomputed_checksum() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-bk2018-k9.ron");
     let [a, b] = two_shards(&path, tmp.path(), 4);
     partial::merge(&[a.clone(), b.clone()]).unwrap();
+    let [_, b_other] = two_shards_seeded(&path, tmp.path(), 4, Some(99));
+    let other: Value =
+        serde_json::from_slice(&std::fs::read(b_other.join("partial.json")).unwrap()).unwrap();
     let bump = |v: &mut Value, by: f64| *v = Value::from(v.as_f64().unwrap() + by);
+    // Moments (as `partial.json` writes them) of `values`.
+    fn moments(values: &[f64]) -> Value {
+        let sum: f64 = values.iter().sum();
+        let sq: f64 = values.iter().map(|x| x * x).sum();
+        serde_json::json!({"n": values.len(), "sum": [sum], "sum_sq": [sq]})
+    }
+    // Each run's value moved by `by`, as a forger keeping the moments plausible would.
+    fn shift(m: &mut Value, by: f64) {
+        let n = m["n"].as_u64().unwrap() as usize;
+        let sum: f64 = m["sum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .sum();
+        *m = moments(&vec![sum / n as f64 + by; n]);
+    }
     let classes: Vec<(&str, Edit, &[&str])> = vec![
         (
             "missing policy",
@@ -388,6 +417,65 @@ fn tampered_many_users_shards_are_refused_behind_a_recomputed_checksum() {
                 *p = Value::from(p.as_u64().unwrap() + 1);
             }),
             &["body.stats[0].channel_probes"],
+        ),
+        (
+            "a user's successes inflated",
+            Box::new(move |d| shift(&mut team(d)["user_success"][0], 5.0)),
+            &["body.stats[0].user_success", "idle slots found"],
+        ),
+        (
+            "a user's reward shifted",
+            Box::new(move |d| shift(&mut team(d)["user_reward"][1], 1.5)),
+            &["body.stats[0].user_reward", "reward"],
+        ),
+        (
+            "switches beyond one a slot",
+            Box::new(|d| team(d)["switches"][2] = moments(&[1e9, 1e9])),
+            &["body.stats[0].switches[2]", "one switch a slot"],
+        ),
+        (
+            "choices beyond the channel's probes",
+            Box::new(|d| {
+                let probes = team(d)["channel_probes"][0].as_f64().unwrap();
+                team(d)["selections"][0] = moments(&[probes, probes]);
+            }),
+            &["body.stats[0].selections[0]", "probes"],
+        ),
+        (
+            "collisions inflated on one channel",
+            Box::new(move |d| shift(&mut team(d)["collisions"][3], 1.0)),
+            &["body.stats[0].collisions", "colliding"],
+        ),
+        (
+            "Jain indices no run can have",
+            Box::new(|d| team(d)["jain"] = moments(&[1.5, 0.3])),
+            &["body.stats[0].jain", "[1/M, 1]"],
+        ),
+        (
+            "a decomposition term edited",
+            Box::new(move |d| shift(&mut team(d)["decomposition"][0], 4.0)),
+            &["body.stats[0].decomposition", "pseudo-regret"],
+        ),
+        (
+            "a mid-curve count beyond its slots",
+            Box::new(|d| team(d)["curves"][0][6] = moments(&[1e12, 1e12])),
+            &["body.stats[0].curves[0][6]", "count"],
+        ),
+        (
+            "a mid-curve count above the next checkpoint's",
+            Box::new(|d| {
+                let next = team(d)["curves"][1][7]["sum"][0].as_f64().unwrap();
+                let v = next / 2.0 + 1.0;
+                team(d)["curves"][0][7] = moments(&[v, v]);
+            }),
+            &["body.stats[0].curves[0][7]", "smaller"],
+        ),
+        (
+            "another seed's run of one policy",
+            Box::new(move |d| {
+                d["body"]["MultiUser"]["stats"][1] = other["body"]["MultiUser"]["stats"][1].clone();
+            }),
+            &["body.stats[1].finals[0]", "benchmark", "another seed"],
         ),
     ];
     for (i, (class, edit, words)) in classes.into_iter().enumerate() {

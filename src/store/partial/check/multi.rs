@@ -1,15 +1,17 @@
 //! The checks of a many-users shard's body against the re-checked scenario: every policy's
 //! statistics over exactly the shard's runs, the per-user and per-channel vectors of the
-//! scenario's sizes, each shard's own run indices in order, and the horizon's moments against
-//! the per-run rows.
+//! scenario's sizes, each shard's own run indices in order, the horizon's moments against
+//! the per-run rows, and the links between fields that a forger who re-seals the checksum
+//! must keep (per-user and per-channel vectors against the rows, every checkpoint's counts
+//! within what its slots allow, the benchmark's reward the same for every policy in a run).
 
 use super::{Blame, shard_runs};
 use crate::engine::multi_user::runner::{TeamStats, expected_kind, jain_bounds};
-use crate::engine::multi_user::slot_loop::{Expected, N_MULTI};
+use crate::engine::multi_user::slot_loop::{Expected, N_MULTI, SU_COLLISIONS};
 use crate::engine::recorder::Metric;
 use crate::scenario::MultiUserScenario;
 use crate::store::partial::{MergeError, PartialBody};
-use crate::util::stats::Moments;
+use crate::util::stats::{ExactSum, Moments};
 
 /// Checks a many-users body.
 pub(super) fn check_multi_body(
@@ -39,15 +41,166 @@ pub(super) fn check_multi_body(
     )?;
     let expected = expected_kind(s);
     for (p, st) in stats.iter().enumerate() {
-        check_team(
-            blame,
-            &format!("body.stats[{p}]"),
-            s,
-            st,
-            runs,
-            &want,
-            expected,
+        let field = format!("body.stats[{p}]");
+        check_team(blame, &field, s, st, runs, &want, expected)?;
+        check_links(blame, &field, s, st, &want, expected)?;
+    }
+    check_benchmark(blame, stats)
+}
+
+/// Relative slack for sums of the same values added in another order (10⁻⁹ of their size).
+fn close(a: f64, b: f64, size: f64) -> bool {
+    (a - b).abs() <= 1e-9 * (size + 1.0)
+}
+
+/// The metrics that count events (per run: non-decreasing over checkpoints) and the most a
+/// run can count in `t` slots, with M users and K channels.
+fn counts(t: f64, m: f64, k: f64) -> [(usize, f64); 5] {
+    [
+        (Metric::Probes as usize, t * m * k),
+        (Metric::MissedOpportunities as usize, t * m * k),
+        (Metric::IdleFound as usize, t * m),
+        (Metric::PuCollisions as usize, t * m),
+        (SU_COLLISIONS, t * m),
+    ]
+}
+
+/// The links between one policy's fields (see the module docs).
+fn check_links(
+    blame: &Blame,
+    field: &str,
+    s: &MultiUserScenario,
+    st: &TeamStats,
+    checkpoints: &[u64],
+    expected: Expected,
+) -> Result<(), MergeError> {
+    let (t, m, k) = (s.header.horizon as f64, s.users as f64, s.env.len() as f64);
+    // Every checkpoint's counts lie within what its slots allow, and grow.
+    for (c, (row, &slots)) in st.curves.iter().zip(checkpoints).enumerate() {
+        for (metric, most) in counts(slots as f64, m, k) {
+            let grew = c == 0 || st.curves[c - 1][metric].totals().1 <= row[metric].totals().1;
+            blame.require(
+                row[metric].within(0.0, most) && grew,
+                format!("{field}.curves[{c}][{metric}]"),
+                || {
+                    format!(
+                        "is not a count of at most {most} per run after {slots} slots, no smaller than the checkpoint before"
+                    )
+                },
+            )?;
+        }
+    }
+    let rows = |metric: usize| {
+        let mut sum = ExactSum::default();
+        for (_, row) in &st.finals {
+            sum.add(row[metric]);
+        }
+        sum.value()
+    };
+    let total = |v: &[Moments]| {
+        let mut sum = ExactSum::default();
+        for x in v {
+            sum.add(x.totals().1);
+        }
+        sum.value()
+    };
+    // Per user: acknowledged transmissions add up to the rows' idle slots found, rewards to
+    // their reward; switches at most one a slot.
+    let found = rows(Metric::IdleFound as usize);
+    blame.require(
+        total(&st.user_success) == found && st.user_success.iter().all(|x| x.within(0.0, t)),
+        format!("{field}.user_success"),
+        || format!("does not add up to the per-run rows' {found} idle slots found (edited?)"),
+    )?;
+    let reward = rows(Metric::Reward as usize);
+    let size: f64 = st.user_reward.iter().map(|x| x.totals().1.abs()).sum();
+    blame.require(
+        close(total(&st.user_reward), reward, size + reward.abs()),
+        format!("{field}.user_reward"),
+        || format!("does not add up to the per-run rows' reward {reward} (edited?)"),
+    )?;
+    for (u, x) in st.switches.iter().enumerate() {
+        blame.require(
+            x.within(0.0, (t - 1.0).max(0.0)),
+            format!("{field}.switches[{u}]"),
+            || "is not a count of at most one switch a slot".into(),
         )?;
+    }
+    // Per channel: a user that chose a channel probed it, one that collided on it chose it;
+    // the users colliding add up to the rows' count.
+    for c in 0..s.env.len() {
+        let (chose, collided) = (st.selections[c].totals().1, st.collisions[c].totals().1);
+        blame.require(
+            st.selections[c].within(0.0, t * m) && chose <= st.channel_probes[c] as f64,
+            format!("{field}.selections[{c}]"),
+            || {
+                format!(
+                    "counts {chose} choices, more than the channel's {} probes",
+                    st.channel_probes[c]
+                )
+            },
+        )?;
+        blame.require(
+            st.collisions[c].within(0.0, t * m) && collided <= chose,
+            format!("{field}.collisions[{c}]"),
+            || format!("counts {collided} users colliding, more than the {chose} that chose it"),
+        )?;
+    }
+    let collided = rows(SU_COLLISIONS);
+    blame.require(
+        total(&st.collisions) == collided,
+        format!("{field}.collisions"),
+        || format!("does not add up to the per-run rows' {collided} users colliding (edited?)"),
+    )?;
+    blame.require(
+        st.jain.within(1.0 / m, 1.0),
+        format!("{field}.jain"),
+        || "is not one index in [1/M, 1] per run".into(),
+    )?;
+    if expected == Expected::Classic && s.collision != crate::multi::Collision::NoCollision {
+        // The decomposition's regret is each run's pseudo-regret, its terms sum to it.
+        let mut regret = Moments::default();
+        for (_, row) in &st.finals {
+            regret.add(row[Metric::PseudoRegret as usize]);
+        }
+        let d: Vec<f64> = st.decomposition.iter().map(|x| x.totals().1).collect();
+        let size: f64 = d.iter().map(|x| x.abs()).sum();
+        blame.require(
+            st.decomposition[3].totals() == regret.totals()
+                && close(d[0] + d[1] + d[2], d[3], size),
+            format!("{field}.decomposition"),
+            || "does not sum to the per-run rows' pseudo-regret (edited?)".into(),
+        )?;
+    }
+    Ok(())
+}
+
+/// In each run the benchmark's realised reward (a policy's reward plus its realised regret)
+/// is the same for every policy: the benchmark plays the same lists on the same paths. A run
+/// of another seed, or another run's row, pasted into one policy breaks it.
+fn check_benchmark(blame: &Blame, stats: &[TeamStats]) -> Result<(), MergeError> {
+    let Some(first) = stats.first() else {
+        return Ok(());
+    };
+    let bench =
+        |row: &[f64; N_MULTI]| row[Metric::RealizedRegret as usize] + row[Metric::Reward as usize];
+    for (p, st) in stats.iter().enumerate().skip(1) {
+        for (i, ((_, a), (_, b))) in first.finals.iter().zip(&st.finals).enumerate() {
+            let size = a[Metric::Reward as usize].abs()
+                + b[Metric::Reward as usize].abs()
+                + bench(a).abs();
+            blame.require(
+                close(bench(a), bench(b), size),
+                format!("body.stats[{p}].finals[{i}]"),
+                || {
+                    format!(
+                        "gives the benchmark a reward of {} in this run, policy 0's row {} (another run's or another seed's data?)",
+                        bench(b),
+                        bench(a)
+                    )
+                },
+            )?;
+        }
     }
     Ok(())
 }

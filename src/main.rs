@@ -6,7 +6,7 @@ use clap::{ArgAction, Args, Parser, Subcommand, value_parser};
 use specprobe::commands::{self, CompareArgs, MergeArgs, RunArgs};
 use specprobe::{
     AxisMode, Band, Cancel, ChartOptions, Format, Overrides, Shard, ValueAxis, parse_bytes,
-    parse_formats, parse_size,
+    parse_duration, parse_formats, parse_size,
 };
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -51,7 +51,23 @@ struct OverrideArgs {
     /// physical memory].
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     max_memory: Option<u64>,
+    /// Refuse runs estimated to take longer than this (e.g. 90m, 3h, 2d; `none`: no limit)
+    /// [default: 1h]; each shard of a --shard run is estimated alone.
+    #[arg(long, value_name = "DURATION", value_parser = max_time)]
+    max_time: Option<MaxTime>,
 }
+
+/// A `--max-time` as given (`None`: no limit).
+#[derive(Clone, Copy, Debug)]
+struct MaxTime(Option<f64>);
+
+fn max_time(s: &str) -> Result<MaxTime, String> {
+    parse_duration(s).map(MaxTime)
+}
+
+/// What a run may take when `--max-time` is not given: an hour, past which a run is more
+/// likely a mistyped count than a plan (and a plan says so with the flag).
+const DEFAULT_MAX_TIME: f64 = 3600.0;
 
 /// A count of at least 1, written with digits (`100000`) or, as papers write horizons, in
 /// scientific notation that names a whole number (`1e5`, `2.5e3`).
@@ -329,6 +345,7 @@ fn run_args(
         charts: charts.options(),
         force: force.force,
         max_memory: o.max_memory,
+        max_time: o.max_time.map_or(Some(DEFAULT_MAX_TIME), |MaxTime(t)| t),
         cancel: cancel.clone(),
     }
 }

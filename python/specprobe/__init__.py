@@ -209,6 +209,15 @@ def _count(name: str, value: Any, least: int = 1) -> Optional[int]:
 _UNITS = {"": 0, "K": 10, "M": 20, "G": 30, "T": 40}
 
 
+def _duration(name: str, value: Any) -> Optional[str]:
+    """A duration as the command line takes it (``"3h"``), from seconds or text."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return repr(float(value))
+    raise TypeError(f"{name}: expected seconds (a number) or a duration such as \"3h\", got {type(value).__name__}")
+
+
 def _bytes(name: str, value: Any) -> Optional[int]:
     """A memory size: bytes, or text as the command line takes it (``"8G"``, ``"512M"``)."""
     if value is None or (isinstance(value, int) and not isinstance(value, bool)):
@@ -415,6 +424,7 @@ def run(
     force: bool = False,
     formats: Sequence[str] = ("png", "svg"),
     max_memory: Optional[Union[int, str]] = None,
+    max_time: Optional[Union[float, str]] = None,
     policies: Optional[Mapping[str, PolicyClass]] = None,
     identifiers: Optional[Mapping[str, IdentifierClass]] = None,
     teams: Optional[Mapping[str, TeamClass]] = None,
@@ -423,7 +433,9 @@ def run(
 
     Keywords mirror ``specprobe run``: ``runs``, ``horizon``, ``seed``, ``threads``, ``out``
     (write the usual folder, with ``formats`` charts: ``"png"``, ``"svg"`` or both), ``force``,
-    ``max_memory`` (bytes, or a size as the command line takes it: ``"8G"``). Counts may be
+    ``max_memory`` (bytes, or a size as the command line takes it: ``"8G"``), ``max_time``
+    (refuse a run estimated to take longer: seconds, or ``"90m"``, ``"3h"``; no limit by
+    default, unlike the command line's hour). Counts may be
     floats naming whole numbers, as papers write horizons (``horizon=1e5``); a wrong keyword
     value raises ``TypeError`` or ``ValueError`` naming the keyword.
 
@@ -452,6 +464,7 @@ def run(
         force=force,
         formats=_formats(formats),
         max_memory=_bytes("max_memory", max_memory),
+        max_time=_duration("max_time", max_time),
         policies=_classes("policies", policies),
         identifiers=_classes("identifiers", identifiers),
         teams=_classes("teams", teams),

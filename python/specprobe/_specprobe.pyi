@@ -23,6 +23,7 @@ def run(
     force: bool = ...,
     formats: Optional[Sequence[str]] = ...,
     max_memory: Optional[int] = ...,
+    max_time: Optional[str] = ...,
     policies: Sequence[Tuple[str, Any]] = ...,
     identifiers: Sequence[Tuple[str, Any]] = ...,
     teams: Sequence[Tuple[str, Any]] = ...,

@@ -747,8 +747,8 @@ use specprobe::DATA_FILES;
 /// `formats` charts when `out` is given, into a scratch folder otherwise.
 #[pyfunction]
 #[pyo3(signature = (scenario, *, json=false, runs=None, horizon=None, seed=None, threads=None,
-    out=None, force=false, formats=None, max_memory=None, policies=Vec::new(), identifiers=Vec::new(),
-    teams=Vec::new()))]
+    out=None, force=false, formats=None, max_memory=None, max_time=None, policies=Vec::new(),
+    identifiers=Vec::new(), teams=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -762,6 +762,7 @@ fn run(
     force: bool,
     formats: Option<Vec<String>>,
     max_memory: Option<u64>,
+    max_time: Option<String>,
     policies: Vec<(String, Py<PyAny>)>,
     identifiers: Vec<(String, Py<PyAny>)>,
     teams: Vec<(String, Py<PyAny>)>,
@@ -787,6 +788,13 @@ fn run(
     }
     if let Some(m) = max_memory {
         sim = sim.max_memory(m);
+    }
+    if let Some(text) = max_time {
+        match specprobe::parse_duration(&text) {
+            Ok(Some(seconds)) => sim = sim.max_time(seconds),
+            Ok(None) => {}
+            Err(rule) => return Err(PyValueError::new_err(format!("max_time: {rule}"))),
+        }
     }
     for (label, class) in policies {
         sim = sim.custom_policy(

@@ -375,6 +375,8 @@ def test_validate_merge_compare_and_policies(tmp_path):
     ("threads", True, TypeError, "threads"),
     ("formats", "jpg", ValueError, "formats: 'jpg' is not a chart format"),
     ("max_memory", "lots", ValueError, "max_memory"),
+    ("max_time", "soon", ValueError, "max_time"),
+    ("max_time", True, TypeError, "max_time"),
     # A list of classes has no labels: a TypeError saying how to write it, not AttributeError.
     ("policies", [object], TypeError, "policies must map labels to classes.*not a list.*__name__"),
     ("teams", (object,), TypeError, "teams must map labels to classes.*not a tuple"),
@@ -391,6 +393,10 @@ def test_keywords_take_what_the_command_line_takes(tmp_path):
     res = specprobe.run(FIG1A, runs=2.0, horizon=5e2, max_memory="8G", out=tmp_path / "o", formats="svg")
     assert res.summary["horizon"] == 500 and res.summary["runs"] == 2
     assert (tmp_path / "o" / "regret.svg").exists() and not (tmp_path / "o" / "regret.png").exists()
+    # A run estimated to take longer than max_time is refused before anything runs.
+    with pytest.raises(specprobe.SpecprobeError, match="max-time"):
+        specprobe.run(FIG1A, runs=10**6, horizon=10**6, max_time=60)
+    assert specprobe.run(FIG1A, runs=2, horizon=500, max_time="1h").summary["runs"] == 2
 
 
 def test_scenario_text_is_read_or_refused_with_what_to_pass():

@@ -28,6 +28,10 @@ def files(d):
         "Channels(itself)": 'Identification(name: "b", runs: 1, instances: [(label: "x", family: Channels(scenario: "bomb.ron"), k: Fixed(1))], algorithms: [Lucb1])',
         "trace from /dev/urandom": f'Regret(name: "b", horizon: 10, runs: 1, channels: [(occupancy: Trace(file: "/dev/urandom", column: 1), cost: Bernoulli(0.4))], policies: [(policy: CcUcb)])',
         "identification 10^12 runs": 'Identification(name: "b", runs: 1000000000000, instances: [(label: "x", family: OneSparse, k: Fixed(1), arms: [1000000])], algorithms: [Lucb1])',
+        # Valid and within memory, but hours of work: `run` refuses from the estimate
+        # (--max-time); `validate` prints it.
+        "time: runs 2·10^7 × horizon 10^4": f'Regret(name: "b", horizon: 10000, runs: 20000000, channels: [{one}, {one}], policies: [(policy: CcUcb)])',
+        "time: identification at N = 2^20": 'Identification(name: "b", seed: 5, runs: 1000, instances: [(label: "a", family: OneSparse, k: Fixed(2), arms: [1048576])], algorithms: [Lucb1])',
     }
 
 
@@ -51,7 +55,8 @@ def main():
         for name, text in files(d).items():
             path = os.path.join(d, "bomb.ron")
             open(path, "w").write(text)
-            for command in (["validate", path], ["run", path, "--out", os.path.join(d, "out"), "--no-charts"]):
+            commands = [["validate", path], ["run", path, "--out", os.path.join(d, "out"), "--no-charts"]]
+            for command in commands[1:] if name.startswith("time:") else commands:
                 try:
                     rc, secs, mb, err = measure([B, *command], d)
                 except subprocess.TimeoutExpired:

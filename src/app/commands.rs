@@ -176,6 +176,9 @@ fn simulation(args: &RunArgs) -> Result<Simulation, CommandError> {
     if let Some(m) = args.max_memory {
         sim = sim.max_memory(m);
     }
+    if let Some(t) = args.max_time {
+        sim = sim.max_time(t);
+    }
     Ok(sim)
 }
 

@@ -78,6 +78,9 @@ pub enum SimulationError {
     /// The scenario would need more memory than allowed.
     #[error(transparent)]
     Budget(#[from] crate::engine::budget::BudgetError),
+    /// The scenario would take longer than allowed.
+    #[error(transparent)]
+    Time(#[from] crate::engine::budget::TimeError),
     /// The runs could not start.
     #[error(transparent)]
     Run(#[from] RunError),
@@ -94,6 +97,7 @@ pub struct Simulation {
     teams: Vec<(String, CustomTeam)>,
     algorithms: Vec<CustomIdentifier>,
     max_memory: Option<u64>,
+    max_seconds: Option<f64>,
 }
 
 impl Simulation {
@@ -108,6 +112,7 @@ impl Simulation {
             teams: Vec::new(),
             algorithms: Vec::new(),
             max_memory: None,
+            max_seconds: None,
         }
     }
 
@@ -239,6 +244,7 @@ impl Simulation {
         let scenario = self.with_additions(scenario)?;
         let estimate = crate::engine::budget::Estimate::of(&scenario, &self.options);
         estimate.check(self.max_memory)?;
+        estimate.check_time(self.max_seconds)?;
         Ok(Prepared {
             scenario,
             estimate,
@@ -265,6 +271,14 @@ impl Simulation {
     /// A scenario whose estimate exceeds it is refused before anything is simulated.
     pub fn max_memory(mut self, bytes: u64) -> Simulation {
         self.max_memory = Some(bytes);
+        self
+    }
+
+    /// Caps the time a run may take by its estimate, in seconds on the threads it will use
+    /// (default: no cap; the command line's `--max-time` defaults to an hour). A scenario
+    /// whose estimate exceeds it is refused before anything is simulated.
+    pub fn max_time(mut self, seconds: f64) -> Simulation {
+        self.max_seconds = Some(seconds);
         self
     }
 

@@ -100,6 +100,59 @@ pub struct BudgetError {
     pub from_flag: bool,
 }
 
+/// A scenario expected to take longer than allowed (`--max-time`).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("this run is expected to take roughly {} on {threads} thread{}, more than the {} allowed by --max-time (the command line's default: 1 hour); reduce the runs or the horizon, split it into shards (--shard i/n: each shard is estimated alone), or pass --max-time {} (or --max-time none) to run it", duration(*seconds), if *threads == 1 { "" } else { "s" }, duration(*limit), suggested(*seconds))]
+pub struct TimeError {
+    /// The estimate, in seconds on the threads assumed.
+    pub seconds: f64,
+    /// The limit, in seconds.
+    pub limit: f64,
+    /// The worker threads assumed.
+    pub threads: usize,
+}
+
+/// A `--max-time` that admits `seconds` (rounded up to whole hours or days).
+fn suggested(seconds: f64) -> String {
+    let hours = (seconds / 3600.0).ceil().max(1.0);
+    if hours <= 48.0 {
+        format!("{hours}h")
+    } else {
+        format!("{}d", (hours / 24.0).ceil())
+    }
+}
+
+/// Parses a duration: seconds, or a number with `s`, `m`, `h` or `d`; `none` for no limit.
+pub fn parse_duration(s: &str) -> Result<Option<f64>, String> {
+    let t = s.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (e.g. 90s, 30m, 3h, 2d or none)"))?;
+    let scale = match unit.trim() {
+        "" | "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86400.0,
+        other => {
+            return Err(format!(
+                "{s:?}: unknown unit {other:?} (s, m, h or d; or none)"
+            ));
+        }
+    };
+    let seconds = value * scale;
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!("{s:?} must be a positive duration"));
+    }
+    Ok(Some(seconds))
+}
+
 /// `1.5 GiB`.
 pub fn bytes(b: u64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
@@ -275,6 +328,19 @@ impl Estimate {
             });
         }
         Ok(())
+    }
+
+    /// Refuses work expected to take longer than `max` seconds on the assumed threads (no
+    /// limit without one): what `--max-time` asks, checked before anything runs.
+    pub fn check_time(&self, max: Option<f64>) -> Result<(), TimeError> {
+        match (max, self.seconds()) {
+            (Some(limit), Some(seconds)) if seconds > limit => Err(TimeError {
+                seconds,
+                limit,
+                threads: self.threads,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// A rough duration, in seconds, on the assumed threads.

@@ -538,3 +538,55 @@ fn validate_shows_a_many_users_scenarios_channels_benchmark_and_bounds() {
         "{text}"
     );
 }
+
+/// A valid scenario whose work is huge (an identification instance at the largest N, runs by
+/// the thousand) is refused from its estimate before anything runs, naming `--max-time` and the
+/// value that would admit it; the limit is an hour unless given, `none` lifts it, a shard is
+/// estimated alone, and a bad value is refused naming the flag.
+#[test]
+fn runs_estimated_to_take_too_long_are_refused_before_they_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let huge = scenario_file(
+        tmp.path(),
+        "huge.ron",
+        r#"Identification(name: "huge", seed: 5, runs: 1000,
+            instances: [(label: "a", family: OneSparse, k: Fixed(2), arms: [1048576])],
+            algorithms: [Lucb1])"#,
+    );
+    let out = tmp.path().join("out");
+    let o = specprobe(&[
+        "run",
+        huge.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("--max-time") && err.contains("hours") && err.contains("--shard"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    // A small run under an explicit limit runs; the same run under a tiny one does not.
+    let small = scenario_file(tmp.path(), "s.ron", &fig1a(2000, 2, "(policy: CcUcb())"));
+    let run = |limit: &str| {
+        specprobe(&[
+            "run",
+            small.to_str().unwrap(),
+            "--no-charts",
+            "--force",
+            "--max-time",
+            limit,
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    assert!(run("1h").status.success());
+    assert!(run("none").status.success());
+    let o = run("0.000001s");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--max-time"), "{}", stderr(&o));
+    let o = run("soon");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--max-time"), "{}", stderr(&o));
+}

@@ -136,6 +136,9 @@ fn run_one(
     if let Some(m) = args.max_memory {
         sim = sim.max_memory(m);
     }
+    if let Some(t) = args.max_time {
+        sim = sim.max_time(t);
+    }
     let results = sim.run()?;
     let wrap = |source: ExportError| CommandError::CompareInput {
         input: input.to_path_buf(),

@@ -27,6 +27,9 @@ pub struct RunArgs {
     pub force: bool,
     /// `--max-memory`: refuse runs estimated to need more (default: the machine's memory).
     pub max_memory: Option<u64>,
+    /// `--max-time`: refuse runs estimated to take longer, in seconds (default: no limit; the
+    /// command line passes an hour unless told otherwise).
+    pub max_time: Option<f64>,
     /// Stops the run when set (the command line sets it on SIGINT and SIGTERM).
     pub cancel: Cancel,
 }

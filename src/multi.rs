@@ -89,6 +89,14 @@ pub(crate) trait TeamBuiltin:
         Vec::new()
     }
 
+    /// Nanoseconds of CPU one user-slot costs with `k` channels and `users` users, for the
+    /// duration estimate (see [`USER_SLOT_NS`]; default: that constant, for teams whose users
+    /// do no per-channel work).
+    fn ns_per_user_slot(&self, k: u64, users: u64) -> f64 {
+        let _ = (k, users);
+        USER_SLOT_NS
+    }
+
     /// The team of `users` users on `env`'s channels, for a run of `horizon` slots; `rngs`
     /// are the users' streams.
     fn build(
@@ -99,6 +107,10 @@ pub(crate) trait TeamBuiltin:
         rngs: &mut [SimRng],
     ) -> Self::Team;
 }
+
+/// CPU of one user-slot of the many-users loop whatever the team (probing, collisions,
+/// feedback, records), in nanoseconds.
+pub(crate) const USER_SLOT_NS: f64 = 150.0;
 
 /// How users sense each other within a slot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,6 +22,7 @@ use crate::engine::pipeline::RunOptions;
 use crate::engine::recorder::N_METRICS;
 use crate::identify::confidence::Setting;
 use crate::model::channel::{Channel, Environment};
+use crate::scenario::multi_user::TeamKind;
 use crate::scenario::{
     IdentificationScenario, MultiUserScenario, PolicyKind, RegretScenario, Scenario,
 };
@@ -39,9 +40,6 @@ const PER_CHANNEL: u64 = 64 + 80 + 3 * 8;
 const BASE: u64 = 16 << 20;
 /// Worker accumulators alive per thread (rayon splits the runs adaptively).
 const SPLITS_PER_THREAD: u64 = 4;
-/// Rough cost of one many-users user-slot, for the duration shown (regret policies have their
-/// own measured costs, [`crate::policy::Builtin::NS_PER_SLOT`]).
-const SECONDS_PER_USER_SLOT: f64 = 150e-9;
 /// A user's own policy (Rust or Python): unknown, so a cautious middle per slot and channel.
 const CUSTOM_NS_PER_SLOT: (f64, f64) = (1000.0, 20.0);
 /// Rough cost of one identification sample: about 0.18 µs measured on `paper-topk.ron` (10 runs,
@@ -469,8 +467,20 @@ fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, f64, f64)
     let memory = product(&[policies, per_policy])
         .saturating_add(product(&[threads, 4, worker]))
         .saturating_add(channels(&s.env));
-    let steps = runs as f64 * policies as f64 * m as f64 * s.header.horizon as f64;
-    (memory, steps, steps * SECONDS_PER_USER_SLOT)
+    let user_slots = runs as f64 * m as f64 * s.header.horizon as f64;
+    // Each team's own cost per user-slot at this K and M (a user's team: a cautious middle,
+    // as a user's single-user policy).
+    let ns: f64 = s
+        .policies
+        .iter()
+        .map(|p| match &p.kind {
+            TeamKind::Builtin(spec) => spec.ns_per_user_slot(k, m),
+            TeamKind::Custom(_) | TeamKind::Selfish(_) => {
+                CUSTOM_NS_PER_SLOT.0 + CUSTOM_NS_PER_SLOT.1 * k as f64
+            }
+        })
+        .sum();
+    (memory, user_slots * policies as f64, user_slots * ns * 1e-9)
 }
 
 /// An identification scenario's memory, and the samples its runs are expected to take.
@@ -539,5 +549,38 @@ mod tests {
         assert!(err.contains("10.0 GiB") && err.contains("1.0 GiB"), "{err}");
         assert!(err.contains("--max-memory"), "{err}");
         e.check(Some(20 << 30)).unwrap();
+    }
+
+    /// The many-users duration follows each team's own cost at the scenario's K: Thompson
+    /// sampling for 1 024 users on 4 096 channels over 10⁶ slots is weeks of CPU (it was
+    /// estimated at 2.6 minutes, 150 ns a user-slot whatever the team), refused by an hour's
+    /// `--max-time`; a team without per-channel work stays at the loop's own cost.
+    #[test]
+    fn many_users_durations_follow_the_team_and_k() {
+        let estimate = |team: &str, users: u64, k: u64, horizon: u64| {
+            let text = format!(
+                "MultiUser(name: \"m\", horizon: {horizon}, runs: 1, users: {users}, channels: [(theta: 0.5, cost: Constant(0.0), count: {k})], policies: [(policy: {team})])"
+            );
+            let s = crate::scenario::parse(&text, std::path::Path::new("m.ron")).unwrap();
+            Estimate::of(
+                &s,
+                &RunOptions {
+                    threads: Some(1),
+                    ..Default::default()
+                },
+            )
+        };
+        let ts = estimate("Selfish(policy: ThompsonSampling)", 1024, 4096, 1_000_000);
+        assert!(ts.cpu_seconds > 7.0 * 86400.0, "{}", ts.cpu_seconds);
+        let err = ts.check_time(Some(3600.0)).unwrap_err().to_string();
+        assert!(err.contains("--max-time") && err.contains("days"), "{err}");
+        let (small, large) = (
+            estimate("McTopM(index: KlUcb)", 4, 16, 10_000),
+            estimate("McTopM(index: KlUcb)", 4, 1024, 10_000),
+        );
+        assert!(large.cpu_seconds > 20.0 * small.cpu_seconds);
+        let mega = estimate("Mega", 4, 1024, 10_000);
+        let loop_only = 4.0 * 10_000.0 * crate::multi::USER_SLOT_NS * 1e-9;
+        assert!((mega.cpu_seconds - loop_only).abs() < 1e-12 * loop_only.max(1.0));
     }
 }

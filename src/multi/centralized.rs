@@ -38,6 +38,11 @@ impl TeamBuiltin for CentralizedSpec {
     fn is_classic(&self) -> bool {
         true
     }
+    fn ns_per_user_slot(&self, k: u64, users: u64) -> f64 {
+        // The coordinator computes the indices once a slot for all users.
+        let per_slot = self.0.ns_per_slot(k) - super::USER_SLOT_NS;
+        super::USER_SLOT_NS + per_slot / users.max(1) as f64
+    }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> Centralized {
         Centralized::new(env.len(), users, self.0)
     }

@@ -61,6 +61,9 @@ impl TeamBuiltin for McTopMCascadeSpec {
     fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
         self.0.policy_check(k)
     }
+    fn ns_per_user_slot(&self, k: u64, _users: u64) -> f64 {
+        self.0.ns_per_slot(k)
+    }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> McTopMCascade {
         McTopMCascade::new((0..users).map(|_| self.0.policy.build(env)).collect())
     }

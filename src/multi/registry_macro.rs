@@ -74,6 +74,13 @@ macro_rules! builtin_teams {
                 }
             }
 
+            /// See [`TeamBuiltin::ns_per_user_slot`].
+            pub(crate) fn ns_per_user_slot(&self, k: u64, users: u64) -> f64 {
+                match self {
+                    $(TeamSpec::$name(s) => s.ns_per_user_slot(k, users),)*
+                }
+            }
+
             /// See [`TeamBuiltin::needs_feedback`].
             pub(crate) fn needs_feedback(&self) -> Option<Feedback> {
                 match self {

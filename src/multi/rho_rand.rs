@@ -32,6 +32,9 @@ impl TeamBuiltin for RhoRandSpec {
     fn is_classic(&self) -> bool {
         true
     }
+    fn ns_per_user_slot(&self, k: u64, _users: u64) -> f64 {
+        self.0.ns_per_slot(k)
+    }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> RhoRand {
         RhoRand::new(env.len(), users, self.0)
     }

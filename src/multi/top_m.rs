@@ -73,6 +73,9 @@ impl TeamBuiltin for RandTopMSpec {
     fn is_classic(&self) -> bool {
         true
     }
+    fn ns_per_user_slot(&self, k: u64, _users: u64) -> f64 {
+        self.0.ns_per_slot(k)
+    }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
         TopM::new(env.len(), users, self.0, false)
     }
@@ -91,6 +94,9 @@ impl TeamBuiltin for McTopMSpec {
     }
     fn is_classic(&self) -> bool {
         true
+    }
+    fn ns_per_user_slot(&self, k: u64, _users: u64) -> f64 {
+        self.0.ns_per_slot(k)
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
         TopM::new(env.len(), users, self.0, true)

@@ -356,8 +356,9 @@ fn baseline() {
         "## 4. Against {} (whole-process CPU, --threads 1 --no-charts, interleaved, medians of {reps})\n",
         old.to_string_lossy()
     );
-    println!("| workload | new s | old s | new / old |");
-    println!("|---|---:|---:|---:|");
+    let mut table =
+        String::from("| workload | new s | old s | new / old |\n|---|---:|---:|---:|\n");
+    print!("{table}");
     for (name, args) in workloads {
         let time = |bin: &std::ffi::OsStr| {
             let dir = std::env::temp_dir().join(format!("specprobe-base-{}", std::process::id()));
@@ -380,9 +381,36 @@ fn baseline() {
             b.push(time(&old));
         }
         let (a, b) = (median(a), median(b));
-        println!("| {name} | {a:.2} | {b:.2} | {:.2} |", a / b);
+        let row = format!("| {name} | {a:.2} | {b:.2} | {:.2} |\n", a / b);
+        print!("{row}");
+        table.push_str(&row);
     }
     println!();
+    if let Some(readme) = std::env::var_os("SPEED_README") {
+        let note = format!(
+            "\n(`SPECPROBE_BASELINE={} SPEED_PARTS=4 SPEED_README=README.md cargo bench --bench speed`: whole-process CPU, `--threads 1 --no-charts`, interleaved, medians of {reps}; written by the bench.)",
+            old.to_string_lossy()
+        );
+        splice_readme(std::path::Path::new(&readme), "baseline", &(table + &note));
+    }
+}
+
+/// Replaces the README's `<!-- bench:NAME -->` … `<!-- /bench:NAME -->` block with `text`: the
+/// figures come from the bench, never typed by hand (as `python/bench/readme_table.py` does
+/// for the Python benches).
+fn splice_readme(readme: &std::path::Path, name: &str, text: &str) {
+    let doc = std::fs::read_to_string(readme).expect("the README");
+    let (start, end) = (
+        format!("<!-- bench:{name} -->"),
+        format!("<!-- /bench:{name} -->"),
+    );
+    let (Some(a), Some(b)) = (doc.find(&start), doc.find(&end)) else {
+        panic!("{}: needs a {start} … {end} block", readme.display());
+    };
+    assert!(a < b, "{}: {start} comes after {end}", readme.display());
+    let out = format!("{}{start}\n{}\n{}", &doc[..a], text.trim(), &doc[b..]);
+    std::fs::write(readme, out).expect("the README is writable");
+    println!("wrote the table into {} ({start})", readme.display());
 }
 
 /// Part 5: thread speed-up.

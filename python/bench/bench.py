@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Speed of the Python front, measured interleaved in one sitting (see the README's "From Python").
 
-    python python/bench/bench.py [--specprobe target/release/specprobe] [--repeat 5]
+    python python/bench/bench.py [--specprobe target/release/specprobe] [--repeat 5] [--readme README.md]
+
+With --readme, item 1's table replaces the README's `<!-- bench:python-cli -->` block.
 
 1. Figure 1(a) (20 runs × 2·10⁵ slots × 4 policies): `specprobe.run` against the CLI, the
-   same threads, no charts; medians and their ratio.
+   same threads, no charts; medians and their ratio, in wall time and in CPU time (the CLI's
+   from the children's resource usage, Python's from the process's).
 2. A trivial Python policy (plan returns [0], observe does nothing): engine time with it minus
    without it, minus the same calls made from a plain Python loop = the overhead per slot.
 3. Python UCB1 (classic, on the idle indicator, one channel per slot) on the plain 6-arm
@@ -16,7 +19,9 @@ import math
 import os
 import random
 import statistics
+import resource
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -79,19 +84,43 @@ def main():
     ap.add_argument("--specprobe", default=os.path.join(ROOT, "target", "release", "specprobe"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--readme", help="write item 1's table into this README's bench:python-cli block")
     a = ap.parse_args()
 
     print("1. Figure 1(a), 20 runs x 200000 slots x 4 policies, threads", a.threads)
-    cli, py = [], []
+    cli, py, cli_cpu, py_cpu = [], [], [], []
+
+    def children_cpu():
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(a.repeat):
             out = os.path.join(tmp, f"cli{i}")
+            before = children_cpu()
             cli.append(timed(lambda: subprocess.run(
                 [a.specprobe, "run", FIG1A, "--threads", str(a.threads), "--no-charts", "--out", out],
                 check=True, capture_output=True)))
+            cli_cpu.append(children_cpu() - before)
+            before = time.process_time()
             py.append(timed(lambda: specprobe.run(FIG1A, threads=a.threads)))
-    print(f"   CLI {statistics.median(cli):.3f} s, Python {statistics.median(py):.3f} s (medians of {a.repeat}), "
-          f"ratio {statistics.median(py) / statistics.median(cli):.3f}")
+            py_cpu.append(time.process_time() - before)
+    med = statistics.median
+    wall_ratio, cpu_ratio = med(py) / med(cli), med(py_cpu) / med(cli_cpu)
+    print(f"   CLI {med(cli):.3f} s, Python {med(py):.3f} s of wall time (medians of {a.repeat}), "
+          f"ratio {wall_ratio:.3f}; CPU {med(cli_cpu):.3f} s against {med(py_cpu):.3f} s, ratio {cpu_ratio:.3f}")
+    if a.readme:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from readme_table import splice
+        splice(a.readme, "python-cli", f"""
+| Figure 1(a), 20 runs × 2·10⁵ slots × 4 policies, {a.threads} threads | CLI (`specprobe run --no-charts`) | `specprobe.run` | Python / CLI |
+|---|---:|---:|---:|
+| wall time (the CLI's includes starting its process and writing its folder) | {med(cli):.3f} s | {med(py):.3f} s | {wall_ratio:.2f} |
+| CPU time (the same engine: the same work) | {med(cli_cpu):.3f} s | {med(py_cpu):.3f} s | {cpu_ratio:.2f} |
+
+(`python python/bench/bench.py --repeat {a.repeat} --readme README.md`, {time.strftime("%Y-%m-%d")}: medians of
+{a.repeat}, interleaved.)
+""")
 
     horizon = 200_000
     print(f"2. Trivial Python policy, Figure 1(a), 1 run x {horizon} slots, one thread")

@@ -2,7 +2,10 @@
 """Speed and memory of specprobe.envs, measured interleaved in one sitting (README, "Training
 environments").
 
-    python python/bench/envs_bench.py [--envs 4096] [--steps 200] [--repeat 5]
+    python python/bench/envs_bench.py [--envs 4096] [--steps 200] [--repeat 5] [--readme README.md]
+
+With --readme, the measured table replaces the README's `<!-- bench:envs -->` block: its
+figures come from this script, never typed by hand.
 
 1. SpectrumVectorEnv, slot-level, K = 9 cascade on Markov channels with Bernoulli(0.3) costs,
    N environments on one thread, the Python call included: env-steps per second of CPU,
@@ -91,6 +94,7 @@ def main():
     ap.add_argument("--envs", type=int, default=4096)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--readme", help="write the measured table into this README's bench:envs block")
     args = ap.parse_args()
     n, steps = args.envs, args.steps
     rng = np.random.default_rng(0)
@@ -105,6 +109,7 @@ def main():
         b.append(cpu(lambda: [numpy.step(scores) for _ in range(steps)]))
     rate = n * steps / statistics.median(a)
     rate_np = n * steps / statistics.median(b)
+    ns_each = statistics.median(a) / (n * steps) * 1e9
     print(f"1. SpectrumVectorEnv, {n} envs, K = {K} Markov, one thread: {rate / 1e6:.2f} M env-steps/s "
           f"({statistics.median(a) / (n * steps) * 1e9:.0f} ns each); NumPy-batched: {rate_np / 1e6:.2f} M/s; "
           f"ratio {rate / rate_np:.2f}x")
@@ -124,7 +129,8 @@ def main():
     for _ in range(2000):
         one.step(action)
     d = [cpu(lambda: [one.step(action) for _ in range(20000)]) / 20000 for _ in range(args.repeat)]
-    print(f"3. SpectrumEnv.step: {statistics.median(d) * 1e6:.2f} us of CPU a call")
+    step_us = statistics.median(d) * 1e6
+    print(f"3. SpectrumEnv.step: {step_us:.2f} us of CPU a call")
 
     def rss():
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -140,9 +146,32 @@ def main():
     for _ in range(9 * steps):
         big.step(big_scores)
     later = rss()
+    per_env_channel = (built - base) * 1024 * 1024 / (4 * n * K)
     print(f"4. peak RSS: {base:.0f} MB before, {built:.0f} MB with {4 * n} more envs, "
           f"{after:.0f} MB after {steps} steps, {later:.0f} MB after {10 * steps} "
-          f"({(built - base) * 1024 * 1024 / (4 * n * K):.0f} bytes per env-channel)")
+          f"({per_env_channel:.0f} bytes per env-channel)")
+
+    if args.readme:
+        from readme_table import splice
+
+        def goal(met):
+            return "met" if met else "**not met**"
+
+        ratio = rate / rate_np
+        flat = later - after <= 0.05 * after
+        table = f"""
+| workload | measured | the goal |
+|---|---:|---:|
+| `SpectrumVectorEnv`, K = {K} cascade on Markov channels with Bernoulli costs, {n} environments | {rate / 1e6:.2f} M env-steps/s ({ns_each:.0f} ns each) | ≥ 12.5 M/s: {goal(rate >= 12.5e6)} |
+| the same, against a NumPy-batched implementation of the model written in the bench (Markov chains stepped every slot, the cascade in score order, Bernoulli costs; no benchmark, no expected reward) | {ratio:.2f}× | ≥ 5×: {goal(ratio >= 5)} |
+| `MultiUserVectorEnv`, M = {users} users with carrier sensing, K = {K}, {n} environments | {rate_mu / 1e6:.2f} M agent-steps/s | ≥ 20 M/s: {goal(rate_mu >= 20e6)} |
+| one `SpectrumEnv.step` | {step_us:.2f} µs | ≤ 2 µs: {goal(step_us <= 2.0)} |
+| memory | {per_env_channel:.0f} bytes per environment and channel ({4 * n} environments at K = {K}: +{built - base:.0f} MB), {after:.0f} MB after {steps} steps and {later:.0f} MB after {10 * steps} | flat, ∝ N·K: {goal(flat)} |
+
+(`python python/bench/envs_bench.py --repeat {args.repeat} --steps {steps} --readme README.md`,
+{time.strftime("%Y-%m-%d")}: medians of {args.repeat}, CPU time, interleaved.)
+"""
+        splice(args.readme, "envs", table)
 
 
 if __name__ == "__main__":

@@ -480,9 +480,9 @@ impl Destination {
             if !exchange(dir, &self.path).map_err(swap_error)? {
                 swap_by_renames(dir, &self.path).map_err(swap_error)?;
             }
-            // `dir` now holds the old set: dropping the staging folder removes it.
+            // `dir` now holds the old set.
             fault::after_swap(&self.path);
-            drop(self.staging);
+            remove_old_set(&self.staging.keep());
         } else {
             std::fs::rename(dir, &self.path).map_err(swap_error)?;
             let _ = self.staging.keep();
@@ -613,6 +613,38 @@ fn recover(parent: &Path, name: &str, path: &Path) {
     for p in leftovers {
         // remove_dir_all removes a link itself, never what it names.
         let _ = std::fs::remove_dir_all(&p);
+    }
+}
+
+/// Removes the old set that the swap left in the staging folder `dir`, tagged as a staging
+/// folder first and the tag removed last: a kill at any instant of the removal leaves a folder
+/// [`recover`] knows as ours and removes on the next run into the destination. (Removing in
+/// directory order, a kill after the marker had gone left a folder nothing claimed: the old
+/// set orphaned beside the results.)
+fn remove_old_set(dir: &Path) {
+    if std::fs::write(dir.join(STAGING_TAG), b"").is_err() {
+        let _ = std::fs::remove_dir_all(dir);
+        return;
+    }
+    remove_all_but_the_tag(dir);
+    let _ = std::fs::remove_file(dir.join(STAGING_TAG));
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// Everything in `dir` but its staging tag (links removed, never followed).
+fn remove_all_but_the_tag(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name() == STAGING_TAG {
+            continue;
+        }
+        let path = entry.path();
+        let _ = match entry.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
     }
 }
 
@@ -902,6 +934,30 @@ mod tests {
         assert!(matches!(d.previous(), Previous::Forced(_)));
         d.commit(&Cancel::new()).unwrap();
         assert!(!out.join("thesis.tex").exists());
+    }
+
+    #[test]
+    fn an_old_set_killed_mid_removal_is_removed_by_the_next_run() {
+        // The old set as the swap leaves it under the staging name, its removal killed after
+        // the marker and some files had gone (any order: the tag is written first and
+        // removed last, so it is the one file certain to be there).
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out");
+        std::fs::create_dir(&out).unwrap();
+        let old = tmp.path().join(".out.staging-killed");
+        std::fs::create_dir_all(old.join("sub")).unwrap();
+        std::fs::write(old.join("sub").join("curves.csv"), "x").unwrap();
+        std::fs::write(old.join("runs.csv"), "x").unwrap();
+        std::fs::write(old.join(STAGING_TAG), b"").unwrap();
+        recover(tmp.path(), "out", &out);
+        assert!(!old.exists(), "the half-removed old set is cleaned");
+        // The removal itself leaves nothing, subfolders included.
+        let set = tmp.path().join(".out.staging-done");
+        std::fs::create_dir_all(set.join("a").join("b")).unwrap();
+        std::fs::write(set.join("a").join("b").join("f"), "x").unwrap();
+        std::fs::write(set.join(names::MARKER), "{}").unwrap();
+        remove_old_set(&set);
+        assert!(!set.exists());
     }
 
     #[test]

@@ -123,19 +123,24 @@ fn suggested(seconds: f64) -> String {
     }
 }
 
+/// `"1.5GiB"` as `(1.5, "GiB")`: the leading number and what follows it (`None` when there is
+/// no number).
+fn number_and_unit(t: &str) -> Option<(f64, &str)> {
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    number.parse().ok().map(|v| (v, unit))
+}
+
 /// Parses a duration: seconds, or a number with `s`, `m`, `h` or `d`; `none` for no limit.
 pub fn parse_duration(s: &str) -> Result<Option<f64>, String> {
     let t = s.trim();
     if t.eq_ignore_ascii_case("none") {
         return Ok(None);
     }
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (e.g. 90s, 30m, 3h, 2d or none)"))?;
+    let (value, unit) = number_and_unit(t)
+        .ok_or_else(|| format!("{s:?} is not a duration (e.g. 90s, 30m, 3h, 2d or none)"))?;
     let scale = match unit.trim() {
         "" | "s" => 1.0,
         "m" | "min" => 60.0,
@@ -174,13 +179,8 @@ pub fn bytes(b: u64) -> String {
 /// `KiB`, `MB` and the like read the same).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (number, unit) = t.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size such as 8G, 512M or 1000000000"))?;
+    let (value, unit) = number_and_unit(t)
+        .ok_or_else(|| format!("{s:?} is not a size such as 8G, 512M or 1000000000"))?;
     let shift = match unit
         .trim()
         .to_ascii_uppercase()

@@ -410,3 +410,43 @@ fn many_users_take_the_time_left_reward() {
         assert!(p["at_horizon"]["pseudo_regret"].is_null(), "no closed form");
     }
 }
+
+/// A sweep under `reward: TimeLeft` draws the reward per slot against the swept value (the
+/// sensing–throughput curve of a sensing-time sweep) with each policy's best value marked, on an
+/// axis that ends at the last value (sensing times in seconds were stretched to 1); a sweep
+/// under the unit reward draws no such chart.
+#[test]
+fn a_time_left_sweep_draws_its_throughput_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = env!("CARGO_BIN_EXE_specprobe");
+    let run = |scenario: &str, out: &str| {
+        let o = std::process::Command::new(bin)
+            .args([
+                "run",
+                scenario,
+                "--horizon",
+                "2000",
+                "--runs",
+                "2",
+                "--format",
+                "svg",
+            ])
+            .args(["--threads", "2", "--out"])
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run("scenarios/liang-2008-snr-15.ron", "liang");
+    let svg = std::fs::read_to_string(dir.path().join("liang/sweep-reward-per-slot.svg")).unwrap();
+    assert!(
+        svg.contains("each policy") && svg.contains("reward per slot"),
+        "{svg:.300}"
+    );
+    assert!(
+        svg.contains("0.005") && !svg.contains(">1<"),
+        "the axis ends at 5 ms"
+    );
+    run("scenarios/sweep-alpha.ron", "alpha");
+    assert!(!dir.path().join("alpha/sweep-reward-per-slot.svg").exists());
+}

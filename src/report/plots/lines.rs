@@ -230,8 +230,11 @@ impl LineChart {
         }
     }
 
+    /// Right end of the horizontal axis: the last point (a sweep of values below 1, such as
+    /// sensing times in seconds, used to be stretched to 1), 1 when there is none.
     fn x_max(&self) -> f64 {
-        self.curves
+        let last = self
+            .curves
             .iter()
             .flat_map(|c| c.points.last().map(|p| p.0))
             .chain(
@@ -239,7 +242,12 @@ impl LineChart {
                     .iter()
                     .flat_map(|r| r.points.last().map(|p| p.0)),
             )
-            .fold(1.0, f64::max)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if last.is_finite() && last > self.x_lin_min() {
+            last
+        } else {
+            1.0
+        }
     }
 
     /// Left end of a linear horizontal axis: 0 for slot axes, below the data for sweeps.

@@ -27,7 +27,9 @@ pub(crate) fn policies(s: &SweepSummary) -> Vec<String> {
 }
 
 /// Final pseudo- and realised regret against the swept value, one line per policy, with 95 %
-/// intervals as error bars.
+/// intervals as error bars; under `reward: TimeLeft` also the reward per slot (a throughput:
+/// Liang et al.'s sensing–throughput curve when the sensing time is swept), each policy's best
+/// value marked.
 pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, ChartError> {
     let mut rendered = Vec::new();
     if opts.formats.is_empty() {
@@ -35,11 +37,19 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
     }
     let log_x = s.is_log();
     let axis = s.axis_title();
+    let time_left = s
+        .cells
+        .iter()
+        .any(|c| c.experiments().iter().any(|e| e.time_left.is_some()));
+    let mut metrics = vec![
+        ("pseudo-regret", "final pseudo-regret", 0),
+        ("realized-regret", "final realised regret", 1),
+    ];
+    if time_left {
+        metrics.push(("reward-per-slot", "reward per slot", 2));
+    }
     for (c, configuration) in configurations(s).iter().enumerate() {
-        for (metric, name, pick) in [
-            ("pseudo-regret", "pseudo-regret", 0),
-            ("realized-regret", "realised regret", 1),
-        ] {
+        for &(metric, name, pick) in &metrics {
             let curves: Vec<Curve> = policies(s)
                 .into_iter()
                 .map(|policy| Curve {
@@ -49,10 +59,10 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
                         .iter()
                         .filter(|r| &r.configuration == configuration && r.policy == policy)
                         .map(|r| {
-                            let st = if pick == 0 {
-                                r.pseudo_regret
-                            } else {
-                                r.realized_regret
+                            let st = match pick {
+                                0 => r.pseudo_regret,
+                                1 => r.realized_regret,
+                                _ => r.reward_per_slot,
                             };
                             let half = st.ci95.map_or(0.0, |[lo, hi]| (hi - lo) / 2.0);
                             (r.value, st.mean, half)
@@ -72,10 +82,23 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
                     crate::report::format::slug(l)
                 ),
             };
+            // Each policy's best swept value (the highest reward per slot: τ* of a sensing-time
+            // sweep).
+            let mut best: Vec<f64> = curves
+                .iter()
+                .filter_map(|c| {
+                    c.points
+                        .iter()
+                        .max_by(|a, b| a.1.total_cmp(&b.1))
+                        .map(|p| p.0)
+                })
+                .collect();
+            best.sort_by(f64::total_cmp);
+            best.dedup();
             let chart = LineChart {
-                title: format!("{}: final {name} against {axis}{what}", s.scenario),
+                title: format!("{}: {name} against {axis}{what}", s.scenario),
                 x_label: format!("{axis}{}", if log_x { " (log scale)" } else { "" }),
-                y_label: format!("final {name}"),
+                y_label: name.to_string(),
                 log_x,
                 log_y: false,
                 error_bars: true,
@@ -85,12 +108,15 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
                 notes: Vec::new(),
                 y_range_from: f64::NEG_INFINITY,
                 y_from_zero: pick == 0,
-                verticals: None,
+                verticals: (pick == 2)
+                    .then(|| ("each policy's highest reward per slot".into(), best)),
             };
             let files = render_chart(&chart, &stem, opts)?;
             rendered.push(Rendered {
                 caption: format!(
-                    "Final {name} against {axis}{what} (mean over runs, 95 % interval)"
+                    "{}{} against {axis}{what} (mean over runs, 95 % interval)",
+                    name[..1].to_uppercase(),
+                    &name[1..]
                 ),
                 stem,
                 files,

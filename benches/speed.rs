@@ -240,60 +240,78 @@ fn per_channel() {
     }
 }
 
-/// Part 3: peak memory of the binary at several run counts.
+/// Part 3: peak memory of the binary at several run counts (`SPEED_README=README.md` writes the
+/// table into the README's `bench:memory` block).
 fn memory() {
     let bin = binary();
-    let counts: Vec<u64> = if quick() {
-        vec![1, 10_000]
+    let cases: Vec<(&str, Vec<u64>)> = if quick() {
+        vec![("scale-k6.ron", vec![1, 10_000])]
     } else {
-        vec![1, 10_000, 100_000, 1_000_000]
+        vec![
+            ("scale-k6.ron", vec![1, 10_000, 100_000, 1_000_000]),
+            ("paper-fig1a.ron", vec![1_000, 30_000, 300_000]),
+        ]
     };
     println!(
-        "## 3. Peak memory, `{bin} run scenarios/scale-k6.ron --horizon 100 --runs N --no-charts --threads 2`\n"
+        "## 3. Peak memory, `{bin} run scenarios/<scenario> --horizon 100 --runs N --no-charts --threads 2`\n"
     );
-    println!("| runs | peak RSS | / 1 run |");
-    println!("|---:|---:|---:|");
-    let mut first = 0;
-    for n in counts {
-        let dir = std::env::temp_dir().join(format!("specprobe-mem-{}-{n}", std::process::id()));
-        // Through /usr/bin/time where there is one: a child forked from this process inherits
-        // its high-water mark in ru_maxrss (this bench holds ~20 MB by now), `time`'s does not.
-        let time = std::path::Path::new("/usr/bin/time");
-        let report = std::env::temp_dir().join(format!("specprobe-mem-{}.txt", std::process::id()));
-        let mut cmd = if time.exists() {
-            let mut c = Command::new(time);
-            c.arg("-f").arg("%M").arg("-o").arg(&report).arg(&bin);
-            c
-        } else {
-            Command::new(&bin)
-        };
-        cmd.args([
-            "run",
-            "scenarios/scale-k6.ron",
-            "--horizon",
-            "100",
-            "--runs",
-        ])
-        .arg(n.to_string())
-        .args(["--no-charts", "--threads", "2", "--force", "--out"])
-        .arg(&dir);
-        let (_, mut kib, status) = child_usage(cmd);
-        if let Ok(text) = std::fs::read_to_string(&report) {
-            kib = text.trim().parse().unwrap_or(kib);
-            let _ = std::fs::remove_file(&report);
+    let mut table =
+        String::from("| scenario | runs | peak RSS | / fewest runs |\n|---|---:|---:|---:|\n");
+    print!("{table}");
+    for (scenario, counts) in cases {
+        let mut first = 0;
+        for n in counts {
+            let kib = peak_kib(&bin, scenario, n);
+            if first == 0 {
+                first = kib;
+            }
+            let row = format!(
+                "| `{scenario}` | {n} | {:.1} MB | {:.2} |\n",
+                kib as f64 / 1024.0,
+                kib as f64 / first as f64
+            );
+            print!("{row}");
+            table.push_str(&row);
         }
-        let _ = std::fs::remove_dir_all(&dir);
-        assert!(status.success(), "{bin} failed for {n} runs");
-        if first == 0 {
-            first = kib;
-        }
-        println!(
-            "| {n} | {:.1} MB | {:.2} |",
-            kib as f64 / 1024.0,
-            kib as f64 / first as f64
-        );
     }
     println!();
+    if let Some(readme) = std::env::var_os("SPEED_README") {
+        let note = "\n(`SPEED_PARTS=3 SPEED_README=README.md cargo bench --bench speed`: peak RSS by `/usr/bin/time -f %M`, horizon 100, 2 threads, no charts; written by the bench.)";
+        splice_readme(std::path::Path::new(&readme), "memory", &(table + note));
+    }
+}
+
+/// Peak resident KiB of `bin run scenarios/<scenario> --horizon 100 --runs <runs>` on 2 threads.
+fn peak_kib(bin: &str, scenario: &str, runs: u64) -> u64 {
+    let dir = std::env::temp_dir().join(format!("specprobe-mem-{}-{runs}", std::process::id()));
+    // Through /usr/bin/time where there is one: a child forked from this process inherits
+    // its high-water mark in ru_maxrss (this bench holds ~20 MB by now), `time`'s does not.
+    let time = std::path::Path::new("/usr/bin/time");
+    let report = std::env::temp_dir().join(format!("specprobe-mem-{}.txt", std::process::id()));
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.arg("-f").arg("%M").arg("-o").arg(&report).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    cmd.arg("run")
+        .arg(format!("scenarios/{scenario}"))
+        .args(["--horizon", "100", "--runs"])
+        .arg(runs.to_string())
+        .args(["--no-charts", "--threads", "2", "--force", "--out"])
+        .arg(&dir);
+    let (_, mut kib, status) = child_usage(cmd);
+    if let Ok(text) = std::fs::read_to_string(&report) {
+        kib = text.trim().parse().unwrap_or(kib);
+        let _ = std::fs::remove_file(&report);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        status.success(),
+        "{bin} failed for {runs} runs of {scenario}"
+    );
+    kib
 }
 
 /// Part 4: whole-process CPU time against a previous binary.

@@ -250,6 +250,30 @@ impl ExpectedReward {
         self.complete = true;
     }
 
+    /// The expected net reward of `list` under the scenario's reward rule: [`Self::of`] (kept
+    /// while the list's prefix is), or `reward: TimeLeft`'s own expectation.
+    #[inline(always)]
+    pub(crate) fn under(
+        &mut self,
+        time_left: Option<&TimeLeft>,
+        list: &mut Vec<usize>,
+        more: &mut impl FnMut(&mut Vec<usize>) -> bool,
+        epoch: &Epoch,
+        mean_cost: &[f64],
+    ) -> f64 {
+        match time_left {
+            None => self.of(list, more, epoch, mean_cost),
+            Some(tl) => tl.expected_reward(
+                list,
+                more,
+                &epoch.success,
+                &epoch.stop,
+                mean_cost,
+                tl.delays(),
+            ),
+        }
+    }
+
     /// The exact expected reward of `list` (of which `more` appends the rest) in `epoch`.
     #[inline(always)]
     pub(crate) fn of(
@@ -419,11 +443,7 @@ impl<S: Spectrum> World<'_, S> {
             probed_at[i] = t;
             probed_offset[i] = offset;
             probed[i] = p;
-            let observed = match self.time_left {
-                None => p.cost.cost,
-                Some(tl) => tl.observed_cost(p.cost.cost, p.cost.delay),
-            };
-            policy.observe(i, p.sensed, observed);
+            policy.observe(i, p.sensed, p.observed_cost(self.time_left));
             record.channel_probes[i] += 1;
             if slot.add(&p) {
                 if let Some(tl) = self.time_left {
@@ -461,17 +481,7 @@ impl<S: Spectrum> World<'_, S> {
         }
         totals.benchmark_reward += bench.net();
         let mut more = |l: &mut Vec<usize>| policy.extend(l);
-        let value = match self.time_left {
-            None => expected.of(list, &mut more, self.epoch, self.mean_cost),
-            Some(tl) => tl.expected_reward(
-                list,
-                &mut more,
-                &self.epoch.success,
-                &self.epoch.stop,
-                self.mean_cost,
-                tl.delays(),
-            ),
-        };
+        let value = expected.under(self.time_left, list, &mut more, self.epoch, self.mean_cost);
         let regret = self.best - value;
         totals.cum[Metric::PseudoRegret as usize] += regret;
         slot.add_to(&mut totals.cum);

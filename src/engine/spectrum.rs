@@ -11,6 +11,7 @@ use crate::model::channel::{Channel, Environment, Keys};
 use crate::model::cost::{CostModel, ProbeCost};
 use crate::model::law::LawSpec;
 use crate::model::occupancy::OccupancyState;
+use crate::model::time_left::TimeLeft;
 use crate::util::crn;
 
 /// What one probe found.
@@ -22,6 +23,18 @@ pub(crate) struct Probe {
     pub(crate) sensed: bool,
     /// What the probe cost.
     pub(crate) cost: ProbeCost,
+}
+
+impl Probe {
+    /// The cost a learner observes for this probe: its bandit cost, and under
+    /// `reward: TimeLeft` the time it used in reward units too.
+    #[inline(always)]
+    pub(crate) fn observed_cost(&self, time_left: Option<&TimeLeft>) -> f64 {
+        match time_left {
+            None => self.cost.cost,
+            Some(tl) => tl.observed_cost(self.cost.cost, self.cost.delay),
+        }
+    }
 }
 
 /// The channels of one experiment as the slot loop probes them.

@@ -324,16 +324,6 @@ impl<'a, S: Spectrum> World<'a, S> {
         }
     }
 
-    /// The cost a team observes for probe `p`: its bandit cost, and under `reward: TimeLeft`
-    /// the time it used in reward units (as a single-user policy observes it).
-    #[inline(always)]
-    fn observed(&self, p: &Probe) -> f64 {
-        match self.time_left {
-            None => p.cost.cost,
-            Some(tl) => tl.observed_cost(p.cost.cost, p.cost.delay),
-        }
-    }
-
     /// Under `reward: TimeLeft`, each transmitting user's gain by the time its probes left
     /// (before collisions: a lost transmission earns nothing anyway), the primary user's
     /// return read on that user's path; counts the returns that interrupted one.
@@ -389,7 +379,7 @@ impl<'a, S: Spectrum> World<'a, S> {
             };
             record.channel_probes[i] += 1;
             us.last = Some(i);
-            us.last_cost = self.observed(&p);
+            us.last_cost = p.observed_cost(self.time_left);
             if !self.senses {
                 us.slot.add(&Probe { sensed: true, ..p });
                 us.last_sensed = p.idle;
@@ -399,7 +389,7 @@ impl<'a, S: Spectrum> World<'a, S> {
                 if us.slot.add(&p) {
                     us.tx = Some(i);
                 } else {
-                    team.busy(u, i, self.observed(&p));
+                    team.busy(u, i, p.observed_cost(self.time_left));
                 }
             }
         }
@@ -452,7 +442,7 @@ impl<'a, S: Spectrum> World<'a, S> {
                 };
                 record.channel_probes[i] += 1;
                 us.last = Some(i);
-                us.last_cost = self.observed(&p);
+                us.last_cost = p.observed_cost(self.time_left);
                 any = true;
                 self.sense(u, i, p, step, team, us, &mut b.started);
             }
@@ -512,7 +502,7 @@ impl<'a, S: Spectrum> World<'a, S> {
                 started[i] = step;
             }
         } else {
-            team.busy(u, i, self.observed(&p));
+            team.busy(u, i, p.observed_cost(self.time_left));
         }
     }
 
@@ -707,18 +697,13 @@ impl Tally {
         match setup.expected {
             Expected::Single => {
                 let mut more = |l: &mut Vec<usize>| team.extend(0, l);
-                let cost = setup.env.mean_cost();
-                let value = match setup.env.time_left() {
-                    None => b.expected.of(&mut b.lists[0], &mut more, e, cost),
-                    Some(tl) => tl.expected_reward(
-                        &mut b.lists[0],
-                        &mut more,
-                        &e.success,
-                        &e.stop,
-                        cost,
-                        tl.delays(),
-                    ),
-                };
+                let value = b.expected.under(
+                    setup.env.time_left(),
+                    &mut b.lists[0],
+                    &mut more,
+                    e,
+                    setup.env.mean_cost(),
+                );
                 self.slot_regret = self.best - value;
                 self.cum[Metric::PseudoRegret as usize] += self.slot_regret;
             }

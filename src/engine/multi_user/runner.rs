@@ -207,12 +207,13 @@ pub(crate) fn jain(x: &[u64]) -> f64 {
     }
 }
 
-/// Whether the mean of `jain` (one index per run) lies in `[1/M, 1]`, as every run's index
-/// of `users` users does.
+/// Whether `jain` (one index per run) could hold indices of `users` users: its mean in
+/// `[1/M, 1]`, and its spread one that values in that range have ([`Moments::within`]).
 pub(crate) fn jain_bounds(jain: &Moments, users: usize) -> bool {
     let n = jain.count() as f64;
     let mean = jain.mean();
-    n == 0.0 || (mean >= 1.0 / users as f64 - 1e-12 && mean <= 1.0 + 1e-12)
+    let lo = 1.0 / users as f64;
+    n == 0.0 || (mean >= lo - 1e-12 && mean <= 1.0 + 1e-12 && jain.within(lo, 1.0))
 }
 
 /// Results of a many-users scenario.

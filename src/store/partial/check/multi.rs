@@ -152,11 +152,6 @@ fn check_links(
         format!("{field}.collisions"),
         || format!("does not add up to the per-run rows' {collided} users colliding (edited?)"),
     )?;
-    blame.require(
-        st.jain.within(1.0 / m, 1.0),
-        format!("{field}.jain"),
-        || "is not one index in [1/M, 1] per run".into(),
-    )?;
     if expected == Expected::Classic && s.collision != crate::multi::Collision::NoCollision {
         // The decomposition's regret is each run's pseudo-regret, its terms sum to it.
         let mut regret = Moments::default();

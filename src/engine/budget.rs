@@ -506,12 +506,9 @@ fn benchmark_setup(s: &MultiUserScenario) -> f64 {
         return 0.0;
     }
     let k = s.env.len();
-    let Some(assignments) = (s.users as u64 + 1).checked_pow(k as u32) else {
+    let Some(assignments) = crate::model::sharing::enumerated(k, s.users) else {
         return 0.0;
     };
-    if assignments > crate::model::sharing::ENUMERATION_LIMIT {
-        return 0.0;
-    }
     let epochs = s.env.epochs().len() as f64;
     epochs * assignments as f64 * k as f64 * NS_PER_ASSIGNMENT_CHANNEL * 1e-9
 }

@@ -23,6 +23,15 @@ const CHECK_EVERY: u64 = 1 << 12;
 /// Most assignments [`disjoint_lists`] enumerates.
 pub(crate) const ENUMERATION_LIMIT: u64 = 1 << 20;
 
+/// The (M + 1)^K assignments of `k` channels to `users` users or none, when the exact
+/// benchmarks enumerate them all (at most [`ENUMERATION_LIMIT`]); `None` where they fall back
+/// to the heuristics.
+pub(crate) fn enumerated(k: usize, users: usize) -> Option<u64> {
+    (users as u64 + 1)
+        .checked_pow(k as u32)
+        .filter(|&a| a <= ENUMERATION_LIMIT)
+}
+
 /// A benchmark for M users: one list per user and the total expected reward per slot.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Shared {
@@ -93,8 +102,7 @@ pub(crate) fn disjoint_lists_by(
     value_on: impl Fn(&[usize]) -> Valued,
 ) -> Shared {
     let k = success.len();
-    let assignments = (users as u64 + 1).checked_pow(k as u32);
-    if users == 1 || assignments.is_some_and(|a| a <= ENUMERATION_LIMIT) {
+    if users == 1 || enumerated(k, users).is_some() {
         return enumerate(k, users, cancel, &value_on);
     }
     let mut ranked: Vec<usize> = (0..k).collect();
@@ -288,8 +296,7 @@ pub(crate) fn per_user(
     if single && k < 32 && steps <= ASSIGNMENT_LIMIT {
         return total(assign_one_each(success, cost), true);
     }
-    let assignments = (users as u64 + 1).checked_pow(k as u32);
-    if assignments.is_some_and(|a| a <= ENUMERATION_LIMIT) {
+    if enumerated(k, users).is_some() {
         let mut owner = vec![0usize; k];
         let mut best: Option<(f64, Vec<Valued>)> = None;
         let mut sets: Vec<Vec<usize>> = vec![Vec::new(); users];

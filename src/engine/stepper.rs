@@ -436,7 +436,10 @@ impl Stepper {
     pub fn hot_blocks(&self, next: &[usize], mut f: impl FnMut(*const u8)) {
         let f = &mut f;
         let path = &self.state.paths[0];
-        for &c in next.iter().take(2) {
+        // The papers' channels (`Simple`) draw a probe from its keys alone: their path states
+        // are never read, and fetching them cost as much as the misses they were to avoid.
+        let states = self.model.simple.is_empty();
+        for &c in next.iter().take(2).filter(|_| states) {
             if let Some(state) = path.occupancy.get(c) {
                 lines_of(state, f);
             }
@@ -449,7 +452,7 @@ impl Stepper {
         match self.single.as_deref() {
             Some(one) => {
                 let list = &self.model.env.epochs()[one.epoch].optimum.list;
-                for &c in list.iter().take(2) {
+                for &c in list.iter().take(2).filter(|_| states) {
                     if let Some(state) = path.benchmark.get(c) {
                         lines_of(state, f);
                     }
@@ -463,7 +466,9 @@ impl Stepper {
             None => {
                 // Several users: the slot reads every user's path and list and every counter.
                 for p in self.state.paths[1..].iter().chain(&self.state.bench) {
-                    lines(&p.occupancy, f);
+                    if states {
+                        lines(&p.occupancy, f);
+                    }
                     lines(&p.keys.occupancy, f);
                     lines(&p.keys.cost, f);
                 }

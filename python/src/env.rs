@@ -60,17 +60,75 @@ struct Seen {
     n: Vec<f64>,
     idle: Vec<f64>,
     cost: Vec<f64>,
-    /// `ln(1 + n) / ln(1 + T)`, the observation's count, kept as `n` changes (a logarithm per
-    /// probe rather than per channel and step).
-    scaled: Vec<f32>,
+    /// The observation's `stats` part, per user and channel `(ln(1 + n) / ln(1 + T), idle / n,
+    /// cost / n)`, kept as a probe changes them: a step copies it rather than computing a
+    /// logarithm and two divisions per channel.
+    obs: Vec<f32>,
 }
 
 impl Seen {
+    fn new(len: usize) -> Seen {
+        Seen {
+            n: vec![0.0; len],
+            idle: vec![0.0; len],
+            cost: vec![0.0; len],
+            obs: vec![0.0; 3 * len],
+        }
+    }
+
     fn clear(&mut self) {
         for v in [&mut self.n, &mut self.idle, &mut self.cost] {
             v.iter_mut().for_each(|x| *x = 0.0);
         }
-        self.scaled.iter_mut().for_each(|x| *x = 0.0);
+        self.obs.iter_mut().for_each(|x| *x = 0.0);
+    }
+
+    /// Counts a probe of channel-of-user `j`; `scaled`: the scaled count's table.
+    #[inline]
+    fn add(&mut self, j: usize, idle: bool, cost: f64, scaled: &Scaled) {
+        self.n[j] += 1.0;
+        self.idle[j] += f64::from(u8::from(idle));
+        self.cost[j] += cost;
+        let n = self.n[j];
+        let o = &mut self.obs[3 * j..3 * j + 3];
+        o[0] = scaled.of(n);
+        o[1] = (self.idle[j] / n) as f32;
+        o[2] = (self.cost[j] / n) as f32;
+    }
+}
+
+/// The observation's scaled count `ln(1 + n) / ln(1 + T)`, tabled for the first counts (every
+/// count an episode of up to 4 096 slots reaches): a copy probes ~1.5 channels a step, and a
+/// logarithm took a tenth of a step. The table holds the very values computed, so the
+/// observation does not depend on it.
+#[derive(Clone, Debug)]
+struct Scaled {
+    scale: f64,
+    table: Vec<f32>,
+}
+
+impl Scaled {
+    fn new(steps: u64) -> Scaled {
+        let scale = 1.0 / (1.0 + steps as f64).ln();
+        let len = steps.min(4096) as usize + 1;
+        let mut s = Scaled {
+            scale,
+            table: Vec::new(),
+        };
+        s.table = (0..len).map(|n| s.compute(n as f64)).collect();
+        s
+    }
+
+    fn compute(&self, n: f64) -> f32 {
+        ((1.0 + n).ln() * self.scale) as f32
+    }
+
+    #[inline]
+    fn of(&self, n: f64) -> f32 {
+        match self.table.get(n as usize) {
+            Some(&x) => x,
+            None => self.compute(n),
+        }
     }
 }
 
@@ -79,6 +137,7 @@ impl Seen {
 pub struct VecWorld {
     worlds: Vec<Stepper>,
     seen: Vec<Seen>,
+    scaled: Scaled,
     episode: Vec<u64>,
     /// A copy whose episode ended (and, under `NEXT_STEP`, resets at its next step).
     ended: Vec<bool>,
@@ -214,15 +273,11 @@ impl VecWorld {
         // own state, so the model stays in cache however many copies step.
         let mut worlds = vec![one.clone(); n - 1];
         worlds.insert(0, one);
-        let seen = Seen {
-            n: vec![0.0; users * k],
-            idle: vec![0.0; users * k],
-            cost: vec![0.0; users * k],
-            scaled: vec![0.0; users * k],
-        };
+        let seen = Seen::new(users * k);
         let mut v = VecWorld {
             worlds,
             seen: vec![seen; n],
+            scaled: Scaled::new(steps),
             episode: vec![0; n],
             ended: vec![false; n],
             k,
@@ -534,6 +589,7 @@ fn user_suffix(users: usize, u: usize) -> String {
 struct Copies<'a> {
     worlds: &'a mut [Stepper],
     seen: &'a mut [Seen],
+    scaled: &'a Scaled,
     episode: &'a mut [u64],
     ended: &'a mut [bool],
     lists: &'a [Vec<usize>],
@@ -562,6 +618,7 @@ impl<'a> Copies<'a> {
         Copies {
             worlds: &mut v.worlds,
             seen: &mut v.seen,
+            scaled: &v.scaled,
             episode: &mut v.episode,
             ended: &mut v.ended,
             lists: &v.lists,
@@ -631,6 +688,7 @@ impl<'a> Copies<'a> {
                     first| Copies {
             worlds,
             seen,
+            scaled: self.scaled,
             episode,
             ended,
             lists,
@@ -721,7 +779,7 @@ impl<'a> Copies<'a> {
         for v in [&seen.n, &seen.idle, &seen.cost] {
             prefetch_all(v);
         }
-        prefetch_all(&seen.scaled);
+        prefetch_all(&seen.obs);
         for l in &self.lists[i * self.users..(i + 1) * self.users] {
             prefetch_all(l);
         }
@@ -756,15 +814,10 @@ impl<'a> Copies<'a> {
             self.worlds[i].step(&refs)?
         };
         let seen = &mut self.seen[i];
-        let scale = 1.0 / (1.0 + self.steps as f64).ln();
         for (user, step) in o.users.iter().enumerate() {
             self.reward[i * u + user] = step.reward;
             for &(c, idle, cost) in &step.probes {
-                let j = user * k + c;
-                seen.n[j] += 1.0;
-                seen.idle[j] += f64::from(u8::from(idle));
-                seen.cost[j] += cost;
-                seen.scaled[j] = ((1.0 + seen.n[j]).ln() * scale) as f32;
+                seen.add(user * k + c, idle, cost, self.scaled);
             }
         }
         self.oracle[i] = o.benchmark_expected;
@@ -803,22 +856,7 @@ impl<'a> Copies<'a> {
                 at += 3 * k;
             }
             if self.parts.stats {
-                let part = &mut row[at..at + 3 * k];
-                for c in 0..k {
-                    let j = user * k + c;
-                    let n = seen.n[j];
-                    part[3 * c] = seen.scaled[j];
-                    part[3 * c + 1] = if n > 0.0 {
-                        (seen.idle[j] / n) as f32
-                    } else {
-                        0.0
-                    };
-                    part[3 * c + 2] = if n > 0.0 {
-                        (seen.cost[j] / n) as f32
-                    } else {
-                        0.0
-                    };
-                }
+                row[at..at + 3 * k].copy_from_slice(&seen.obs[3 * user * k..3 * (user + 1) * k]);
                 at += 3 * k;
             }
             if self.parts.time {

@@ -465,12 +465,16 @@ impl Stepper {
             }
             None => {
                 // Several users: the slot reads every user's path and list and every counter.
-                for p in self.state.paths[1..].iter().chain(&self.state.bench) {
+                for p in &self.state.paths[1..] {
                     if states {
                         lines(&p.occupancy, f);
                     }
                     lines(&p.keys.occupancy, f);
                     lines(&p.keys.cost, f);
+                }
+                // The benchmark's lists read their owners' keys and their own path states.
+                for p in self.state.bench.iter().filter(|_| states) {
+                    lines(&p.benchmark, f);
                 }
                 self.state.buffers.hot_blocks(f);
                 self.state.record.hot_blocks(f);
@@ -1132,5 +1136,32 @@ mod tests {
         st.step(&[&[]]).unwrap();
         st.step(&[&[0, 1]]).unwrap();
         assert_eq!(st.step(&[&[0]]).unwrap_err(), StepError::Ended(2));
+    }
+
+    /// The benchmark's list j reads the keys of its owner, user j mod M
+    /// (`World::benchmark`): they are the keys its own path was given, in every run, with
+    /// per-user channels too.
+    #[test]
+    fn benchmark_paths_have_their_owners_keys() {
+        let texts = [
+            "MultiUser(name: \"m\", seed: 3, horizon: 50, runs: 1, users: 3, channels: [(occupancy: Markov(idle_to_busy: 0.1, busy_to_idle: 0.3), cost: Bernoulli(0.3)), (theta: 0.5, cost: Constant(0.1)), (theta: 0.4, cost: Constant(0.1)), (theta: 0.3, cost: Constant(0.1))], policies: [(policy: McTopM(index: KlUcb))])",
+            "MultiUser(name: \"m\", seed: 3, horizon: 50, runs: 1, users: 3, user_theta: [[0.9, 0.5, 0.6], [0.5, 0.7, 0.4], [0.4, 0.2, 0.8], [0.3, 0.3, 0.5]], channels: [(theta: 0.9, cost: Constant(0.1)), (theta: 0.5, cost: Constant(0.1)), (theta: 0.4, cost: Constant(0.1)), (theta: 0.3, cost: Constant(0.1))], policies: [(policy: Selfish(policy: CcUcb))])",
+        ];
+        for text in texts {
+            let Scenario::MultiUser(s) = parse(text, Path::new("m.ron")).unwrap() else {
+                panic!()
+            };
+            for classic in [true, false] {
+                let mut st = Stepper::multi_user(&s, classic);
+                for run in [0, 7] {
+                    st.reset(run);
+                    let (paths, bench) = (&st.state.paths, &st.state.bench);
+                    assert!(!bench.is_empty());
+                    for (j, b) in bench.iter().enumerate() {
+                        assert_eq!(b.keys, paths[j % 3].keys, "list {j}, run {run}");
+                    }
+                }
+            }
+        }
     }
 }

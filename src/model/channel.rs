@@ -406,7 +406,7 @@ impl Environment {
 
 /// Each channel's keys in one run: what its occupancy path, costs and sensing draw from (see
 /// [`crate::util::crn`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Keys {
     pub(crate) occupancy: Vec<u64>,
     pub(crate) cost: Vec<u64>,

@@ -503,6 +503,7 @@ impl<'a> Worker<'a> {
             .max()
             .unwrap_or(0);
         self.bench.resize_with(n_bench, Paths::default);
+        // List j's path has its owner's keys: `World::benchmark` reads the owner's.
         for (j, b) in self.bench.iter_mut().enumerate() {
             let owner = j % m;
             b.reset_sharing(

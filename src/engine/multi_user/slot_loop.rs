@@ -619,9 +619,16 @@ impl<'a, S: Spectrum> World<'a, S> {
                 let p = if reused {
                     q.probe
                 } else {
-                    let path = &mut bench_paths[j];
-                    self.spectrum_of(owner)
-                        .probe(&path.keys, &mut path.benchmark, i, t, offset)
+                    // List j's path has its owner's keys (the runs and the stepper key both
+                    // by the owner's domain): read the owner's, which the slot has just read,
+                    // so that only the benchmark's path states are its own.
+                    self.spectrum_of(owner).probe(
+                        &paths[owner].keys,
+                        &mut bench_paths[j].benchmark,
+                        i,
+                        t,
+                        offset,
+                    )
                 };
                 if bench.add(&p) {
                     if let Some(tl) = self.time_left {

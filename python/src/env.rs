@@ -807,12 +807,19 @@ impl<'a> Copies<'a> {
     fn step_copy(&mut self, i: usize) -> Result<(), StepError> {
         let (u, k) = (self.users, self.k);
         let lists = &self.lists[i * u..(i + 1) * u];
-        let o = if u == 1 {
-            self.worlds[i].step(&[lists[0].as_slice()])?
+        // The users' lists as slices, on the stack for up to 16 users (no allocation a step).
+        let mut few: [&[usize]; 16] = [&[]; 16];
+        let many: Vec<&[usize]>;
+        let refs: &[&[usize]] = if u <= few.len() {
+            for (r, l) in few.iter_mut().zip(lists) {
+                *r = l.as_slice();
+            }
+            &few[..u]
         } else {
-            let refs: Vec<&[usize]> = lists.iter().map(Vec::as_slice).collect();
-            self.worlds[i].step(&refs)?
+            many = lists.iter().map(Vec::as_slice).collect();
+            &many
         };
+        let o = self.worlds[i].step(refs)?;
         let seen = &mut self.seen[i];
         for (user, step) in o.users.iter().enumerate() {
             self.reward[i * u + user] = step.reward;

@@ -23,6 +23,9 @@
 //!    beside the hand-written floor with the same semantics (`handwritten::ucb1`, checked bit
 //!    for bit on run 0); with `SPECPROBE_SMPY` also SMPyBandits' `UCB` in its minimal loop
 //!    (`scripts/smpy_ucb1.py`), interleaved, and the ratios.
+//! 8. **The training environments' floor**: the world's own step (`Stepper::step`) on the
+//!    workloads of `python/bench/envs_bench.py`, in Rust with no Python, beside the engine's
+//!    slot loop (`benches/env_floor.rs`); process CPU time, interleaved, medians.
 //!
 //! `SPEED_QUICK=1` shortens everything (a smoke run); `SPEED_PARTS=1,3` runs some parts only.
 
@@ -30,6 +33,7 @@ use specprobe::{Simulation, summary::RegretSummary};
 use std::process::Command;
 use std::time::Duration;
 
+mod env_floor;
 mod handwritten;
 mod support;
 
@@ -510,6 +514,28 @@ fn main() {
     }
     if part(7) {
         classic_ucb1();
+    }
+    if part(8) {
+        env_floor();
+    }
+}
+
+/// Part 8: the world's own step under the training environments (`SPEED_README=README.md`
+/// writes its table into the README's `bench:stepper` block).
+fn env_floor() {
+    let (steps, repeat) = if quick() { (5, 1) } else { (200, 7) };
+    let mut table = String::from("| the world's own step | steps per second |\n|---|---:|\n");
+    for (name, ns) in env_floor::measure(steps, repeat, process_cpu) {
+        table.push_str(&format!("| {name} | {:.1} M ({ns:.0} ns) |\n", 1e3 / ns));
+    }
+    println!(
+        "8. the training environments' floor (Stepper::step, 512 worlds, one thread)\n{table}"
+    );
+    if let Some(readme) = std::env::var_os("SPEED_README") {
+        let note = format!(
+            "\n(`SPEED_PARTS=8 SPEED_README=README.md cargo bench --bench speed`: process CPU, interleaved, medians of {repeat}; written by the bench.)"
+        );
+        splice_readme(std::path::Path::new(&readme), "stepper", &(table + &note));
     }
 }
 

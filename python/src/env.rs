@@ -98,9 +98,8 @@ impl Seen {
 }
 
 /// The observation's scaled count `ln(1 + n) / ln(1 + T)`, tabled for the first counts (every
-/// count an episode of up to 4 096 slots reaches): a copy probes ~1.5 channels a step, and a
-/// logarithm took a tenth of a step. The table holds the very values computed, so the
-/// observation does not depend on it.
+/// count an episode of up to 4 096 slots reaches) rather than a logarithm per probe. The table
+/// holds the very values computed, so the observation does not depend on it.
 #[derive(Clone, Debug)]
 struct Scaled {
     scale: f64,

@@ -130,6 +130,41 @@ def test_playing_the_oracle_gives_its_runs_bit_for_bit():
         assert totals[i][2] == float(row["realized_regret"])
 
 
+def test_observation_statistics_are_the_probes_counts_and_means():
+    """The `stats` part is each channel's probes this episode, ln(1 + n) / ln(1 + T), and the
+    mean idle finding and cost of its probes, recomputed here from the `last` parts seen,
+    across episodes (NEXT_STEP resets clear them)."""
+    k, steps, n = 3, 25, 4
+    v = envs.SpectrumVectorEnv(small(horizon=40), n, max_episode_steps=steps)
+    obs, _ = v.reset(seed=5)
+    rng = np.random.default_rng(3)
+    count = np.zeros((n, k))
+    idle = np.zeros((n, k))
+    cost = np.zeros((n, k))
+    scale = 1.0 / np.log(1.0 + steps)
+    checked = 0
+    for _ in range(90):
+        obs, *_ = v.step(rng.uniform(-1, 1, size=(n, k)).astype(np.float32))
+        for i in range(n):
+            last, stats, time = obs[i, :3 * k], obs[i, 3 * k:6 * k], obs[i, 6 * k]
+            if time == 0.0:
+                count[i] = idle[i] = cost[i] = 0.0
+            else:
+                probed = last[0::3] == 1.0
+                count[i] += probed
+                idle[i] += probed * last[1::3]
+                cost[i] += probed * last[2::3]
+            expected_n = np.array([np.float32(np.log(1.0 + c) * scale) for c in count[i]])
+            np.testing.assert_array_equal(stats[0::3], expected_n)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean_idle = np.where(count[i] > 0, idle[i] / count[i], 0.0).astype(np.float32)
+                mean_cost = np.where(count[i] > 0, cost[i] / count[i], 0.0)
+            np.testing.assert_array_equal(stats[1::3], mean_idle)
+            np.testing.assert_allclose(stats[2::3], mean_cost, rtol=1e-6, atol=1e-7)
+            checked += int(count[i].sum() > 0)
+    assert checked > 100
+
+
 def test_trajectories_do_not_depend_on_the_number_of_envs_or_threads():
     scenario = small(horizon=30)
     big = envs.SpectrumVectorEnv(scenario, 6, threads=3)

@@ -9,7 +9,9 @@
 //! channel and slot): an agent that plays a policy's lists gets that run's rewards and regret
 //! bit for bit, whatever other environments exist or which thread steps them.
 
-use crate::engine::multi_user::runner::{benchmarks_for, expected_for, user_domain};
+use crate::engine::multi_user::runner::{
+    benchmarks_for, expected_for, start_benchmark, user_domain,
+};
 use crate::engine::multi_user::slot_loop::{
     Expected, MultiBuffers, MultiRecord, Setup, Tally, World, classic_regret,
 };
@@ -17,6 +19,7 @@ use crate::engine::recorder::{Metric, RunRecord};
 use crate::engine::slot_loop::{Buffers, Totals, World as SingleWorld};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
+use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::policy::Policy;
@@ -200,7 +203,7 @@ struct State {
     run: u64,
     t: u64,
     paths: Vec<Paths>,
-    bench: Vec<Paths>,
+    bench: Vec<Vec<OccupancyState>>,
     rngs: Vec<SimRng>,
     collisions: SimRng,
     buffers: MultiBuffers,
@@ -379,16 +382,7 @@ impl Stepper {
         for u in 1..m {
             st.paths[u].reset_sharing(env, RunKey::new(seed, user_domain(u), run), &shared);
         }
-        let n_bench = model
-            .benchmarks
-            .iter()
-            .map(|b| b.lists.len())
-            .max()
-            .unwrap_or(0);
-        st.bench.resize_with(n_bench, Paths::default);
-        for (j, b) in st.bench.iter_mut().enumerate() {
-            b.reset_sharing(env, RunKey::new(seed, domain(j % m), run), &shared);
-        }
+        start_benchmark(&model.benchmarks, env, &shared, &mut st.bench);
         st.rngs.clear();
         st.rngs.extend((0..m).map(|u| stream(seed, domain(u), run)));
         st.collisions = stream(seed, label_hash(&["collisions"]), run);
@@ -475,7 +469,7 @@ impl Stepper {
                 }
                 // The benchmark's lists read their owners' keys and their own path states.
                 for p in self.state.bench.iter().filter(|_| states) {
-                    lines(&p.benchmark, f);
+                    lines(p, f);
                 }
                 self.state.buffers.hot_blocks(f);
                 self.state.record.hot_blocks(f);
@@ -1139,11 +1133,11 @@ mod tests {
         assert_eq!(st.step(&[&[0]]).unwrap_err(), StepError::Ended(2));
     }
 
-    /// The benchmark's list j reads the keys of its owner, user j mod M
-    /// (`World::benchmark`): they are the keys its own path was given, in every run, with
-    /// per-user channels too.
+    /// Each benchmark list starts on the primary user's occupancy paths, as every user does
+    /// (the list draws costs and sensing from its owner's keys, `World::benchmark`), in every
+    /// run, with per-user channels too.
     #[test]
-    fn benchmark_paths_have_their_owners_keys() {
+    fn benchmark_lists_start_on_the_primary_users_paths() {
         let texts = [
             "MultiUser(name: \"m\", seed: 3, horizon: 50, runs: 1, users: 3, channels: [(occupancy: Markov(idle_to_busy: 0.1, busy_to_idle: 0.3), cost: Bernoulli(0.3)), (theta: 0.5, cost: Constant(0.1)), (theta: 0.4, cost: Constant(0.1)), (theta: 0.3, cost: Constant(0.1))], policies: [(policy: McTopM(index: KlUcb))])",
             "MultiUser(name: \"m\", seed: 3, horizon: 50, runs: 1, users: 3, user_theta: [[0.9, 0.5, 0.6], [0.5, 0.7, 0.4], [0.4, 0.2, 0.8], [0.3, 0.3, 0.5]], channels: [(theta: 0.9, cost: Constant(0.1)), (theta: 0.5, cost: Constant(0.1)), (theta: 0.4, cost: Constant(0.1)), (theta: 0.3, cost: Constant(0.1))], policies: [(policy: Selfish(policy: CcUcb))])",
@@ -1158,8 +1152,12 @@ mod tests {
                     st.reset(run);
                     let (paths, bench) = (&st.state.paths, &st.state.bench);
                     assert!(!bench.is_empty());
+                    let primary = format!("{:?}", paths[0].occupancy);
                     for (j, b) in bench.iter().enumerate() {
-                        assert_eq!(b.keys, paths[j % 3].keys, "list {j}, run {run}");
+                        assert_eq!(format!("{b:?}"), primary, "list {j}, run {run}");
+                    }
+                    for p in &paths[1..] {
+                        assert_eq!(p.keys.occupancy, paths[0].keys.occupancy, "run {run}");
                     }
                 }
             }

@@ -402,6 +402,14 @@ impl Environment {
     pub fn expected_reward(&self, list: &[usize]) -> f64 {
         self.expected_reward_in(0, list)
     }
+
+    /// Restarts `states` at the start of each channel's occupancy path keyed by `occupancy`
+    /// (one key per channel).
+    pub(crate) fn start_paths(&self, occupancy: &[u64], states: &mut Vec<OccupancyState>) {
+        states.clear();
+        let channels = self.channels.iter().zip(occupancy);
+        states.extend(channels.map(|(ch, &key)| ch.occupancy.start(key)));
+    }
 }
 
 /// Each channel's keys in one run: what its occupancy path, costs and sensing draw from (see
@@ -444,10 +452,8 @@ impl Paths {
         self.reset(env, key);
         self.keys.occupancy.clear();
         self.keys.occupancy.extend_from_slice(shared);
-        for (i, ch) in env.channels.iter().enumerate() {
-            self.occupancy[i] = ch.occupancy.start(shared[i]);
-            self.benchmark[i] = ch.occupancy.start(shared[i]);
-        }
+        env.start_paths(shared, &mut self.occupancy);
+        env.start_paths(shared, &mut self.benchmark);
     }
 
     /// Restarts every path for run `key`.

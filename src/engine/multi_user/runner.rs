@@ -12,7 +12,8 @@ use crate::engine::multi_user::slot_loop::{
 };
 use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
 use crate::engine::spectrum::{General, Simple, Spectrum};
-use crate::model::channel::Paths;
+use crate::model::channel::{Environment, Paths};
+use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::{Shared, disjoint_lists, disjoint_lists_by, m_best, per_user};
 use crate::multi::{Collision, Team, TeamVisitor};
 use crate::policy::ListFaults;
@@ -441,6 +442,22 @@ impl RunStats for TeamStats {
     }
 }
 
+/// Restarts the benchmark's path states for a run: one set per list (as many as the longest
+/// epoch's benchmark has), each at the start of the primary user's occupancy paths `shared`.
+/// A list draws costs and sensing from its owner's keys (see `World::benchmark`).
+pub(crate) fn start_benchmark(
+    benchmarks: &[Shared],
+    env: &Environment,
+    shared: &[u64],
+    bench: &mut Vec<Vec<OccupancyState>>,
+) {
+    let lists = benchmarks.iter().map(|b| b.lists.len()).max().unwrap_or(0);
+    bench.resize_with(lists, Vec::new);
+    for states in bench {
+        env.start_paths(shared, states);
+    }
+}
+
 /// One worker's buffers, reused from run to run.
 struct Worker<'a> {
     setup: &'a Setup<'a>,
@@ -452,7 +469,7 @@ struct Worker<'a> {
     record: MultiRecord,
     buffers: MultiBuffers,
     paths: Vec<Paths>,
-    bench: Vec<Paths>,
+    bench: Vec<Vec<OccupancyState>>,
     rngs: Vec<SimRng>,
 }
 
@@ -495,23 +512,7 @@ impl<'a> Worker<'a> {
                 &shared,
             );
         }
-        let n_bench = self
-            .setup
-            .benchmarks
-            .iter()
-            .map(|b| b.lists.len())
-            .max()
-            .unwrap_or(0);
-        self.bench.resize_with(n_bench, Paths::default);
-        // List j's path has its owner's keys: `World::benchmark` reads the owner's.
-        for (j, b) in self.bench.iter_mut().enumerate() {
-            let owner = j % m;
-            b.reset_sharing(
-                env,
-                RunKey::new(s.header.seed, user_domain(owner), run),
-                &shared,
-            );
-        }
+        start_benchmark(self.setup.benchmarks, env, &shared, &mut self.bench);
         self.rngs.clear();
         self.rngs
             .extend((0..m).map(|u| stream(s.header.seed, user_domain(u), run)));

@@ -22,6 +22,7 @@ use crate::engine::recorder::{Metric, N_METRICS};
 use crate::engine::slot_loop::{Checkpoints, ExpectedReward, Slot, close_row};
 use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
+use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
 use crate::model::time_left::TimeLeft;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
@@ -200,8 +201,9 @@ pub(crate) struct RunDraws<'a> {
     /// Each user's paths (the primary user's occupancy shared; see
     /// [`Paths::reset_sharing`]).
     pub paths: &'a mut [Paths],
-    /// One set of paths per benchmark list (its `benchmark` states are used).
-    pub bench: &'a mut [Paths],
+    /// The benchmark's path states, one set per list (see
+    /// [`crate::engine::multi_user::runner::start_benchmark`]).
+    pub bench: &'a mut [Vec<OccupancyState>],
     /// Draws of collision resolution (`OneWinner`).
     pub collisions: &'a mut SimRng,
 }
@@ -601,7 +603,7 @@ impl<'a, S: Spectrum> World<'a, S> {
         t: u64,
         epoch: usize,
         paths: &[Paths],
-        bench_paths: &mut [Paths],
+        bench_states: &mut [Vec<OccupancyState>],
         b: &MultiBuffers,
         reward: &mut f64,
     ) {
@@ -619,12 +621,10 @@ impl<'a, S: Spectrum> World<'a, S> {
                 let p = if reused {
                     q.probe
                 } else {
-                    // List j's path has its owner's keys (the runs and the stepper key both
-                    // by the owner's domain): read the owner's, which the slot has just read,
-                    // so that only the benchmark's path states are its own.
+                    // List j draws from its owner's keys, on its own path states.
                     self.spectrum_of(owner).probe(
                         &paths[owner].keys,
-                        &mut bench_paths[j].benchmark,
+                        &mut bench_states[j],
                         i,
                         t,
                         offset,
@@ -636,7 +636,7 @@ impl<'a, S: Spectrum> World<'a, S> {
                         let states = if reused {
                             &paths[owner].occupancy
                         } else {
-                            &bench_paths[j].benchmark
+                            &bench_states[j]
                         };
                         bench.set_gain(tl, i, self.spectrum_of(owner).returns_at(states, i, t));
                     }

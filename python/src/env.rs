@@ -14,6 +14,11 @@ use specprobe::{Scenario, StepError, Stepper};
 /// A copy's later episodes: episode `e` of copy `i` plays run `i + e·EPISODE_STRIDE`.
 const EPISODE_STRIDE: u64 = 1 << 32;
 
+/// Copies stepped, reset or built (per thread) between two looks at Python's signal handlers:
+/// a call over many copies stops within milliseconds of Ctrl-C, and one over fewer never
+/// looks (the bench's 4 096 copies are one batch).
+const SIGNAL_BATCH: usize = 4096;
+
 /// How an action names a user's list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum ActionKind {
@@ -166,6 +171,10 @@ pub struct VecWorld {
     /// The action buffers the wrapper writes into (one of them is used: scores, or entries).
     scores_in: Vec<f32>,
     entries_in: Vec<i64>,
+    /// Set when Ctrl-C stopped a step or a reset part way: the copies before this index had
+    /// been stepped (or reset), the others not, so the vector steps again only after a reset
+    /// of every copy.
+    interrupted: Option<usize>,
 }
 
 fn step_error(e: &StepError) -> PyErr {
@@ -270,7 +279,12 @@ impl VecWorld {
         }
         // Every copy shares the one checked model (channels, benchmarks): a clone holds only its
         // own state, so the model stays in cache however many copies step.
-        let mut worlds = vec![one.clone(); n - 1];
+        let mut worlds = Vec::with_capacity(n);
+        while worlds.len() < n - 1 {
+            let batch = SIGNAL_BATCH.min(n - 1 - worlds.len());
+            worlds.extend(std::iter::repeat_n(&one, batch).cloned());
+            py.check_signals()?;
+        }
         worlds.insert(0, one);
         let seen = Seen::new(users * k);
         let mut v = VecWorld {
@@ -311,11 +325,12 @@ impl VecWorld {
                 ActionKind::List => vec![k as i64; n * users * k],
                 ActionKind::Channel => vec![k as i64; n * users],
             },
+            interrupted: None,
         };
         if let Some(seed) = seed {
             v.reseed(seed);
         }
-        v.reset_all();
+        v.reset_all(py)?;
         // Built ready to step, but the first reset still starts episode 0 (run i).
         v.episode.iter_mut().for_each(|e| *e = 0);
         Ok(v)
@@ -358,20 +373,25 @@ impl VecWorld {
     }
 
     /// Reseeds every copy: copy i's next episode is run i of seed `seed`.
-    fn seed(&mut self, seed: u64) {
+    fn seed(&mut self, py: Python<'_>, seed: u64) -> PyResult<()> {
         self.reseed(seed);
-        self.reset_all();
+        self.reset_all(py)
     }
 
     /// Resets the copies `mask` selects (all when `None`) to the start of their next episode;
     /// with `seed`, every copy is reseeded first (copy i: run i of that seed).
     #[pyo3(signature = (seed=None, mask=None))]
-    fn reset(&mut self, seed: Option<u64>, mask: Option<Vec<bool>>) -> PyResult<()> {
+    fn reset(
+        &mut self,
+        py: Python<'_>,
+        seed: Option<u64>,
+        mask: Option<Vec<bool>>,
+    ) -> PyResult<()> {
         if let Some(s) = seed {
             self.reseed(s);
         }
         match mask {
-            None => self.reset_all(),
+            None => self.reset_all(py)?,
             Some(mask) => {
                 if mask.len() != self.worlds.len() {
                     return Err(PyValueError::new_err(format!(
@@ -424,6 +444,19 @@ impl VecWorld {
     /// Python wrapper through its NumPy view). Raises naming the copy, the user and the rule
     /// an action breaks; then nothing has been stepped.
     fn step(&mut self, py: Python<'_>) -> PyResult<()> {
+        if let Some(at) = self.interrupted {
+            return Err(PyValueError::new_err(format!(
+                "step: the last step or reset was interrupted (Ctrl-C) when environments 0..{at} of {} had been done: reset() every environment before stepping again",
+                self.worlds.len()
+            )));
+        }
+        if self.autoreset == Autoreset::Disabled
+            && let Some(i) = self.ended.iter().position(|&e| e)
+        {
+            return Err(PyValueError::new_err(format!(
+                "environment {i} ended its episode: reset it (reset_mask) before stepping it again (autoreset_mode DISABLED)"
+            )));
+        }
         // Decode every action before stepping any copy, so that a bad one leaves all as they
         // were.
         match self.action {
@@ -440,12 +473,26 @@ impl VecWorld {
                 decoded?;
             }
         }
+        let n = self.worlds.len();
         // A few copies step in less time than releasing the interpreter takes.
-        if self.worlds.len() * self.users < 64 {
-            self.step_all()
-        } else {
-            py.detach(|| self.step_all())
+        if n * self.users < 64 {
+            return self.step_range(0, n);
         }
+        // In batches, looking at the signal handlers between two (Ctrl-C).
+        let batch = SIGNAL_BATCH * self.threads;
+        let mut from = 0;
+        while from < n {
+            let to = (from + batch).min(n);
+            py.detach(|| self.step_range(from, to))?;
+            from = to;
+            if from < n
+                && let Err(e) = py.check_signals()
+            {
+                self.interrupted = Some(from);
+                return Err(e);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -457,11 +504,21 @@ impl VecWorld {
         self.episode.iter_mut().for_each(|e| *e = 0);
     }
 
-    fn reset_all(&mut self) {
+    /// Resets every copy, looking at the signal handlers between batches (Ctrl-C); a reset
+    /// that completes clears an interrupted step.
+    fn reset_all(&mut self, py: Python<'_>) -> PyResult<()> {
         for i in 0..self.worlds.len() {
             self.reset_one(i);
             self.write_obs(i, false);
+            if (i + 1) % SIGNAL_BATCH == 0
+                && let Err(e) = py.check_signals()
+            {
+                self.interrupted = Some(i + 1);
+                return Err(e);
+            }
         }
+        self.interrupted = None;
+        Ok(())
     }
 
     /// Copy `i` at the start of its next episode (episode `e`: run `i + e·2³²`).
@@ -538,23 +595,18 @@ impl VecWorld {
         Ok(())
     }
 
-    /// Steps every copy with its decoded lists (on `threads` threads, copies split evenly).
-    fn step_all(&mut self) -> PyResult<()> {
-        let n = self.worlds.len();
-        if self.autoreset == Autoreset::Disabled
-            && let Some(i) = self.ended.iter().position(|&e| e)
-        {
-            return Err(PyValueError::new_err(format!(
-                "environment {i} ended its episode: reset it (reset_mask) before stepping it again (autoreset_mode DISABLED)"
-            )));
+    /// Steps copies `from..to` with their decoded lists (on `threads` threads, the copies
+    /// split evenly).
+    fn step_range(&mut self, from: usize, to: usize) -> PyResult<()> {
+        let threads = self.threads;
+        let (_, rest) = Copies::of(self).split_at(from);
+        let (mut range, _) = rest.split_at(to - from);
+        let n = to - from;
+        if threads == 1 || n < 2 {
+            range.step(0, n);
+            return range.error.map_or(Ok(()), |e| Err(step_error(&e)));
         }
-        let chunk = n.div_ceil(self.threads);
-        if self.threads == 1 || n < 2 {
-            let mut all = Copies::of(self);
-            all.step(0, n);
-            return all.error.map_or(Ok(()), |e| Err(step_error(&e)));
-        }
-        let mut parts: Vec<Copies<'_>> = Copies::split(self, chunk);
+        let mut parts: Vec<Copies<'_>> = range.split(n.div_ceil(threads));
         std::thread::scope(|scope| {
             for part in &mut parts {
                 scope.spawn(move || {
@@ -641,10 +693,10 @@ impl<'a> Copies<'a> {
         }
     }
 
-    /// The copies in ranges of `chunk`, each with its slices.
-    fn split(v: &'a mut VecWorld, chunk: usize) -> Vec<Copies<'a>> {
+    /// These copies in ranges of `chunk`, each with its slices.
+    fn split(self, chunk: usize) -> Vec<Copies<'a>> {
         let mut out = Vec::new();
-        let mut rest = Copies::of(v);
+        let mut rest = self;
         while !rest.worlds.is_empty() {
             let take = chunk.min(rest.worlds.len());
             let (head, tail) = rest.split_at(take);

@@ -1,7 +1,10 @@
 """specprobe.envs against Gymnasium itself: its env checker, its own vector environment as the
 reference for autoreset and seeding, and the engine's runs for exactness."""
 
+import _thread
 import os
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -215,6 +218,55 @@ def test_a_step_after_the_end_without_reset_is_refused():
         env.step(env.action_space.sample())
     env.reset()
     env.step(env.action_space.sample())
+
+
+def interrupt_when(started):
+    """A thread that sends Ctrl-C to the main thread once `started` is set: it gets the
+    interpreter when the call releases it, that is once the call is under way."""
+    def send():
+        started.wait()
+        _thread.interrupt_main()
+
+    thread = threading.Thread(target=send)
+    thread.start()
+    return thread
+
+
+def test_ctrl_c_stops_a_long_step_and_the_vector_asks_for_a_reset():
+    # 100 000 copies of two channels: a step of about 0.1 s (25 batches between two looks at
+    # the signal handlers), a few hundred MB.
+    scenario = small(horizon=40)
+    scenario["Regret"]["channels"] = scenario["Regret"]["channels"][:2]
+    n = 100_000
+    vec = envs.SpectrumVectorEnv(scenario, n, copy=False)
+    vec.reset(seed=5)
+    actions = np.tile(np.array([1.0, 0.5], np.float32), (n, 1))
+    vec.step(actions)
+    started = threading.Event()
+    sender = interrupt_when(started)
+    begun = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        started.set()
+        vec.step(actions)
+    stopped = time.monotonic() - begun
+    sender.join()
+    # Stopped part way: some copies played slot 2, the rest are still at slot 1.
+    with pytest.raises(ValueError, match=r"interrupted \(Ctrl-C\) when environments 0\.\.\d+ of 100000"):
+        vec.step(actions)
+    assert stopped < 5.0
+    # A reset of every copy makes it usable again, with the draws of a fresh vector.
+    vec.reset(seed=5)
+    first = vec.step(actions)[0][:8].copy()
+    fresh = envs.SpectrumVectorEnv(scenario, 8, seed=5)
+    fresh.reset(seed=5)
+    np.testing.assert_array_equal(first, fresh.step(actions[:8])[0])
+    # Building many copies stops too, and builds nothing.
+    started = threading.Event()
+    sender = interrupt_when(started)
+    with pytest.raises(KeyboardInterrupt):
+        started.set()
+        envs.SpectrumVectorEnv(scenario, 4 * n)
+    sender.join()
 
 
 def test_scenarios_without_an_environment_are_refused():

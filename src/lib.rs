@@ -59,7 +59,7 @@ pub use engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
 pub use engine::shard::Shard;
-pub use engine::stepper::{StepError, StepOutcome, Stepper, UserStep};
+pub use engine::stepper::{ProbeStep, StepError, StepOutcome, Stepper, UserStep};
 pub use identify::confidence::{Params, Setting};
 pub use identify::{CustomIdentifier, Identifier, IdentifierFactory, Problem, builtin_identifier};
 pub use model::channel::Environment;

@@ -93,7 +93,8 @@ def _parts(observation: Sequence[str]) -> Dict[str, bool]:
 
 
 def _bounds(core: Any, observation: Sequence[str], k: int, dim: int) -> Tuple[np.ndarray, np.ndarray]:
-    """The observation's bounds: 0 and 1 but for the costs, within the cost laws' supports."""
+    """The observation's bounds: 0 and 1 but for the costs, within the range of the costs a
+    learner observes (the cost laws' supports, under TimeLeft with the time used)."""
     lo, hi = core.cost_range()
     low, high = np.zeros(dim, np.float32), np.ones(dim, np.float32)
     at = 0
@@ -342,8 +343,9 @@ class SpectrumProbeEnv(gymnasium.Env):
     the space must be an action). The slot ends at the first channel sensed idle (the user
     transmits on it), at a stop, when the slot's time is used up (probe timing) or when every
     channel has been probed; the next step opens the next slot. The reward of a step is minus
-    its probe's cost, plus 1 on the step whose transmission succeeds: a slot's steps sum to the
-    engine's net reward of the slot, and the slots are drawn as ``specprobe run``'s (the same
+    its probe's cost, plus the transmission's gain on the step that ends the slot (1 for a
+    success; under ``reward: TimeLeft`` the rate times the part of the slot left): a slot's
+    steps sum to the engine's net reward of the slot, and the slots are drawn as ``specprobe run``'s (the same
     run: ``SpectrumProbeEnv(index=i)`` plays run i of the seed given to ``reset``).
 
     Observation (float32): per channel, whether it was probed in the current slot (0/1) and
@@ -411,12 +413,11 @@ class SpectrumProbeEnv(gymnasium.Env):
             self._t = self._core.stop()
             ended = True
         else:
-            idle, cost, ended, success, t = self._core.probe(a)
+            idle, cost, reward, ended, success, t = self._core.probe(a)
             self._probed[a] = 1.0
             self._n[a] += 1
             self._idle[a] += idle
             self._cost[a] += cost
-            reward = -cost + (1.0 if success else 0.0)
             self._t = t
         if ended:
             oracle, regret, slot_reward = self._core.last()

@@ -347,9 +347,10 @@ impl VecWorld {
         )
     }
 
-    /// The smallest and largest cost a probe can have (the observation's cost bounds).
+    /// The smallest and largest cost a probe can show in an observation (the cost a learner
+    /// observes: under `reward: TimeLeft` with the time it used).
     fn cost_range(&self) -> (f64, f64) {
-        self.worlds[0].environment().cost_range()
+        self.worlds[0].environment().observed_cost_range()
     }
 
     /// Every buffer as `(name, address, length, dtype)`: the Python side views them as NumPy
@@ -975,9 +976,10 @@ impl ProbeWorld {
         (self.world.channels(), self.world.horizon())
     }
 
-    /// The smallest and largest cost a probe can have.
+    /// The smallest and largest cost a probe can show in an observation (as for
+    /// [`VecWorld`]).
     fn cost_range(&self) -> (f64, f64) {
-        self.world.environment().cost_range()
+        self.world.environment().observed_cost_range()
     }
 
     /// Starts the next episode (with `seed`: episode 0 of that seed).
@@ -992,15 +994,26 @@ impl ProbeWorld {
         self.episode += 1;
     }
 
-    /// Probes `channel` next: `(sensed idle, cost, slot ended, transmission succeeded, slot)`.
-    fn probe(&mut self, channel: usize) -> PyResult<(bool, f64, bool, bool, u64)> {
-        let (idle, cost, ended) = self.world.probe(channel).map_err(|e| step_error(&e))?;
-        let success = ended
-            && self
-                .world
-                .last_outcome()
-                .is_some_and(|o| o.users[0].success);
-        Ok((idle, cost, ended, success, self.world.slot()))
+    /// Probes `channel` next: `(sensed idle, the cost observed, the step's reward, slot
+    /// ended, transmission succeeded, slot)`. The step's reward is minus the probe's cost, plus
+    /// the transmission's gain when the probe ends the slot (1 for a success; under `reward:
+    /// TimeLeft` the rate times the slot left): a slot's steps sum to its net reward.
+    fn probe(&mut self, channel: usize) -> PyResult<(bool, f64, f64, bool, bool, u64)> {
+        let p = self.world.probe(channel).map_err(|e| step_error(&e))?;
+        let user = p
+            .ended
+            .then(|| self.world.last_outcome().map(|o| &o.users[0]))
+            .flatten();
+        let reward = -p.cost + user.map_or(0.0, |u| u.gain);
+        let success = user.is_some_and(|u| u.success);
+        Ok((
+            p.idle,
+            p.observed_cost,
+            reward,
+            p.ended,
+            success,
+            self.world.slot(),
+        ))
     }
 
     /// Ends the slot without a transmission; the slot reached.

@@ -412,6 +412,60 @@ def test_the_probe_env_passes_gymnasiums_checker_and_sums_to_the_slots_rewards()
             p.step(0)
 
 
+SHIPPED = sorted(
+    os.path.join(ROOT, "scenarios", f) for f in os.listdir(os.path.join(ROOT, "scenarios"))
+    if f.endswith((".ron", ".json")))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=os.path.basename)
+def test_every_shipped_scenario_steps_inside_its_spaces(path):
+    """Every shipped scenario that has an environment, stepped with random actions: the
+    observations stay inside the declared spaces (the costs too, under `reward: TimeLeft`
+    with the time they used), and probe by probe a slot's steps sum to its net reward."""
+    try:
+        vec = envs.SpectrumVectorEnv(path, 4, max_episode_steps=6)
+    except ValueError as e:
+        if "MultiUserParallelEnv" in str(e):
+            return check_many_users_spaces(path)
+        # Identification scenarios and sweeps have no environment.
+        assert "no environment" in str(e) or "have an environment" in str(e) or "sweep" in str(e)
+        return
+    space = vec.single_observation_space
+    obs, _ = vec.reset(seed=3)
+    vec.action_space.seed(3)
+    for _ in range(20):
+        assert all(space.contains(o) for o in obs)
+        obs, *_ = vec.step(vec.action_space.sample())
+    probe = envs.SpectrumProbeEnv(path)
+    obs, _ = probe.reset(seed=3)
+    probe.action_space.seed(3)
+    slot_sum, slots = 0.0, 0
+    for _ in range(400):
+        obs, reward, _, truncated, info = probe.step(probe.action_space.sample())
+        assert probe.observation_space.contains(obs), obs
+        slot_sum += reward
+        if info:
+            assert slot_sum == pytest.approx(info["slot_reward"], abs=1e-12)
+            slot_sum, slots = 0.0, slots + 1
+        if truncated:
+            probe.reset()
+    assert slots > 50
+
+
+def check_many_users_spaces(path):
+    for action in ("channel", "scores"):
+        vec = envs.MultiUserVectorEnv(path, 3, max_episode_steps=6, action=action)
+        space = vec.single_observation_space
+        obs, _ = vec.reset(seed=5)
+        rng = np.random.default_rng(5)
+        for _ in range(15):
+            assert all(space.contains(o) for o in obs.reshape(-1, obs.shape[-1]))
+            shape = (3, vec.users) if action == "channel" else (3, vec.users, vec.channels)
+            a = (rng.integers(0, vec.channels + 1, size=shape) if action == "channel"
+                 else rng.uniform(-1, 1, size=shape).astype(np.float32))
+            obs, *_ = vec.step(a)
+
+
 def test_the_readme_snippet_runs(monkeypatch):
     """The README's Training environments snippet, as a user pastes it (from the repository's
     root)."""

@@ -100,8 +100,11 @@ pub struct UserStep {
     pub collision: Option<bool>,
     /// Its acknowledgement: it transmitted and no other user collided with it.
     pub ack: bool,
-    /// Its net reward: 1 for a success, less its probes' costs.
+    /// Its net reward: its transmission's gain, less its probes' costs.
     pub reward: f64,
+    /// What its transmission earned: 1 on a truly idle channel (and acknowledged), 0
+    /// otherwise; under `reward: TimeLeft`, the rate times the part of the slot left.
+    pub gain: f64,
     /// Its probes' energy and delay.
     pub energy: f64,
     /// See `energy`.
@@ -123,6 +126,20 @@ pub struct StepOutcome {
     pub pseudo_regret: f64,
     /// Whether this was the horizon's slot.
     pub last: bool,
+}
+
+/// What one probe of [`Stepper::probe`] gave.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProbeStep {
+    /// Whether the channel was sensed idle.
+    pub idle: bool,
+    /// The probe's cost as the slot's net reward counts it (the bandit cost).
+    pub cost: f64,
+    /// The cost a learner observes, as the engine's policies do: the bandit cost, plus under
+    /// `reward: TimeLeft` the price of the time the probe used (`rate · delay / T`).
+    pub observed_cost: f64,
+    /// Whether the slot ended with this probe.
+    pub ended: bool,
 }
 
 /// The agent's lists as a [`Team`], and what the world tells each user, kept for the outcome.
@@ -601,7 +618,7 @@ impl Stepper {
     /// outcome ([`Stepper::last_outcome`]) and totals are the engine's, draw for draw; its
     /// pseudo-regret is that of the list probed (an agent's intended list beyond the channel
     /// it found idle is never told).
-    pub fn probe(&mut self, channel: usize) -> Result<(bool, f64, bool), StepError> {
+    pub fn probe(&mut self, channel: usize) -> Result<ProbeStep, StepError> {
         let k = self.model.env.len();
         let Some(one) = self.single.as_deref_mut() else {
             return Err(StepError::NotSingle(self.model.users));
@@ -638,10 +655,16 @@ impl Stepper {
         let ended = one.pending_slot.add(&p)
             || one.pending_slot.offset(duration).is_none()
             || one.pending.len() == k;
+        let observed_cost = p.observed_cost(model.env.time_left());
         if ended {
             self.end_slot();
         }
-        Ok((p.sensed, p.cost.cost, ended))
+        Ok(ProbeStep {
+            idle: p.sensed,
+            cost: p.cost.cost,
+            observed_cost,
+            ended,
+        })
     }
 
     /// Ends the slot being played probe by probe without a transmission (and plays an empty
@@ -712,6 +735,7 @@ impl Stepper {
         user.ack = transmitted;
         user.success = slot.success;
         user.reward = slot.net();
+        user.gain = slot.gain;
         user.energy = slot.energy;
         user.delay = slot.delay;
     }
@@ -829,6 +853,7 @@ fn play<S: Spectrum>(model: &Model, spectra: &[S], st: &mut State, out: &mut Ste
         user.ack = seen.ack;
         user.success = slot.success;
         user.reward = slot.net();
+        user.gain = slot.gain;
         user.energy = slot.energy;
         user.delay = slot.delay;
     }
@@ -951,9 +976,9 @@ mod tests {
                     while policy.extend(&mut list) {}
                     let mut ended = false;
                     for &c in &list {
-                        let (idle, cost, over) = stepper.probe(c).unwrap();
-                        policy.observe(c, idle, cost);
-                        if over {
+                        let p = stepper.probe(c).unwrap();
+                        policy.observe(c, p.idle, p.observed_cost);
+                        if p.ended {
                             ended = true;
                             break;
                         }
@@ -1131,6 +1156,58 @@ mod tests {
         st.step(&[&[]]).unwrap();
         st.step(&[&[0, 1]]).unwrap();
         assert_eq!(st.step(&[&[0]]).unwrap_err(), StepError::Ended(2));
+    }
+
+    /// Under `reward: TimeLeft` a learner observes a probe's cost with the time it used
+    /// priced in (`rate · delay / T`): the observed range holds every such cost (the cost laws'
+    /// supports alone do not), and a slot ended probe by probe earns its transmission's gain
+    /// (the rate times the slot left, not 1), which `UserStep::gain` reports.
+    #[test]
+    fn observed_costs_and_gains_under_time_left() {
+        let text = "Regret(name: \"tl\", seed: 3, horizon: 400, runs: 1, weights: (energy: 1.0, delay: 0.0), slot: (duration: 1.0), reward: TimeLeft(rate: 2.0), channels: [(theta: 0.3, energy: Uniform(lo: 0.0, hi: 0.05), delay: Uniform(lo: 0.05, hi: 0.2)), (theta: 0.2, energy: Constant(0.01), delay: Constant(0.1))], policies: [(policy: Oracle)])";
+        let Scenario::Regret(s) = parse(text, Path::new("tl.ron")).unwrap() else {
+            panic!()
+        };
+        let mut st = Stepper::regret(&s, 0).unwrap();
+        let (lo, hi) = st.environment().observed_cost_range();
+        // Channel 0 from 0 + 2·0.05 to 0.05 + 2·0.2; channel 1 is 0.01 + 2·0.1.
+        assert!(
+            (lo - 0.1).abs() < 1e-12 && (hi - 0.45).abs() < 1e-12,
+            "{lo} {hi}"
+        );
+        let (clo, chi) = st.environment().cost_range();
+        assert!(clo == 0.0 && (chi - 0.05).abs() < 1e-12);
+        let (mut wide, mut gains) = (0, 0);
+        for t in 1..=400 {
+            let mut slot_cost = 0.0;
+            // Both channels probed end the slot if the first did not.
+            for c in [0, 1] {
+                let p = st.probe(c).unwrap();
+                assert!((lo..=hi).contains(&p.observed_cost), "{}", p.observed_cost);
+                assert!(p.observed_cost > p.cost);
+                wide += usize::from(p.observed_cost > chi);
+                slot_cost += p.cost;
+                if p.ended {
+                    let user = &st.last_outcome().unwrap().users[0];
+                    assert_eq!(user.reward, user.gain - slot_cost);
+                    if user.success {
+                        // The rate times the slot left after the probes: below the rate.
+                        assert!(user.gain > 0.0 && user.gain < 2.0, "{}", user.gain);
+                        gains += 1;
+                    }
+                    break;
+                }
+            }
+            assert_eq!(st.slot(), t);
+        }
+        assert!(wide > 100 && gains > 50, "{wide} {gains}");
+        // Without the rule, what a learner observes is the bandit cost.
+        let plain = "Regret(name: \"p\", seed: 3, horizon: 4, runs: 1, channels: [(theta: 0.3, cost: Uniform(lo: 0.1, hi: 0.3))], policies: [(policy: Oracle)])";
+        let Scenario::Regret(s) = parse(plain, Path::new("p.ron")).unwrap() else {
+            panic!()
+        };
+        let env = Stepper::regret(&s, 0).unwrap().environment().clone();
+        assert_eq!(env.observed_cost_range(), env.cost_range());
     }
 
     /// Each benchmark list starts on the primary user's occupancy paths, as every user does

@@ -143,7 +143,8 @@ pub struct Environment {
 
 impl Environment {
     /// The smallest and largest cost a probe of any channel can have (the cost laws'
-    /// supports): the bounds of an environment's observed costs.
+    /// supports): the bandit cost the slot's net reward counts (see
+    /// [`Environment::observed_cost_range`] for what a learner observes).
     pub fn cost_range(&self) -> (f64, f64) {
         self.channels
             .iter()
@@ -151,6 +152,27 @@ impl Environment {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
                 (lo.min(a), hi.max(b))
             })
+    }
+
+    /// The smallest and largest cost a learner observes for a probe, as the engine's policies
+    /// and the training environments' observations see it: the cost laws' supports, and under
+    /// `reward: TimeLeft` the price of the time the probe uses (`rate · delay / T`) added,
+    /// bounded by the delay laws' supports.
+    pub fn observed_cost_range(&self) -> (f64, f64) {
+        let Some(tl) = self.time_left() else {
+            return self.cost_range();
+        };
+        let mut range = (f64::INFINITY, f64::NEG_INFINITY);
+        for c in self.channels.iter() {
+            let ((clo, chi), (dlo, dhi)) = (c.cost().support(), c.cost().delay_support());
+            // The observed cost is affine in the cost and the delay: its extremes are at the
+            // corners.
+            for (cost, delay) in [(clo, dlo), (clo, dhi), (chi, dlo), (chi, dhi)] {
+                let y = tl.observed_cost(cost, delay);
+                range = (range.0.min(y), range.1.max(y));
+            }
+        }
+        range
     }
 
     /// The environment of `channels` with no slot duration, for any horizon.

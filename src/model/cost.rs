@@ -109,6 +109,14 @@ impl CostModel {
         }
     }
 
+    /// Smallest interval that holds every delay of a probe (zero for a plain cost).
+    pub(crate) fn delay_support(&self) -> (f64, f64) {
+        match self {
+            CostModel::Plain(_) => (0.0, 0.0),
+            CostModel::Split(split) => split.delay.support(),
+        }
+    }
+
     /// The cost of a probe in slot `t`, from the channel's counter streams (`key` for the
     /// energy or plain cost, `delay_key` for the delay): the same for every player.
     #[inline]

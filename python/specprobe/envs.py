@@ -72,12 +72,58 @@ _DTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double, "bool": ctypes
 
 
 def _views(core: Any) -> Dict[str, np.ndarray]:
-    """NumPy arrays over the Rust buffers (no copy: the core writes, NumPy reads)."""
+    """NumPy arrays over the Rust buffers (no copy: the core writes, NumPy reads). Each view
+    holds the core: its memory lives as long as any view of it (an array returned with
+    ``copy=False`` and kept after ``close()``, say), never freed under one."""
     out = {}
     for name, address, length, dtype in core.buffers():
-        array = np.ctypeslib.as_array((_DTYPES[dtype] * length).from_address(address))
+        memory = (_DTYPES[dtype] * length).from_address(address)
+        memory._owner = core  # the array's base is `memory`, which keeps the core alive
+        array = np.ctypeslib.as_array(memory)
         out[name] = array.view(np.bool_) if dtype == "bool" else array
     return out
+
+
+def _whole(value: Any, name: str, least: int = 0, below: Optional[int] = None) -> int:
+    """`value` as an int, or a ValueError naming `name` and the rule."""
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least
+            or (below is not None and value >= below)):
+        rule = f"at least {least}" if below is None else f"in {least}..{below - 1}"
+        raise ValueError(f"{name}: expected a whole number {rule}, got {value!r}")
+    return int(value)
+
+
+def _seed(seed: Any, name: str = "seed") -> Optional[int]:
+    """A seed (64 bits, as the scenario's) or None."""
+    return None if seed is None else _whole(seed, name, 0, 2**64)
+
+
+def _channel(action: Any, k: int, name: str = "action") -> int:
+    """One channel (or the stop symbol K) as Gymnasium's ``Discrete(K + 1)`` holds it: an
+    integer, not a float that would be truncated."""
+    a = action
+    if isinstance(a, np.ndarray) and a.shape == ():
+        a = a[()]
+    if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
+        raise TypeError(f"{name}: expected a channel, an integer in 0..{k} (got {action!r})")
+    if not 0 <= a <= k:
+        raise ValueError(f"{name}: {a} is not a channel (0..{k}) nor the stop symbol {k}")
+    return int(a)
+
+
+def _check_actions(raw: np.ndarray, want: Tuple[int, ...], kind: str, name: str) -> None:
+    """The rules every action array follows before it reaches the core: its shape, and its
+    dtype (real numbers for scores, integers for lists and channels, each one that fits)."""
+    if raw.shape != want:
+        raise ValueError(f"{name}: expected shape {want}, got {raw.shape}")
+    if kind == "scores":
+        if raw.dtype.kind not in "fiub":
+            raise TypeError(f"{name}: scores are real numbers (got dtype {raw.dtype})")
+        return
+    if raw.dtype.kind not in "iu":
+        raise TypeError(f"{name}: {kind} actions are integers (got dtype {raw.dtype})")
+    if raw.dtype.kind == "u" and raw.size and raw.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name}: {raw.max()} is not a channel nor the stop symbol")
 
 
 def _parts(observation: Sequence[str]) -> Dict[str, bool]:
@@ -160,13 +206,15 @@ class SpectrumVectorEnv(VectorEnv):
             raise ValueError(f"action: {action!r} is not an action kind (scores or list)")
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
             raise ValueError(f"threads: must be a whole number at least 1 (got {threads!r})")
+        steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         mode_name, self._autoreset = _mode(autoreset_mode)
         text, json = _scenario(scenario)
         parts = _parts(observation)
         self._core = _specprobe.VecWorld(
-            text, json=json, n=int(num_envs), steps=max_episode_steps, seed=seed,
-            action=action, autoreset=mode_name, threads=int(threads), experiment=int(experiment),
-            first=int(first_index), **parts)
+            text, json=json, n=int(num_envs), steps=steps, seed=_seed(seed),
+            action=action, autoreset=mode_name, threads=int(threads),
+            experiment=_whole(experiment, "experiment"),
+            first=_whole(first_index, "first_index", 0, 2**64), **parts)
         k, users, dim, steps, horizon = self._core.shape()
         if users != 1:
             raise ValueError(
@@ -205,8 +253,7 @@ class SpectrumVectorEnv(VectorEnv):
             if len(seed) != self.num_envs:
                 raise ValueError(f"seed: {len(seed)} seeds for {self.num_envs} environments")
             seed = seed[0]
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed: expected a whole number at least 0, got {seed!r}")
+        seed = _seed(seed)
         mask = None
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"], dtype=bool)
@@ -214,12 +261,12 @@ class SpectrumVectorEnv(VectorEnv):
                 raise ValueError(
                     f"options['reset_mask']: expected {self.num_envs} booleans, got shape {mask.shape}")
             mask = [bool(m) for m in mask]
-        self._core.reset(None if seed is None else int(seed), mask)
+        self._live().reset(seed, mask)
         return self._out(self._obs), {}
 
     def step(self, actions: Any):
         self._write_actions(actions)
-        self._core.step()
+        self._live().step()
         buf = self._buf
         # Gymnasium's vector convention: each key with its mask `_key` of the environments
         # that reported it. Those reset by this step report nothing (NEXT_STEP); those whose
@@ -238,18 +285,25 @@ class SpectrumVectorEnv(VectorEnv):
                 self._out(buf["truncated"]), infos)
 
     def close_extras(self, **kwargs: Any) -> None:
+        # The buffers stay readable through the arrays already returned (each holds the core);
+        # the vector itself steps no more.
         self._core = None
+
+    def _live(self) -> Any:
+        if self._core is None:
+            raise RuntimeError("the environment is closed (close() was called): make a new one")
+        return self._core
 
     # -- specprobe's extras ---------------------------------------------------------------------
 
     def runs(self) -> List[int]:
         """The run of the scenario each environment is playing."""
-        return list(self._core.runs())
+        return list(self._live().runs())
 
     def totals(self) -> List[Tuple[float, float, float]]:
         """Each environment's episode so far: (reward, pseudo-regret, realised regret), as the
         run's row of ``runs.csv`` reads them at the horizon."""
-        return list(self._core.totals())
+        return list(self._live().totals())
 
     def _info(self, mask: np.ndarray) -> Dict[str, Any]:
         """The step's info of the environments `mask` selects, as Gymnasium batches it."""
@@ -268,16 +322,8 @@ class SpectrumVectorEnv(VectorEnv):
 
     def _write_actions(self, actions: Any) -> None:
         """Checks `actions` and writes them into the core's action buffer."""
-        k = self.channels
         raw = np.asarray(actions)
-        if raw.shape != (self.num_envs, k):
-            raise ValueError(
-                f"actions: expected shape ({self.num_envs}, {k}) (one {self._action} row per environment), got {raw.shape}")
-        if self._action == "scores":
-            if raw.dtype.kind not in "fiub":
-                raise TypeError(f"actions: scores are numbers (got dtype {raw.dtype})")
-        elif raw.dtype.kind not in "iu":
-            raise TypeError(f"actions: a list action holds integers (got dtype {raw.dtype})")
+        _check_actions(raw, (self.num_envs, self.channels), self._action, "actions")
         self._act[...] = raw
 
 
@@ -296,7 +342,7 @@ class SpectrumEnv(gymnasium.Env):
         self._vec = SpectrumVectorEnv(
             scenario, 1, max_episode_steps=max_episode_steps, observation=observation,
             action=action, autoreset_mode=AutoresetMode.DISABLED, seed=seed, copy=False,
-            experiment=experiment, first_index=index)
+            experiment=experiment, first_index=_whole(index, "index", 0, 2**64))
         self.observation_space = self._vec.single_observation_space
         self.action_space = self._vec.single_action_space
         self.channels, self.horizon = self._vec.channels, self._vec.horizon
@@ -306,11 +352,10 @@ class SpectrumEnv(gymnasium.Env):
         super().reset(seed=seed)
         run = None if options is None else options.get("run")
         if run is not None:
-            if isinstance(run, bool) or not isinstance(run, (int, np.integer)) or run < 0:
-                raise ValueError(f"options['run']: expected a whole number at least 0, got {run!r}")
+            run = _whole(run, "options['run']", 0, 2**64)
         obs, _ = self._vec.reset(seed=seed)
         if run is not None:
-            self._vec._core.reset_run(int(run))
+            self._vec._live().reset_run(run)
             obs = self._vec._obs
         return obs[0].copy(), {}
 
@@ -318,12 +363,10 @@ class SpectrumEnv(gymnasium.Env):
         # One copy: straight to the core's buffers, without the vector's batching.
         vec = self._vec
         a = np.asarray(action)
-        if a.shape != (vec.channels,):
-            raise ValueError(f"action: expected shape ({vec.channels},), got {a.shape}")
-        if vec._action != "scores" and a.dtype.kind not in "iu":
-            raise TypeError(f"action: a list action holds integers (got dtype {a.dtype})")
+        _check_actions(a, (vec.channels,), vec._action, "action")
+        core = vec._live()
         vec._act[0] = a
-        vec._core.step()
+        core.step()
         buf = vec._buf
         return (vec._obs[0].copy(), float(buf["reward"][0]), bool(buf["terminated"][0]),
                 bool(buf["truncated"][0]),
@@ -360,8 +403,9 @@ class SpectrumProbeEnv(gymnasium.Env):
     def __init__(self, scenario: Any, *, seed: Optional[int] = None, experiment: int = 0,
                  index: int = 0) -> None:
         text, json = _scenario(scenario)
-        self._core = _specprobe.ProbeWorld(text, json=json, experiment=int(experiment),
-                                           seed=seed, index=int(index))
+        self._core = _specprobe.ProbeWorld(
+            text, json=json, experiment=_whole(experiment, "experiment"), seed=_seed(seed),
+            index=_whole(index, "index", 0, 2**64))
         k, horizon = self._core.shape()
         self.channels, self.horizon = k, horizon
         lo, hi = self._core.cost_range()
@@ -396,18 +440,17 @@ class SpectrumProbeEnv(gymnasium.Env):
                                [self._t / self.horizon, self._probed.sum() / k]]).astype(np.float32)
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
+        seed = _seed(seed)
         super().reset(seed=seed)
-        self._core.reset(None if seed is None else int(seed))
+        self._core.reset(seed)
         self._reset_stats()
         return self._obs(), {}
 
     def step(self, action: Any):
         if self._done:
             raise ValueError("the episode ended (the horizon's slot): reset before stepping again")
-        a = int(action)
         k = self.channels
-        if not 0 <= a <= k:
-            raise ValueError(f"action: {a} is not a channel (0..{k}) nor the stop symbol {k}")
+        a = _channel(action, k)
         reward, info = 0.0, {}
         if a == k or self._probed[a]:
             self._t = self._core.stop()
@@ -463,13 +506,17 @@ class MultiUserVectorEnv:
                  copy: bool = True, autoreset_mode: Any = AutoresetMode.NEXT_STEP) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs: must be a whole number at least 1 (got {num_envs!r})")
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ValueError(f"threads: must be a whole number at least 1 (got {threads!r})")
+        steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         mode_name, self._autoreset = _mode(autoreset_mode)
         text, json = _scenario(scenario)
         parts = _parts(observation)
         _action_space(action, 1)
         self._core = _specprobe.VecWorld(
-            text, json=json, n=int(num_envs), steps=max_episode_steps, seed=seed, action=action,
-            autoreset=mode_name, threads=int(threads), first=int(first_index), **parts)
+            text, json=json, n=int(num_envs), steps=steps, seed=_seed(seed), action=action,
+            autoreset=mode_name, threads=int(threads),
+            first=_whole(first_index, "first_index", 0, 2**64), **parts)
         k, users, dim, steps, horizon = self._core.shape()
         self.num_envs, self.users, self.channels = int(num_envs), users, k
         self.episode_steps, self.horizon = steps, horizon
@@ -484,9 +531,14 @@ class MultiUserVectorEnv:
         self.single_action_space = _action_space(action, k)
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
+        seed = _seed(seed)
         mask = None
         if options and "reset_mask" in options:
-            mask = [bool(m) for m in np.asarray(options["reset_mask"], dtype=bool)]
+            mask = np.asarray(options["reset_mask"], dtype=bool)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"options['reset_mask']: expected {self.num_envs} booleans, got shape {mask.shape}")
+            mask = [bool(m) for m in mask]
         self._core.reset(seed, mask)
         return self._out(self._obs), {}
 
@@ -494,13 +546,7 @@ class MultiUserVectorEnv:
         raw = np.asarray(actions)
         n, u, k = self.num_envs, self.users, self.channels
         want = (n, u) if self._action == "channel" else (n, u, k)
-        if raw.shape != want:
-            raise ValueError(f"actions: expected shape {want}, got {raw.shape}")
-        if self._action == "scores":
-            if raw.dtype.kind not in "fiub":
-                raise TypeError(f"actions: scores are numbers (got dtype {raw.dtype})")
-        elif raw.dtype.kind not in "iu":
-            raise TypeError(f"actions: {self._action} actions are integers (got dtype {raw.dtype})")
+        _check_actions(raw, want, self._action, "actions")
         self._act[...] = raw
         self._core.step()
         buf = self._buf
@@ -544,7 +590,7 @@ class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
             raise ImportError("MultiUserParallelEnv needs pettingzoo: pip install pettingzoo")
         self._vec = MultiUserVectorEnv(
             scenario, 1, max_episode_steps=max_episode_steps, observation=observation,
-            action=action, seed=seed, first_index=index, copy=False,
+            action=action, seed=seed, first_index=_whole(index, "index", 0, 2**64), copy=False,
             autoreset_mode=AutoresetMode.DISABLED)
         self.possible_agents = [f"user_{u}" for u in range(self._vec.users)]
         self.agents: List[str] = []
@@ -565,11 +611,18 @@ class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
                 {a: {} for a in self.agents})
 
     def step(self, actions: Dict[str, Any]):
+        if not isinstance(actions, dict):
+            raise TypeError(f"actions: expected a dict of one action per agent, got {type(actions).__name__}")
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"actions: no action for {missing[0]!r} (one per agent: {self.agents})")
+        unknown = [a for a in actions if a not in self.possible_agents]
+        if unknown:
+            raise ValueError(f"actions: {unknown[0]!r} is not an agent ({self.possible_agents})")
         if self._vec._action == "channel":
-            a = np.array([[int(actions[x]) for x in self.possible_agents]], dtype=np.int64)
+            k = self._vec.channels
+            a = np.array([[_channel(actions[x], k, f"actions[{x!r}]") for x in self.possible_agents]],
+                         dtype=np.int64)
         else:
             a = np.array([[np.asarray(actions[x]) for x in self.possible_agents]])
         obs, reward, terminated, truncated, info = self._vec.step(a)

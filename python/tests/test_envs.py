@@ -186,13 +186,81 @@ def test_trajectories_do_not_depend_on_the_number_of_envs_or_threads():
 @pytest.mark.parametrize("bad, match", [
     (np.zeros((2, 4), np.float32), r"actions: expected shape \(2, 3\)"),
     (np.array([[5, 3, 3], [0, 1, 3]]), r"actions\[0\]: 5 is not a channel"),
-    (np.array([[0.5, 1, 3], [0, 1, 3]]), "a list action holds integers"),
+    (np.array([[0.5, 1, 3], [0, 1, 3]]), "list actions are integers"),
 ])
 def test_bad_actions_name_the_argument_and_the_rule(bad, match):
     v = envs.SpectrumVectorEnv(small(), 2, action="list")
     v.reset(seed=1)
     with pytest.raises((ValueError, TypeError), match=match):
         v.step(bad)
+
+
+@pytest.mark.parametrize("make, bad, error, match", [
+    (lambda: envs.SpectrumEnv(small()), np.array(["a", "b", "c"]), TypeError,
+     r"action: scores are real numbers \(got dtype <U1\)"),
+    (lambda: envs.SpectrumEnv(small()), np.ones(3, complex), TypeError, "real numbers"),
+    (lambda: envs.SpectrumEnv(small(), action="list"), np.array([2**63 + 5] * 3, np.uint64),
+     ValueError, "9223372036854775813 is not a channel"),
+    (lambda: envs.SpectrumProbeEnv(small()), 1.5, TypeError,
+     r"action: expected a channel, an integer in 0..3 \(got 1.5\)"),
+    (lambda: envs.SpectrumProbeEnv(small()), None, TypeError, "expected a channel"),
+    (lambda: envs.SpectrumProbeEnv(small()), 4, ValueError, "4 is not a channel"),
+])
+def test_bad_single_actions_name_the_argument_and_the_rule(make, bad, error, match):
+    env = make()
+    env.reset(seed=1)
+    with pytest.raises(error, match=match):
+        env.step(bad)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: envs.SpectrumVectorEnv(small(), 2).reset(seed=2**64), r"seed: expected a whole number in 0..18446744073709551615"),
+    (lambda: envs.SpectrumVectorEnv(small(), 2, max_episode_steps=-3), "max_episode_steps: expected a whole number at least 1"),
+    (lambda: envs.SpectrumVectorEnv(small(), 2, first_index=-1), "first_index: expected a whole number"),
+    (lambda: envs.SpectrumEnv(small(), experiment=-1), "experiment: expected a whole number at least 0"),
+    (lambda: envs.SpectrumEnv(small(), index=-1), "index: expected a whole number"),
+    (lambda: envs.SpectrumProbeEnv(small(), index=-1), "index: expected a whole number"),
+    (lambda: envs.SpectrumProbeEnv(small()).reset(seed=-5), "seed: expected a whole number"),
+    (lambda: envs.MultiUserVectorEnv(multi(), 2, threads=0), "threads: must be a whole number at least 1"),
+    (lambda: envs.MultiUserVectorEnv(multi(), 2).reset(options={"reset_mask": [True]}), r"options\['reset_mask'\]: expected 2 booleans"),
+])
+def test_bad_arguments_name_the_argument_and_the_rule(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_many_users_actions_are_one_integer_per_agent():
+    env = envs.MultiUserParallelEnv(multi())
+    env.reset(seed=1)
+    with pytest.raises(TypeError, match="expected a dict of one action per agent"):
+        env.step([0, 1, 2])
+    with pytest.raises(ValueError, match="'user_9' is not an agent"):
+        env.step({a: 0 for a in env.agents} | {"user_9": 1})
+    with pytest.raises(TypeError, match=r"actions\['user_0'\]: expected a channel"):
+        env.step({a: 0.5 for a in env.agents})
+
+
+def test_arrays_outlive_a_closed_vector_and_a_closed_vector_steps_no_more():
+    """With copy=False the arrays are the core's buffers: they keep it alive, so closing
+    the vector (or dropping it) never frees memory under them."""
+    import gc
+
+    v = envs.SpectrumVectorEnv(small(), 64, copy=False)
+    v.reset(seed=3)
+    obs, reward, *_ = v.step(np.ones((64, 3), np.float32))
+    kept_obs, kept_reward = obs.copy(), reward.copy()
+    v.close()
+    with pytest.raises(RuntimeError, match="the environment is closed"):
+        v.step(np.ones((64, 3), np.float32))
+    del v
+    gc.collect()
+    # New vectors of the same size would take the freed memory, had it been freed.
+    others = [envs.SpectrumVectorEnv(small(), 64, copy=False) for _ in range(4)]
+    for o in others:
+        o.reset(seed=99)
+        o.step(-np.ones((64, 3), np.float32))
+    np.testing.assert_array_equal(obs, kept_obs)
+    np.testing.assert_array_equal(reward, kept_reward)
 
 
 def test_a_channel_listed_twice_is_skipped():
@@ -221,10 +289,11 @@ def test_a_step_after_the_end_without_reset_is_refused():
 
 
 def interrupt_when(started):
-    """A thread that sends Ctrl-C to the main thread once `started` is set: it gets the
-    interpreter when the call releases it, that is once the call is under way."""
+    """A thread that sends Ctrl-C to the main thread once `started()` holds (looked at every
+    half millisecond; the thread gets the interpreter while the call has released it)."""
     def send():
-        started.wait()
+        while not started():
+            time.sleep(0.0005)
         _thread.interrupt_main()
 
     thread = threading.Thread(target=send)
@@ -238,15 +307,18 @@ def test_ctrl_c_stops_a_long_step_and_the_vector_asks_for_a_reset():
     scenario = small(horizon=40)
     scenario["Regret"]["channels"] = scenario["Regret"]["channels"][:2]
     n = 100_000
+    built = time.monotonic()
     vec = envs.SpectrumVectorEnv(scenario, n, copy=False)
+    build_time = time.monotonic() - built
     vec.reset(seed=5)
     actions = np.tile(np.array([1.0, 0.5], np.float32), (n, 1))
     vec.step(actions)
-    started = threading.Event()
-    sender = interrupt_when(started)
+    # Ctrl-C once the Rust step is under way: it has written copy 0's reward.
+    reward = vec._buf["reward"]
+    reward[:] = np.nan
+    sender = interrupt_when(lambda: not np.isnan(reward[0]))
     begun = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        started.set()
         vec.step(actions)
     stopped = time.monotonic() - begun
     sender.join()
@@ -260,13 +332,20 @@ def test_ctrl_c_stops_a_long_step_and_the_vector_asks_for_a_reset():
     fresh = envs.SpectrumVectorEnv(scenario, 8, seed=5)
     fresh.reset(seed=5)
     np.testing.assert_array_equal(first, fresh.step(actions[:8])[0])
-    # Building many copies stops too, and builds nothing.
-    started = threading.Event()
-    sender = interrupt_when(started)
+    # Building many copies stops too. The build holds the interpreter, so a real SIGINT from
+    # another process (as a terminal's Ctrl-C) is sent 0.05 s into a build of 4n copies, which
+    # takes about 4 times the first build's time.
+    import subprocess
+
+    killer = subprocess.Popen(["sh", "-c", f"sleep 0.05; kill -INT {os.getpid()}"])
+    begun = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
-        started.set()
         envs.SpectrumVectorEnv(scenario, 4 * n)
-    sender.join()
+        time.sleep(5)
+    stopped = time.monotonic() - begun
+    killer.wait()
+    if build_time > 0.1:
+        assert stopped < 0.05 + 2 * build_time, (stopped, build_time)
 
 
 def test_scenarios_without_an_environment_are_refused():

@@ -66,6 +66,7 @@ class VecWorld:
         last: bool = ...,
         stats: bool = ...,
         time: bool = ...,
+        window: int = ...,
         action: str = ...,
         autoreset: str = ...,
         threads: int = ...,

@@ -25,7 +25,8 @@ Actions (``action=``):
 
 Observations (``observation=``, float32, per user, in this order):
 - ``"last"``: per channel, 3 values of the last slot: probed (0/1), sensed idle (0/1), the
-  probe's cost (0 when not probed);
+  probe's cost (0 when not probed); with ``window=W`` (1 to 1024, default 1), the last W slots
+  so, the most recent first (a window of history; zeros before the episode's first slot);
 - ``"stats"``: per channel, 3 values of the episode so far: ln(1 + N)/ln(1 + T) with N the
   probes, the fraction sensed idle, the mean cost (0 before the first probe);
 - ``"time"``: the slot reached over the episode's length, t/T.
@@ -138,7 +139,8 @@ def _parts(observation: Sequence[str]) -> Dict[str, bool]:
     return {p: p in observation for p in OBSERVATION_PARTS}
 
 
-def _bounds(core: Any, observation: Sequence[str], k: int, dim: int) -> Tuple[np.ndarray, np.ndarray]:
+def _bounds(core: Any, observation: Sequence[str], k: int, dim: int,
+            window: int = 1) -> Tuple[np.ndarray, np.ndarray]:
     """The observation's bounds: 0 and 1 but for the costs, within the range of the costs a
     learner observes (the cost laws' supports, under TimeLeft with the time used)."""
     lo, hi = core.cost_range()
@@ -150,9 +152,11 @@ def _bounds(core: Any, observation: Sequence[str], k: int, dim: int) -> Tuple[np
         if part == "time":
             at += 1
             continue
-        low[at + 2:at + 3 * k:3] = min(0.0, lo)
-        high[at + 2:at + 3 * k:3] = max(0.0, hi)
-        at += 3 * k
+        # Triplets (probed or count, idle, cost) per channel; `last` has one per slot shown.
+        span = 3 * k * (window if part == "last" else 1)
+        low[at + 2:at + span:3] = min(0.0, lo)
+        high[at + 2:at + span:3] = max(0.0, hi)
+        at += span
     return low, high
 
 
@@ -192,6 +196,7 @@ class SpectrumVectorEnv(VectorEnv):
         *,
         max_episode_steps: Optional[int] = None,
         observation: Sequence[str] = OBSERVATION_PARTS,
+        window: int = 1,
         action: str = "scores",
         autoreset_mode: Any = AutoresetMode.NEXT_STEP,
         threads: int = 1,
@@ -214,7 +219,8 @@ class SpectrumVectorEnv(VectorEnv):
             text, json=json, n=int(num_envs), steps=steps, seed=_seed(seed),
             action=action, autoreset=mode_name, threads=int(threads),
             experiment=_whole(experiment, "experiment"),
-            first=_whole(first_index, "first_index", 0, 2**64), **parts)
+            first=_whole(first_index, "first_index", 0, 2**64),
+            window=_whole(window, "window", 1, 1025), **parts)
         k, users, dim, steps, horizon = self._core.shape()
         if users != 1:
             raise ValueError(
@@ -228,7 +234,7 @@ class SpectrumVectorEnv(VectorEnv):
         self._obs = self._buf["obs"].reshape(self.num_envs, dim)
         self._final = self._buf["final_obs"].reshape(self.num_envs, dim)
         self._act = self._buf["action"].reshape(self.num_envs, k)
-        low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim)
+        low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim, window)
         self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.observation_space = spaces.Box(
             np.tile(low, (self.num_envs, 1)), np.tile(high, (self.num_envs, 1)),
@@ -337,10 +343,12 @@ class SpectrumEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, scenario: Any, *, max_episode_steps: Optional[int] = None,
-                 observation: Sequence[str] = OBSERVATION_PARTS, action: str = "scores",
-                 seed: Optional[int] = None, experiment: int = 0, index: int = 0) -> None:
+                 observation: Sequence[str] = OBSERVATION_PARTS, window: int = 1,
+                 action: str = "scores", seed: Optional[int] = None, experiment: int = 0,
+                 index: int = 0) -> None:
         self._vec = SpectrumVectorEnv(
             scenario, 1, max_episode_steps=max_episode_steps, observation=observation,
+            window=window,
             action=action, autoreset_mode=AutoresetMode.DISABLED, seed=seed, copy=False,
             experiment=experiment, first_index=_whole(index, "index", 0, 2**64))
         self.observation_space = self._vec.single_observation_space
@@ -501,8 +509,9 @@ class MultiUserVectorEnv:
     (Gymnasium's ``NEXT_STEP``)."""
 
     def __init__(self, scenario: Any, num_envs: int = 1, *, max_episode_steps: Optional[int] = None,
-                 observation: Sequence[str] = OBSERVATION_PARTS, action: str = "channel",
-                 threads: int = 1, seed: Optional[int] = None, first_index: int = 0,
+                 observation: Sequence[str] = OBSERVATION_PARTS, window: int = 1,
+                 action: str = "channel", threads: int = 1, seed: Optional[int] = None,
+                 first_index: int = 0,
                  copy: bool = True, autoreset_mode: Any = AutoresetMode.NEXT_STEP) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs: must be a whole number at least 1 (got {num_envs!r})")
@@ -516,7 +525,8 @@ class MultiUserVectorEnv:
         self._core = _specprobe.VecWorld(
             text, json=json, n=int(num_envs), steps=steps, seed=_seed(seed), action=action,
             autoreset=mode_name, threads=int(threads),
-            first=_whole(first_index, "first_index", 0, 2**64), **parts)
+            first=_whole(first_index, "first_index", 0, 2**64),
+            window=_whole(window, "window", 1, 1025), **parts)
         k, users, dim, steps, horizon = self._core.shape()
         self.num_envs, self.users, self.channels = int(num_envs), users, k
         self.episode_steps, self.horizon = steps, horizon
@@ -526,7 +536,7 @@ class MultiUserVectorEnv:
         self._reward = self._buf["reward"].reshape(self.num_envs, users)
         self._act = self._buf["action"].reshape(
             (self.num_envs, users) if action == "channel" else (self.num_envs, users, k))
-        low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim)
+        low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim, window)
         self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.single_action_space = _action_space(action, k)
 
@@ -584,13 +594,14 @@ class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
     metadata = {"name": "specprobe_multi_user_v0", "render_modes": [], "is_parallelizable": True}
 
     def __init__(self, scenario: Any, *, max_episode_steps: Optional[int] = None,
-                 observation: Sequence[str] = OBSERVATION_PARTS, action: str = "channel",
-                 seed: Optional[int] = None, index: int = 0) -> None:
+                 observation: Sequence[str] = OBSERVATION_PARTS, window: int = 1,
+                 action: str = "channel", seed: Optional[int] = None, index: int = 0) -> None:
         if _ParallelEnv is object:
             raise ImportError("MultiUserParallelEnv needs pettingzoo: pip install pettingzoo")
         self._vec = MultiUserVectorEnv(
             scenario, 1, max_episode_steps=max_episode_steps, observation=observation,
-            action=action, seed=seed, first_index=_whole(index, "index", 0, 2**64), copy=False,
+            window=window, action=action, seed=seed, first_index=_whole(index, "index", 0, 2**64),
+            copy=False,
             autoreset_mode=AutoresetMode.DISABLED)
         self.possible_agents = [f"user_{u}" for u in range(self._vec.users)]
         self.agents: List[str] = []

@@ -9,7 +9,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use specprobe::{Scenario, StepError, Stepper};
+use specprobe::{Scenario, StepError, StepOutcome, Stepper};
 
 /// A copy's later episodes: episode `e` of copy `i` plays run `i + e·EPISODE_STRIDE`.
 const EPISODE_STRIDE: u64 = 1 << 32;
@@ -49,12 +49,31 @@ struct Parts {
     last: bool,
     stats: bool,
     time: bool,
+    /// Slots the `last` part shows, the most recent first (the window of history).
+    window: usize,
 }
 
+/// The most slots the `last` part may show.
+const MAX_WINDOW: usize = 1024;
+
 impl Parts {
-    /// Floats per user: 3 per channel for `last` and for `stats`, 1 for `time`.
+    /// Floats per user: 3 per channel and slot of the window for `last`, 3 per channel for
+    /// `stats`, 1 for `time`.
     fn dim(self, k: usize) -> usize {
-        3 * k * usize::from(self.last) + 3 * k * usize::from(self.stats) + usize::from(self.time)
+        3 * k * self.window * usize::from(self.last)
+            + 3 * k * usize::from(self.stats)
+            + usize::from(self.time)
+    }
+}
+
+/// One slot's probes as the `last` part shows them: per channel probed (0/1), sensed idle
+/// (0/1) and the probe's cost; zeros for a channel not probed (or no slot).
+fn write_slot(part: &mut [f32], probes: &[(usize, bool, f64)]) {
+    part.iter_mut().for_each(|x| *x = 0.0);
+    for &(c, idle, cost) in probes {
+        part[3 * c] = 1.0;
+        part[3 * c + 1] = f32::from(u8::from(idle));
+        part[3 * c + 2] = cost as f32;
     }
 }
 
@@ -69,15 +88,22 @@ struct Seen {
     /// cost / n)`, kept as a probe changes them: a step copies it rather than computing a
     /// logarithm and two divisions per channel.
     obs: Vec<f32>,
+    /// The `last` part's older slots, per user the `window − 1` slots before the last one
+    /// (most recent first), 3 floats per channel each: the last slot itself is read from the
+    /// world's outcome.
+    recent: Vec<f32>,
 }
 
 impl Seen {
-    fn new(len: usize) -> Seen {
+    /// For `users × k` user-channels, and a `last` part of `window` slots.
+    fn new(users: usize, k: usize, window: usize) -> Seen {
+        let len = users * k;
         Seen {
             n: vec![0.0; len],
             idle: vec![0.0; len],
             cost: vec![0.0; len],
             obs: vec![0.0; 3 * len],
+            recent: vec![0.0; 3 * len * (window - 1)],
         }
     }
 
@@ -86,6 +112,22 @@ impl Seen {
             v.iter_mut().for_each(|x| *x = 0.0);
         }
         self.obs.iter_mut().for_each(|x| *x = 0.0);
+        self.recent.iter_mut().for_each(|x| *x = 0.0);
+    }
+
+    /// Moves each of the `users` users' window one slot back: the slot that was last (`last`,
+    /// none before the first slot) becomes the most recent of the older ones.
+    fn push_slot(&mut self, last: Option<&StepOutcome>, users: usize, k: usize) {
+        let row = 3 * k;
+        let older = self.recent.len() / users;
+        for u in 0..users {
+            let window = &mut self.recent[u * older..(u + 1) * older];
+            window.copy_within(..older - row, row);
+            let probes = last
+                .and_then(|o| o.users.get(u))
+                .map_or(&[][..], |step| &step.probes);
+            write_slot(&mut window[..row], probes);
+        }
     }
 
     /// Counts a probe of channel-of-user `j`; `scaled`: the scaled count's table.
@@ -196,8 +238,8 @@ impl VecWorld {
     /// `list` or `channel`; `autoreset`: `next_step`, `same_step` or `disabled`.
     #[new]
     #[pyo3(signature = (scenario, *, json, n, steps=None, experiment=0, seed=None,
-        last=true, stats=true, time=true, action="scores", autoreset="next_step", threads=1,
-        first=0))]
+        last=true, stats=true, time=true, window=1, action="scores", autoreset="next_step",
+        threads=1, first=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -210,6 +252,7 @@ impl VecWorld {
         last: bool,
         stats: bool,
         time: bool,
+        window: usize,
         action: &str,
         autoreset: &str,
         threads: usize,
@@ -270,7 +313,17 @@ impl VecWorld {
                 "max_episode_steps: must lie in 1..={horizon}, the scenario's horizon (got {steps})"
             )));
         }
-        let parts = Parts { last, stats, time };
+        if !(1..=MAX_WINDOW).contains(&window) {
+            return Err(PyValueError::new_err(format!(
+                "window: the `last` part shows 1 to {MAX_WINDOW} slots (got {window})"
+            )));
+        }
+        let parts = Parts {
+            last,
+            stats,
+            time,
+            window: if last { window } else { 1 },
+        };
         let dim = parts.dim(k);
         if dim == 0 {
             return Err(PyValueError::new_err(
@@ -286,7 +339,7 @@ impl VecWorld {
             py.check_signals()?;
         }
         worlds.insert(0, one);
-        let seen = Seen::new(users * k);
+        let seen = Seen::new(users, k, parts.window);
         let mut v = VecWorld {
             worlds,
             seen: vec![seen; n],
@@ -832,6 +885,7 @@ impl<'a> Copies<'a> {
             prefetch_all(v);
         }
         prefetch_all(&seen.obs);
+        prefetch_all(&seen.recent);
         for l in &self.lists[i * self.users..(i + 1) * self.users] {
             prefetch_all(l);
         }
@@ -871,6 +925,11 @@ impl<'a> Copies<'a> {
             many = lists.iter().map(Vec::as_slice).collect();
             &many
         };
+        if self.parts.window > 1 {
+            // The slot that was last joins the window's older slots.
+            let world = &self.worlds[i];
+            self.seen[i].push_slot(world.last_outcome(), u, k);
+        }
         let o = self.worlds[i].step(refs)?;
         let seen = &mut self.seen[i];
         for (user, step) in o.users.iter().enumerate() {
@@ -901,18 +960,16 @@ impl<'a> Copies<'a> {
             let row = &mut buf[user * d..(user + 1) * d];
             let mut at = 0;
             if self.parts.last {
-                let part = &mut row[..3 * k];
-                part.iter_mut().for_each(|x| *x = 0.0);
-                if t > 0
-                    && let Some(step) = last.and_then(|o| o.users.get(user))
-                {
-                    for &(c, idle, cost) in &step.probes {
-                        part[3 * c] = 1.0;
-                        part[3 * c + 1] = f32::from(u8::from(idle));
-                        part[3 * c + 2] = cost as f32;
-                    }
-                }
-                at += 3 * k;
+                let w = self.parts.window;
+                let (newest, older) = row[..3 * k * w].split_at_mut(3 * k);
+                let probes = last
+                    .filter(|_| t > 0)
+                    .and_then(|o| o.users.get(user))
+                    .map_or(&[][..], |step| &step.probes);
+                write_slot(newest, probes);
+                let span = 3 * k * (w - 1);
+                older.copy_from_slice(&seen.recent[user * span..(user + 1) * span]);
+                at += 3 * k * w;
             }
             if self.parts.stats {
                 row[at..at + 3 * k].copy_from_slice(&seen.obs[3 * user * k..3 * (user + 1) * k]);

@@ -168,6 +168,66 @@ def test_observation_statistics_are_the_probes_counts_and_means():
     assert checked > 100
 
 
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_the_window_shows_the_last_slots_most_recent_first(mode):
+    """`window=W`: the `last` part holds the last W slots; each is the `last` part that a
+    window of one showed at that step (zeros before the episode's first slot), and a reset
+    empties it."""
+    w, k, n = 3, 3, 4
+    plain = envs.SpectrumVectorEnv(small(horizon=7), n, autoreset_mode=mode)
+    wide = envs.SpectrumVectorEnv(small(horizon=7), n, autoreset_mode=mode, window=w)
+    assert wide.single_observation_space.shape == (3 * k * w + 3 * k + 1,)
+    o1, _ = plain.reset(seed=4)
+    o2, _ = wide.reset(seed=4)
+    rng = np.random.default_rng(2)
+    shown = [[np.zeros(3 * k, np.float32)] * w for _ in range(n)]  # per env, newest first
+    restarts = 0
+    for step in range(20):
+        for i in range(n):
+            np.testing.assert_array_equal(o2[i][:3 * k * w], np.concatenate(shown[i]))
+            np.testing.assert_array_equal(o2[i][3 * k * w:], o1[i][3 * k:])
+        assert all(wide.single_observation_space.contains(o) for o in o2)
+        a = rng.uniform(-1, 1, size=(n, k)).astype(np.float32)
+        o1, r1, _, t1, i1 = plain.step(a)
+        o2, r2, _, t2, i2 = wide.step(a)
+        np.testing.assert_array_equal(r1, r2)
+        none = np.zeros(n, bool)
+        for i in range(n):
+            fresh = [np.zeros(3 * k, np.float32)] * w
+            if i1.get("_final_obs", none)[i]:
+                # SAME_STEP: the episode ended and restarted; its last observation held the
+                # window, the new episode's first holds none.
+                final = i2["final_obs"][i][:3 * k * w]
+                newest = i1["final_obs"][i][:3 * k]
+                np.testing.assert_array_equal(final, np.concatenate([newest] + shown[i][:w - 1]))
+                shown[i], restarts = fresh, restarts + 1
+            elif i1.get("_pseudo_regret", none)[i]:
+                shown[i] = [o1[i][:3 * k].copy()] + shown[i][:w - 1]
+            else:
+                shown[i], restarts = fresh, restarts + 1  # NEXT_STEP: this step reset it
+    assert restarts == 2 * n  # episodes of 7 slots: two restarts each in 20 steps
+
+
+def test_the_window_in_the_many_users_env():
+    w = 2
+    plain = envs.MultiUserVectorEnv(multi(horizon=30), 2)
+    wide = envs.MultiUserVectorEnv(multi(horizon=30), 2, window=w)
+    o1, _ = plain.reset(seed=1)
+    o2, _ = wide.reset(seed=1)
+    k = plain.channels
+    rng = np.random.default_rng(3)
+    for _ in range(10):
+        a = rng.integers(0, k + 1, size=(2, plain.users))
+        last_before = o1[..., :3 * k].copy()
+        o1, *_ = plain.step(a)
+        o2, *_ = wide.step(a)
+        np.testing.assert_array_equal(o2[..., :3 * k], o1[..., :3 * k])
+        np.testing.assert_array_equal(o2[..., 3 * k:6 * k], last_before)
+        np.testing.assert_array_equal(o2[..., 6 * k:], o1[..., 3 * k:])
+    with pytest.raises(ValueError, match="window: expected a whole number in 1..1024"):
+        envs.MultiUserVectorEnv(multi(), 2, window=0)
+
+
 def test_trajectories_do_not_depend_on_the_number_of_envs_or_threads():
     scenario = small(horizon=30)
     big = envs.SpectrumVectorEnv(scenario, 6, threads=3)

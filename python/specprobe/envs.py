@@ -658,5 +658,8 @@ class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
         return self._vec.totals()[0]
 
 
-gymnasium.register(id="specprobe/Spectrum-v0", entry_point="specprobe.envs:SpectrumEnv")
+# `gymnasium.make_vec("specprobe/Spectrum-v0", num_envs=N, scenario=...)` builds the vector
+# stepped in Rust (its default mode when a vector entry point is registered).
+gymnasium.register(id="specprobe/Spectrum-v0", entry_point="specprobe.envs:SpectrumEnv",
+                   vector_entry_point="specprobe.envs:SpectrumVectorEnv")
 gymnasium.register(id="specprobe/SpectrumProbe-v0", entry_point="specprobe.envs:SpectrumProbeEnv")

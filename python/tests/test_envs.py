@@ -50,6 +50,22 @@ def test_gymnasium_check_env_passes_without_warnings(scenario, action):
         check_env(env.unwrapped)
 
 
+def test_make_vec_builds_the_vector_stepped_in_rust():
+    vec = gymnasium.make_vec("specprobe/Spectrum-v0", num_envs=4, scenario=FIG1A, window=2)
+    assert isinstance(vec, envs.SpectrumVectorEnv) and vec.num_envs == 4
+    ref = envs.SpectrumVectorEnv(FIG1A, 4, window=2)
+    o1, _ = vec.reset(seed=8)
+    o2, _ = ref.reset(seed=8)
+    np.testing.assert_array_equal(o1, o2)
+    a = np.random.default_rng(0).uniform(-1, 1, size=(4, 6)).astype(np.float32)
+    for _ in range(5):
+        o1, r1, *_ = vec.step(a)
+        o2, r2, *_ = ref.step(a)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+    assert vec.spec is not None and vec.spec.id == "specprobe/Spectrum-v0"
+
+
 def test_make_by_id():
     env = gymnasium.make("specprobe/Spectrum-v0", scenario=FIG1A)
     obs, info = env.reset(seed=3)

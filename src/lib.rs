@@ -51,8 +51,8 @@ pub use app::commands;
 pub use app::export::{ExportError, Written, commit_files as write_files};
 pub use app::simulation::{Prepared, Simulation, SimulationError};
 pub use engine::budget::{
-    BudgetError, Estimate, TimeError, bytes as format_bytes, parse_bytes, parse_duration,
-    peak_memory,
+    BudgetError, Estimate, TimeError, bytes as format_bytes, machine_memory, parse_bytes,
+    parse_duration, peak_memory,
 };
 pub use engine::pipeline::RunError;
 pub use engine::results::{

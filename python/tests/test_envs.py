@@ -299,6 +299,10 @@ def test_bad_single_actions_name_the_argument_and_the_rule(make, bad, error, mat
     (lambda: envs.SpectrumProbeEnv(small()).reset(seed=-5), "seed: expected a whole number"),
     (lambda: envs.MultiUserVectorEnv(multi(), 2, threads=0), "threads: must be a whole number at least 1"),
     (lambda: envs.MultiUserVectorEnv(multi(), 2).reset(options={"reset_mask": [True]}), r"options\['reset_mask'\]: expected 2 booleans"),
+    # Refused before anything is allocated (an allocation failure would end the interpreter).
+    (lambda: envs.SpectrumVectorEnv(small(), 10**12), "num_envs: 1000000000000 environments need about .* more than"),
+    (lambda: envs.SpectrumVectorEnv(small(), 2**62), "num_envs: .* environments need about"),
+    (lambda: envs.MultiUserVectorEnv(multi(), 10**9, window=1024), "num_envs: 1000000000 environments need about"),
 ])
 def test_bad_arguments_name_the_argument_and_the_rule(call, match):
     with pytest.raises(ValueError, match=match):

@@ -236,7 +236,7 @@ fn histogram(k: u64) -> u64 {
 }
 
 /// The physical memory of this machine (`MemTotal` on Linux), if known.
-pub(crate) fn machine_memory() -> Option<u64> {
+pub fn machine_memory() -> Option<u64> {
     kib_field("/proc/meminfo", "MemTotal:")
 }
 

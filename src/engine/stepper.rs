@@ -151,8 +151,10 @@ struct Actions {
 
 impl Team for Actions {
     fn plan(&mut self, _t: u64, lists: &mut [Vec<usize>], _rngs: &mut [SimRng]) {
-        for (l, a) in lists.iter_mut().zip(&self.lists) {
-            l.extend_from_slice(a);
+        // The slot's lists are handed over, not copied: `lists` come cleared, and the next
+        // step refills `self.lists` (the two sets of buffers take turns).
+        for (l, a) in lists.iter_mut().zip(&mut self.lists) {
+            std::mem::swap(l, a);
         }
     }
 
@@ -458,9 +460,7 @@ impl Stepper {
         }
         lines(&path.keys.occupancy, f);
         lines(&path.keys.cost, f);
-        for user in &self.outcome.users {
-            lines(&user.probes, f);
-        }
+        // The last outcome's probe buffers are not read: a step swaps the team's into it.
         match self.single.as_deref() {
             Some(one) => {
                 let list = &self.model.env.epochs()[one.epoch].optimum.list;
@@ -724,10 +724,13 @@ impl Stepper {
         out.pseudo_regret = regret;
         out.users.resize_with(1, UserStep::default);
         let user = &mut out.users[0];
-        user.probes.clone_from(&one.played.probes);
+        // Swapped, not copied: the played probes are cleared before the next slot, so one
+        // buffer each way holds them (a copy touched both every step).
+        user.probes.clear();
+        std::mem::swap(&mut user.probes, &mut one.played.probes);
         let transmitted = slot.success || slot.collision;
         user.transmitted = if transmitted {
-            one.played.probes.last().map(|p| p.0)
+            user.probes.last().map(|p| p.0)
         } else {
             None
         };
@@ -846,8 +849,11 @@ fn play<S: Spectrum>(model: &Model, spectra: &[S], st: &mut State, out: &mut Ste
     out.users.resize_with(model.users, UserStep::default);
     for (u, user) in out.users.iter_mut().enumerate() {
         let slot = b.slot(u);
-        let seen = &st.actions.users[u];
-        user.probes.clone_from(&seen.probes);
+        let seen = &mut st.actions.users[u];
+        // Swapped, not copied (see `step_single`): the team's probes are cleared before the
+        // next slot.
+        user.probes.clear();
+        std::mem::swap(&mut user.probes, &mut seen.probes);
         user.transmitted = seen.transmitted;
         user.collision = seen.collision;
         user.ack = seen.ack;

@@ -223,9 +223,8 @@ impl MultiBuffers {
     /// [`crate::Stepper::hot_blocks`]).
     pub(crate) fn hot_blocks(&self, f: &mut impl FnMut(*const u8)) {
         use crate::util::cache::lines;
-        for l in &self.lists {
-            lines(l, f);
-        }
+        // Not the lists' blocks: the stepper's team swaps its lists in (only their headers,
+        // in `hot_headers`' block, are written).
         lines(&self.probed, f);
         lines(&self.users, f);
         lines(&self.chosen_before, f);

@@ -149,6 +149,14 @@ impl Simple {
         }
         Some(Simple { idle, cost })
     }
+
+    /// Whether a probe draws its cost from the channel's cost key (some cost is Bernoulli): a
+    /// constant cost never reads it.
+    pub(crate) fn draws_costs(&self) -> bool {
+        self.cost
+            .iter()
+            .any(|c| matches!(c, PlainCost::Bernoulli(_)))
+    }
 }
 
 impl Spectrum for Simple {

@@ -453,13 +453,17 @@ impl Stepper {
         // are never read (fetching them anyway made a many-users step at 4 096 copies a
         // third slower).
         let states = self.model.simple.is_empty();
+        // Nor do constant costs read their keys.
+        let costs = self.model.simple.first().is_none_or(Simple::draws_costs);
         for &c in next.iter().take(2).filter(|_| states) {
             if let Some(state) = path.occupancy.get(c) {
                 lines_of(state, f);
             }
         }
         lines(&path.keys.occupancy, f);
-        lines(&path.keys.cost, f);
+        if costs {
+            lines(&path.keys.cost, f);
+        }
         // The last outcome's probe buffers are not read: a step swaps the team's into it.
         match self.single.as_deref() {
             Some(one) => {
@@ -482,7 +486,9 @@ impl Stepper {
                         lines(&p.occupancy, f);
                     }
                     lines(&p.keys.occupancy, f);
-                    lines(&p.keys.cost, f);
+                    if costs {
+                        lines(&p.keys.cost, f);
+                    }
                 }
                 // The benchmark's lists read their owners' keys and their own path states.
                 for p in self.state.bench.iter().filter(|_| states) {

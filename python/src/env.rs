@@ -911,7 +911,8 @@ impl<'a> Copies<'a> {
     /// Brings copy `i`'s buffers into cache while the copy before it steps (see
     /// [`Stepper::hot_blocks`]).
     fn prefetch(&self, i: usize) {
-        self.worlds[i].hot_blocks(&self.lists[i * self.users], prefetch);
+        let u = self.users;
+        self.worlds[i].hot_blocks(&self.lists[i * u..(i + 1) * u], prefetch);
         let seen = &self.seen[i];
         for v in [&seen.n, &seen.idle, &seen.cost] {
             prefetch_all(v);

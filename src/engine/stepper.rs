@@ -444,10 +444,11 @@ impl Stepper {
     /// shared model), for a caller that steps many worlds to prefetch the next one's while it
     /// steps this one: N worlds' buffers outgrow the cache, and the misses on them took half
     /// of a step at 4 096 copies (four fifths with several users). Only addresses are given;
-    /// nothing is read. `next`: user 0's list of the coming step, whose first channels' path
-    /// states are given (each is a cache line of its own).
-    pub fn hot_blocks(&self, next: &[usize], mut f: impl FnMut(*const u8)) {
+    /// nothing is read. `next`: each user's list of the coming step, whose first channels'
+    /// path states and probe records are given (the states are a cache line each).
+    pub fn hot_blocks<L: AsRef<[usize]>>(&self, next: &[L], mut f: impl FnMut(*const u8)) {
         let f = &mut f;
+        let first = next.first().map_or(&[][..], AsRef::as_ref);
         let path = &self.state.paths[0];
         // The papers' channels (`Simple`) draw a probe from its keys alone: their path states
         // are never read (fetching them anyway made a many-users step at 4 096 copies a
@@ -455,7 +456,7 @@ impl Stepper {
         let states = self.model.simple.is_empty();
         // Nor do constant costs read their keys.
         let costs = self.model.simple.first().is_none_or(Simple::draws_costs);
-        for &c in next.iter().take(2).filter(|_| states) {
+        for &c in first.iter().take(2).filter(|_| states) {
             if let Some(state) = path.occupancy.get(c) {
                 lines_of(state, f);
             }
@@ -494,7 +495,22 @@ impl Stepper {
                 for p in self.state.bench.iter().filter(|_| states) {
                     lines(p, f);
                 }
-                self.state.buffers.hot_blocks(f);
+                let b = &self.state.buffers;
+                b.hot_blocks(f);
+                // The probe records (M·K of them) that the step writes, its users' first
+                // channels, and that the benchmark's lists read: not the whole table.
+                let (k, m) = (self.model.env.len(), self.model.users);
+                for (u, list) in next.iter().enumerate() {
+                    for &c in list.as_ref().iter().take(2) {
+                        b.hot_probe(u * k + c, f);
+                    }
+                }
+                let epoch = self.state.tally.epoch;
+                for (j, list) in self.model.benchmarks[epoch].lists.iter().enumerate() {
+                    for &c in list.iter().take(2) {
+                        b.hot_probe((j % m) * k + c, f);
+                    }
+                }
                 self.state.record.hot_blocks(f);
                 for (l, u) in self
                     .state

@@ -224,8 +224,8 @@ impl MultiBuffers {
     pub(crate) fn hot_blocks(&self, f: &mut impl FnMut(*const u8)) {
         use crate::util::cache::lines;
         // Not the lists' blocks: the stepper's team swaps its lists in (only their headers,
-        // in `hot_headers`' block, are written).
-        lines(&self.probed, f);
+        // in `hot_headers`' block, are written). Nor the probe records: the caller asks for
+        // those the step touches (`hot_probe`).
         lines(&self.users, f);
         lines(&self.chosen_before, f);
         lines(&self.tx, f);
@@ -238,6 +238,13 @@ impl MultiBuffers {
         }
         lines(&self.epoch_slots, f);
         self.expected.hot_blocks(f);
+    }
+
+    /// The lines of probe record `at` (user `u`, channel `c`: `u·K + c`), if it exists.
+    pub(crate) fn hot_probe(&self, at: usize, f: &mut impl FnMut(*const u8)) {
+        if let Some(p) = self.probed.get(at) {
+            crate::util::cache::lines_of(p, f);
+        }
     }
 
     /// User `u`'s slot so far (its probes' costs, whether it transmitted successfully).

@@ -914,14 +914,19 @@ impl<'a> Copies<'a> {
         let u = self.users;
         self.worlds[i].hot_blocks(&self.lists[i * u..(i + 1) * u], prefetch);
         let seen = &self.seen[i];
-        for v in [&seen.n, &seen.idle, &seen.cost] {
-            prefetch_all(v);
+        // The counts of the channels the users probe first (a step adds to those only), and
+        // the whole `stats` part, which the observation copies.
+        for (user, l) in self.lists[i * u..(i + 1) * u].iter().enumerate() {
+            for &c in l.iter().take(2) {
+                let j = user * self.k + c;
+                for v in [&seen.n, &seen.idle, &seen.cost] {
+                    prefetch_all(&v[j..=j]);
+                }
+            }
+            prefetch_all(l);
         }
         prefetch_all(&seen.obs);
         prefetch_all(&seen.recent);
-        for l in &self.lists[i * self.users..(i + 1) * self.users] {
-            prefetch_all(l);
-        }
     }
 
     fn reset_copy(&mut self, i: usize) {

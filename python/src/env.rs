@@ -213,6 +213,8 @@ pub struct VecWorld {
     /// The action buffers the wrapper writes into (one of them is used: scores, or entries).
     scores_in: Vec<f32>,
     entries_in: Vec<i64>,
+    /// Scratch of the scores' decoding (see `ranked`).
+    keys: Vec<u64>,
     /// Set when Ctrl-C stopped a step or a reset part way: the copies before this index had
     /// been stepped (or reset), the others not, so the vector steps again only after a reset
     /// of every copy.
@@ -380,6 +382,7 @@ impl VecWorld {
                 ActionKind::Channel => vec![k as i64; n * users],
             },
             interrupted: None,
+            keys: Vec::with_capacity(k),
         };
         if let Some(seed) = seed {
             v.reseed(seed);
@@ -608,8 +611,7 @@ impl VecWorld {
                 )));
             }
             list.clear();
-            list.extend((0..k).filter(|&c| s[c] > 0.0));
-            list.sort_by(|&a, &b| s[b].total_cmp(&s[a]).then(a.cmp(&b)));
+            list.extend(ranked(s, &mut self.keys));
         }
         Ok(())
     }
@@ -711,6 +713,22 @@ fn check_memory(n: usize, per_copy: u128) -> PyResult<()> {
         )));
     }
     Ok(())
+}
+
+/// The channels of positive score in decreasing score, ties to the lower channel, sorted as
+/// integers: a positive float's bits order as the float does, so each channel is the key
+/// `(!bits) << 32 | channel`, whose increasing order is the list (`keys` is scratch).
+fn ranked<'a>(scores: &[f32], keys: &'a mut Vec<u64>) -> impl Iterator<Item = usize> + 'a {
+    keys.clear();
+    keys.extend(
+        scores
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| **x > 0.0)
+            .map(|(c, x)| (u64::from(!x.to_bits()) << 32) | c as u64),
+    );
+    keys.sort_unstable();
+    keys.iter().map(|key| (key & 0xffff_ffff) as usize)
 }
 
 /// `[u]` after an action's index when there are several users.

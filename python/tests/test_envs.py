@@ -343,6 +343,31 @@ def test_arrays_outlive_a_closed_vector_and_a_closed_vector_steps_no_more():
     np.testing.assert_array_equal(reward, kept_reward)
 
 
+def test_scores_play_the_list_of_their_positive_channels_in_decreasing_order():
+    """A scores action is the list of its channels of positive score, highest first, ties to
+    the lower channel: checked against the same lists given as lists, on scores with ties,
+    zeros of both signs, infinities and subnormals."""
+    n, k = 64, 3
+    by_scores = envs.SpectrumVectorEnv(small(horizon=50), n)
+    by_lists = envs.SpectrumVectorEnv(small(horizon=50), n, action="list")
+    by_scores.reset(seed=6)
+    by_lists.reset(seed=6)
+    rng = np.random.default_rng(6)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, 1e-45, 0.25, 0.25, -1.0], np.float32)
+    for _ in range(50):
+        scores = rng.uniform(-1, 1, size=(n, k)).astype(np.float32)
+        pick = rng.random((n, k)) < 0.5
+        scores[pick] = rng.choice(special, size=pick.sum())
+        lists = np.full((n, k), k)
+        for i in range(n):
+            order = sorted((c for c in range(k) if scores[i, c] > 0), key=lambda c: (-scores[i, c], c))
+            lists[i, :len(order)] = order
+        o1, r1, *_ = by_scores.step(scores)
+        o2, r2, *_ = by_lists.step(lists)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+
+
 def test_a_channel_listed_twice_is_skipped():
     """Every element of MultiDiscrete is an action: [0, 0, 1] probes 0 then 1."""
     a = envs.SpectrumVectorEnv(small(), 1, action="list")

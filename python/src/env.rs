@@ -891,9 +891,19 @@ impl<'a> Copies<'a> {
 
     /// Steps copies `from..to` (indices into this range).
     fn step(&mut self, from: usize, to: usize) {
+        let u = self.users;
         for i in from..to {
+            if i + 3 < to {
+                // The world's own struct (its vectors' headers, some 15 lines): read two
+                // copies ahead to find the blocks.
+                prefetch_all(std::slice::from_ref(&self.worlds[i + 3]));
+            }
             if i + 2 < to {
                 self.worlds[i + 2].hot_headers(prefetch);
+                // The lists, read one copy ahead for the channels they name.
+                for l in &self.lists[(i + 2) * u..(i + 3) * u] {
+                    prefetch_all(l);
+                }
             }
             if i + 1 < to {
                 self.prefetch(i + 1);
@@ -941,7 +951,6 @@ impl<'a> Copies<'a> {
                     prefetch_all(&v[j..=j]);
                 }
             }
-            prefetch_all(l);
         }
         prefetch_all(&seen.obs);
         prefetch_all(&seen.recent);

@@ -82,6 +82,9 @@ pub use scenario::{
 pub use store::folder::{Destination, OutputError, Previous, Replace};
 pub use store::names::{DATA_FILES, ResultKind};
 pub use store::partial::{MergeError, merge as merge_shards};
+/// The cache lines a block spans, for callers that prefetch many worlds (see
+/// [`Stepper::hot_blocks`]).
+pub use util::cache::lines as cache_lines;
 pub use util::cancel::{Cancel, Cancelled};
 pub use util::input::ReadError;
 pub use util::rng::{SimRng, stream};

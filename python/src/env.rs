@@ -900,10 +900,12 @@ impl<'a> Copies<'a> {
             }
             if i + 2 < to {
                 self.worlds[i + 2].hot_headers(prefetch);
-                // The lists, read one copy ahead for the channels they name.
+                // The lists, read one copy ahead for the channels they name, and the copy's
+                // statistics' headers.
                 for l in &self.lists[(i + 2) * u..(i + 3) * u] {
                     prefetch_all(l);
                 }
+                prefetch_all(std::slice::from_ref(&self.seen[i + 2]));
             }
             if i + 1 < to {
                 self.prefetch(i + 1);
@@ -1178,8 +1180,5 @@ fn prefetch(p: *const u8) {
 /// [`prefetch`] of every cache line `data` spans.
 #[inline(always)]
 fn prefetch_all<T>(data: &[T]) {
-    let at: *const u8 = data.as_ptr().cast();
-    for line in 0..size_of_val(data).div_ceil(64) {
-        prefetch(at.wrapping_add(64 * line));
-    }
+    specprobe::cache_lines(data, &mut |p| prefetch(p));
 }

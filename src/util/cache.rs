@@ -6,12 +6,20 @@
 /// The size of a cache line on the machines specprobe targets.
 const LINE: usize = 64;
 
-/// Gives `f` the address of every cache line `data` spans (none for an empty slice).
+/// Gives `f` the start of every cache line `data` spans, once each (none for an empty
+/// slice). A block need not start on a line: one of 160 bytes may span 4 lines, and stepping
+/// 64 bytes from its start would miss the last.
 #[inline]
-pub(crate) fn lines<T>(data: &[T], f: &mut impl FnMut(*const u8)) {
+pub fn lines<T>(data: &[T], f: &mut impl FnMut(*const u8)) {
+    let size = std::mem::size_of_val(data);
+    if size == 0 {
+        return;
+    }
     let at: *const u8 = data.as_ptr().cast();
-    for line in 0..std::mem::size_of_val(data).div_ceil(LINE) {
-        f(at.wrapping_add(LINE * line));
+    let skew = at as usize % LINE;
+    let first = at.wrapping_sub(skew);
+    for line in 0..(skew + size).div_ceil(LINE) {
+        f(first.wrapping_add(LINE * line));
     }
 }
 
@@ -25,15 +33,29 @@ pub(crate) fn lines_of<T>(value: &T, f: &mut impl FnMut(*const u8)) {
 mod tests {
     use super::*;
 
+    /// Every line a block touches, each once, wherever the block starts: a block that does
+    /// not start on a line spans one more (the last was missed when lines were counted from
+    /// the block's start).
     #[test]
     fn every_line_of_a_block_once() {
-        let v = vec![0u64; 20]; // 160 bytes: 3 lines
+        let buf = vec![0u8; 2048];
+        for start in 0..128 {
+            for len in [0, 1, 63, 64, 65, 160, 960] {
+                let block = &buf[start..start + len];
+                let mut seen = Vec::new();
+                lines(block, &mut |p| seen.push(p as usize));
+                let want: Vec<usize> = (0..len)
+                    .map(|b| (block.as_ptr() as usize + b) / LINE * LINE)
+                    .fold(Vec::new(), |mut v, l| {
+                        if v.last() != Some(&l) {
+                            v.push(l);
+                        }
+                        v
+                    });
+                assert_eq!(seen, want, "start {start}, {len} bytes");
+            }
+        }
         let mut seen = Vec::new();
-        lines(&v, &mut |p| seen.push(p as usize - v.as_ptr() as usize));
-        assert_eq!(seen, [0, 64, 128]);
-        seen.clear();
-        lines(&v[..0], &mut |p| seen.push(p as usize));
-        assert!(seen.is_empty());
         lines_of(&7u8, &mut |p| seen.push(p as usize));
         assert_eq!(seen.len(), 1);
     }

@@ -895,6 +895,14 @@ mod tests {
     use crate::scenario::{Scenario, parse};
     use std::path::Path;
 
+    /// The regret scenario of RON `text`.
+    fn regret_of(text: &str) -> RegretScenario {
+        let Scenario::Regret(s) = parse(text, Path::new("s.ron")).unwrap() else {
+            panic!("not a regret scenario")
+        };
+        s
+    }
+
     /// Plays a built-in policy's lists through the stepper, run by run, and returns each
     /// run's totals `(reward, pseudo-regret, realised regret)`.
     fn drive(s: &RegretScenario, experiment: usize, runs: u64) -> Vec<(f64, f64, f64)> {
@@ -943,9 +951,7 @@ mod tests {
                 let text = format!(
                     "Regret(name: \"s\", seed: 5, horizon: 700, runs: 3, {channels}, policies: [(policy: {policy})])"
                 );
-                let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
-                    panic!()
-                };
+                let s = regret_of(&text);
                 let stats =
                     crate::engine::regret::runner::run_regret(&s, &RunOptions::default()).unwrap();
                 let rows: Vec<(f64, f64, f64)> = stats.stats[0][0]
@@ -986,9 +992,7 @@ mod tests {
             let text = format!(
                 "Regret(name: \"s\", seed: 5, horizon: 600, runs: 2, {channels}, policies: [(policy: CcUcb)])"
             );
-            let Scenario::Regret(s) = parse(&text, Path::new("s.ron")).unwrap() else {
-                panic!()
-            };
+            let s = regret_of(&text);
             let stats =
                 crate::engine::regret::runner::run_regret(&s, &RunOptions::default()).unwrap();
             let mut stepper = Stepper::regret(&s, 0).unwrap();
@@ -1034,9 +1038,7 @@ mod tests {
     #[test]
     fn a_grid_configuration_is_its_runs_bit_for_bit() {
         let text = "Regret(name: \"g\", seed: 3, horizon: 500, runs: 2, grid: [(label: \"a\", channels: [(theta: 0.8, cost: Constant(0.3)), (theta: 0.5, cost: Bernoulli(0.2))]), (label: \"b\", channels: [(theta: 0.6, cost: Constant(0.1)), (theta: 0.4, cost: Bernoulli(0.3))])], policies: [(policy: CcUcb)])";
-        let Scenario::Regret(s) = parse(text, Path::new("g.ron")).unwrap() else {
-            panic!()
-        };
+        let s = regret_of(text);
         let stats = crate::engine::regret::runner::run_regret(&s, &RunOptions::default()).unwrap();
         for e in 0..2 {
             let driven = drive(&s, e, 2);
@@ -1158,9 +1160,7 @@ mod tests {
     #[test]
     fn bad_lists_are_refused() {
         let text = "Regret(name: \"s\", seed: 5, horizon: 2, runs: 1, channels: [(theta: 0.5, cost: Constant(0.1)), (theta: 0.4, cost: Constant(0.1))], policies: [(policy: Oracle)])";
-        let Scenario::Regret(s) = parse(text, Path::new("s.ron")).unwrap() else {
-            panic!()
-        };
+        let s = regret_of(text);
         let mut st = Stepper::regret(&s, 0).unwrap();
         assert_eq!(
             st.step(&[&[2]]).unwrap_err(),
@@ -1193,9 +1193,7 @@ mod tests {
     #[test]
     fn observed_costs_and_gains_under_time_left() {
         let text = "Regret(name: \"tl\", seed: 3, horizon: 400, runs: 1, weights: (energy: 1.0, delay: 0.0), slot: (duration: 1.0), reward: TimeLeft(rate: 2.0), channels: [(theta: 0.3, energy: Uniform(lo: 0.0, hi: 0.05), delay: Uniform(lo: 0.05, hi: 0.2)), (theta: 0.2, energy: Constant(0.01), delay: Constant(0.1))], policies: [(policy: Oracle)])";
-        let Scenario::Regret(s) = parse(text, Path::new("tl.ron")).unwrap() else {
-            panic!()
-        };
+        let s = regret_of(text);
         let mut st = Stepper::regret(&s, 0).unwrap();
         let (lo, hi) = st.environment().observed_cost_range();
         // Channel 0 from 0 + 2·0.05 to 0.05 + 2·0.2; channel 1 is 0.01 + 2·0.1.
@@ -1231,9 +1229,7 @@ mod tests {
         assert!(wide > 100 && gains > 50, "{wide} {gains}");
         // Without the rule, what a learner observes is the bandit cost.
         let plain = "Regret(name: \"p\", seed: 3, horizon: 4, runs: 1, channels: [(theta: 0.3, cost: Uniform(lo: 0.1, hi: 0.3))], policies: [(policy: Oracle)])";
-        let Scenario::Regret(s) = parse(plain, Path::new("p.ron")).unwrap() else {
-            panic!()
-        };
+        let s = regret_of(plain);
         let env = Stepper::regret(&s, 0).unwrap().environment().clone();
         assert_eq!(env.observed_cost_range(), env.cost_range());
     }

@@ -509,8 +509,11 @@ class MultiUserVectorEnv:
     cascades has no closed form and reads NaN: the realised regret of ``totals()`` holds). The
     scenario's timing (carrier sensing), collision and feedback models apply. Copy i of a
     vector seeded S plays run i of the scenario with seed S; its episodes end by truncation at
-    the horizon (or ``max_episode_steps``), and the next ``step`` starts the next episode
-    (Gymnasium's ``NEXT_STEP``)."""
+    the horizon (or ``max_episode_steps``). ``autoreset_mode`` (declared in ``metadata``):
+    ``NEXT_STEP`` (default: the next ``step`` starts the next episode, ``info["reset"]``
+    marking the copies it reset), ``SAME_STEP`` (the step that ends an episode returns the
+    next one's first observation, the last in ``info["final_obs"]`` with its mask
+    ``info["_final_obs"]``) or ``DISABLED`` (``reset(options={"reset_mask": mask})``)."""
 
     def __init__(self, scenario: Any, num_envs: int = 1, *, max_episode_steps: Optional[int] = None,
                  observation: Sequence[str] = OBSERVATION_PARTS, window: int = 1,
@@ -537,7 +540,9 @@ class MultiUserVectorEnv:
         self._action, self._copy = action, copy
         self._buf = _views(self._core)
         self._obs = self._buf["obs"].reshape(self.num_envs, users, dim)
+        self._final = self._buf["final_obs"].reshape(self.num_envs, users, dim)
         self._reward = self._buf["reward"].reshape(self.num_envs, users)
+        self.metadata = {"autoreset_mode": self._autoreset}
         self._act = self._buf["action"].reshape(
             (self.num_envs, users) if action == "channel" else (self.num_envs, users, k))
         low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim, window)
@@ -567,6 +572,15 @@ class MultiUserVectorEnv:
         info = {"oracle_expected_reward": self._out(buf["oracle"]),
                 "pseudo_regret": self._out(buf["regret"]),
                 "reset": self._out(buf["reset_now"])}
+        ended = buf["has_final"]
+        if ended.any():
+            # SAME_STEP: the copies whose episode ended in this step return the next one's
+            # first observation; their last is here (the reward, flags and info are the
+            # step's own), as Gymnasium's vectors give it.
+            final = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                final[i] = self._final[i].copy()
+            info["final_obs"], info["_final_obs"] = final, ended.copy()
         return (self._out(self._obs), self._out(self._reward), self._out(buf["terminated"]),
                 self._out(buf["truncated"]), info)
 

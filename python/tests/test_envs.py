@@ -224,6 +224,33 @@ def test_the_window_shows_the_last_slots_most_recent_first(mode):
     assert restarts == 2 * n  # episodes of 7 slots: two restarts each in 20 steps
 
 
+def test_the_many_users_vector_keeps_the_last_observation_in_same_step():
+    """SAME_STEP: the step that ends an episode returns the next one's first observation and
+    the last in info["final_obs"]; it is the observation NEXT_STEP returns at that step."""
+    nxt = envs.MultiUserVectorEnv(multi(horizon=30), 3, max_episode_steps=4)
+    same = envs.MultiUserVectorEnv(multi(horizon=30), 3, max_episode_steps=4,
+                                   autoreset_mode=AutoresetMode.SAME_STEP)
+    assert same.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert nxt.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    o1, _ = nxt.reset(seed=2)
+    o2, _ = same.reset(seed=2)
+    rng = np.random.default_rng(4)
+    for t in range(1, 5):
+        a = rng.integers(0, nxt.channels + 1, size=(3, nxt.users))
+        o1, r1, _, t1, i1 = nxt.step(a)
+        o2, r2, _, t2, i2 = same.step(a)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(t1, t2)
+        if t < 4:
+            assert "final_obs" not in i2
+            np.testing.assert_array_equal(o1, o2)
+    assert t2.all() and i2["_final_obs"].all()
+    for i in range(3):
+        np.testing.assert_array_equal(i2["final_obs"][i], o1[i])
+    # The next episode's first observation: nothing seen yet but the time part (0).
+    assert not o2.any()
+
+
 def test_the_window_in_the_many_users_env():
     w = 2
     plain = envs.MultiUserVectorEnv(multi(horizon=30), 2)

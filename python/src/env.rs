@@ -719,14 +719,15 @@ fn check_memory(n: usize, per_copy: u128) -> PyResult<()> {
 /// integers: a positive float's bits order as the float does, so each channel is the key
 /// `(!bits) << 32 | channel`, whose increasing order is the list (`keys` is scratch).
 fn ranked<'a>(scores: &[f32], keys: &'a mut Vec<u64>) -> impl Iterator<Item = usize> + 'a {
-    keys.clear();
-    keys.extend(
-        scores
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| **x > 0.0)
-            .map(|(c, x)| (u64::from(!x.to_bits()) << 32) | c as u64),
-    );
+    // Every key is written and only the positive ones kept (the count moves by the test):
+    // the signs of an agent's scores are coin flips, which a branch would mispredict.
+    keys.resize(scores.len(), 0);
+    let mut kept = 0;
+    for (c, x) in scores.iter().enumerate() {
+        keys[kept] = (u64::from(!x.to_bits()) << 32) | c as u64;
+        kept += usize::from(*x > 0.0);
+    }
+    keys.truncate(kept);
     keys.sort_unstable();
     keys.iter().map(|key| (key & 0xffff_ffff) as usize)
 }

@@ -99,6 +99,25 @@ def _seed(seed: Any, name: str = "seed") -> Optional[int]:
     return None if seed is None else _whole(seed, name, 0, 2**64)
 
 
+def _vector_seed(seed: Any, n: int) -> Optional[int]:
+    """A vector's seed: an int S, or Gymnasium's list of one seed per environment. Environment
+    i plays run i of one seed S, so a list must read S, S + 1, … (None for any entry but the
+    first: Gymnasium's own vectors pass that too)."""
+    if not isinstance(seed, (list, tuple)):
+        return _seed(seed)
+    if len(seed) != n:
+        raise ValueError(f"seed: {len(seed)} seeds for {n} environments")
+    first = _seed(seed[0], "seed[0]")
+    for i, s in enumerate(seed[1:], start=1):
+        if s is None:
+            continue
+        if first is None or _seed(s, f"seed[{i}]") != first + i:
+            raise ValueError(
+                f"seed: environment i plays run i of one seed S, so a list of seeds reads S, "
+                f"S + 1, ... (or None); seed[{i}] is {s!r} after seed[0] = {first!r}")
+    return first
+
+
 def _channel(action: Any, k: int, name: str = "action") -> int:
     """One channel (or the stop symbol K) as Gymnasium's ``Discrete(K + 1)`` holds it: an
     integer, not a float that would be truncated."""
@@ -255,11 +274,7 @@ class SpectrumVectorEnv(VectorEnv):
         """Resets every environment (or those of ``options["reset_mask"]``); ``seed``: an int
         S (environment i plays run i of seed S) or a list of one seed per environment, whose
         first entry seeds the vector (the others must follow it as S, S + 1, … or be None)."""
-        if isinstance(seed, (list, tuple)):
-            if len(seed) != self.num_envs:
-                raise ValueError(f"seed: {len(seed)} seeds for {self.num_envs} environments")
-            seed = seed[0]
-        seed = _seed(seed)
+        seed = _vector_seed(seed, self.num_envs)
         mask = None
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"], dtype=bool)
@@ -549,8 +564,8 @@ class MultiUserVectorEnv:
         self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.single_action_space = _action_space(action, k)
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
-        seed = _seed(seed)
+    def reset(self, *, seed: Any = None, options: Optional[Dict[str, Any]] = None):
+        seed = _vector_seed(seed, self.num_envs)
         mask = None
         if options and "reset_mask" in options:
             mask = np.asarray(options["reset_mask"], dtype=bool)

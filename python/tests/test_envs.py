@@ -336,6 +336,22 @@ def test_bad_arguments_name_the_argument_and_the_rule(call, match):
         call()
 
 
+def test_a_list_of_seeds_is_one_seed_for_the_vector():
+    """Environment i plays run i of one seed S: Gymnasium's list of seeds is taken when it
+    reads S, S + 1, … (or None after the first), and refused otherwise."""
+    for make in (lambda: envs.SpectrumVectorEnv(small(), 3),
+                 lambda: envs.MultiUserVectorEnv(multi(), 3)):
+        a, b = make(), make()
+        o1, _ = a.reset(seed=[7, 8, 9])
+        o2, _ = b.reset(seed=7)
+        np.testing.assert_array_equal(o1, o2)
+        a.reset(seed=[7, None, None])
+        with pytest.raises(ValueError, match=r"seed\[1\] is 5 after seed\[0\] = 7"):
+            a.reset(seed=[7, 5, 9])
+        with pytest.raises(ValueError, match="2 seeds for 3 environments"):
+            a.reset(seed=[7, 8])
+
+
 def test_many_users_actions_are_one_integer_per_agent():
     env = envs.MultiUserParallelEnv(multi())
     env.reset(seed=1)

@@ -458,11 +458,16 @@ impl VecWorld {
                         self.worlds.len()
                     )));
                 }
+                let every = mask.iter().all(|&m| m);
                 for (i, m) in mask.into_iter().enumerate() {
                     if m {
                         self.reset_one(i);
                         self.write_obs(i, false);
                     }
+                }
+                // A mask of every copy resets them all, as a reset without one does.
+                if every {
+                    self.interrupted = None;
                 }
             }
         }

@@ -474,7 +474,15 @@ def test_ctrl_c_stops_a_long_step_and_the_vector_asks_for_a_reset():
     with pytest.raises(ValueError, match=r"interrupted \(Ctrl-C\) when environments 0\.\.\d+ of 100000"):
         vec.step(actions)
     assert stopped < 5.0
-    # A reset of every copy makes it usable again, with the draws of a fresh vector.
+    # A reset of part of the copies is not enough; a reset of every copy makes it usable
+    # again (by mask too), with the draws of a fresh vector.
+    some = np.zeros(n, bool)
+    some[:10] = True
+    vec.reset(options={"reset_mask": some})
+    with pytest.raises(ValueError, match="interrupted"):
+        vec.step(actions)
+    vec.reset(options={"reset_mask": np.ones(n, bool)})
+    vec.step(actions)
     vec.reset(seed=5)
     first = vec.step(actions)[0][:8].copy()
     fresh = envs.SpectrumVectorEnv(scenario, 8, seed=5)

@@ -415,8 +415,9 @@ class SpectrumProbeEnv(gymnasium.Env):
     channel has been probed; the next step opens the next slot. The reward of a step is minus
     its probe's cost, plus the transmission's gain on the step that ends the slot (1 for a
     success; under ``reward: TimeLeft`` the rate times the part of the slot left): a slot's
-    steps sum to the engine's net reward of the slot, and the slots are drawn as ``specprobe run``'s (the same
-    run: ``SpectrumProbeEnv(index=i)`` plays run i of the seed given to ``reset``).
+    steps sum to the engine's net reward of the slot, and the slots are drawn as ``specprobe
+    run``'s (the same run: ``SpectrumProbeEnv(index=i)`` plays run i of the seed given to
+    ``reset``).
 
     Observation (float32): per channel, whether it was probed in the current slot (0/1) and
     the episode's statistics of :class:`SpectrumEnv` (3 values); then t/T and the fraction of

@@ -123,6 +123,9 @@ enum PlainCost {
 pub(crate) struct Simple {
     idle: Vec<u64>,
     cost: Vec<PlainCost>,
+    /// Some cost is drawn (Bernoulli) from its channel's cost key: constant costs never read
+    /// theirs. Kept, not recomputed: the vector env asks for every copy and step.
+    draws_costs: bool,
 }
 
 impl Simple {
@@ -147,15 +150,18 @@ impl Simple {
                 CostModel::Split(_) => return None,
             });
         }
-        Some(Simple { idle, cost })
+        let draws_costs = cost.iter().any(|c| matches!(c, PlainCost::Bernoulli(_)));
+        Some(Simple {
+            idle,
+            cost,
+            draws_costs,
+        })
     }
 
     /// Whether a probe draws its cost from the channel's cost key (some cost is Bernoulli): a
     /// constant cost never reads it.
     pub(crate) fn draws_costs(&self) -> bool {
-        self.cost
-            .iter()
-            .any(|c| matches!(c, PlainCost::Bernoulli(_)))
+        self.draws_costs
     }
 }
 

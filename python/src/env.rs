@@ -484,11 +484,10 @@ impl VecWorld {
                 self.worlds.len()
             )));
         }
-        self.worlds[index].reset(run);
         self.episode[index] = 1;
-        self.seen[index].clear();
-        self.ended[index] = false;
-        self.write_obs(index, false);
+        let mut copies = Copies::of(self);
+        copies.restart(index, run);
+        copies.write_obs(index, false);
         Ok(())
     }
 
@@ -586,18 +585,9 @@ impl VecWorld {
 
     /// Copy `i` at the start of its next episode (episode `e`: run `i + e·2³²`).
     fn reset_one(&mut self, i: usize) {
-        let run = self.first + i as u64 + self.episode[i] * EPISODE_STRIDE;
-        self.episode[i] += 1;
-        self.worlds[i].reset(run);
-        self.seen[i].clear();
-        self.ended[i] = false;
-        for r in &mut self.reward[i * self.users..(i + 1) * self.users] {
-            *r = 0.0;
-        }
-        self.terminated[i] = 0;
-        self.truncated[i] = 0;
-        self.oracle[i] = 0.0;
-        self.regret[i] = 0.0;
+        let mut copies = Copies::of(self);
+        copies.reset_copy(i);
+        copies.clear_outputs(i);
     }
 
     fn decode_scores(&mut self, scores: &[f32]) -> PyResult<()> {
@@ -964,9 +954,15 @@ impl<'a> Copies<'a> {
         prefetch_all(&seen.recent);
     }
 
+    /// Copy `i` at the start of its next episode (episode `e`: run `first + i + e·2³²`).
     fn reset_copy(&mut self, i: usize) {
         let run = self.first + i as u64 + self.episode[i] * EPISODE_STRIDE;
         self.episode[i] += 1;
+        self.restart(i, run);
+    }
+
+    /// Copy `i` at the start of run `run`: its world, what its users saw, its episode's end.
+    fn restart(&mut self, i: usize, run: u64) {
         self.worlds[i].reset(run);
         self.seen[i].clear();
         self.ended[i] = false;
@@ -1035,8 +1031,8 @@ impl<'a> Copies<'a> {
             if self.parts.last {
                 let w = self.parts.window;
                 let (newest, older) = row[..3 * k * w].split_at_mut(3 * k);
+                // `last` is none before the episode's first slot.
                 let probes = last
-                    .filter(|_| t > 0)
                     .and_then(|o| o.users.get(user))
                     .map_or(&[][..], |step| &step.probes);
                 write_slot(newest, probes);

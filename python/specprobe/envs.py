@@ -94,6 +94,22 @@ def _whole(value: Any, name: str, least: int = 0, below: Optional[int] = None) -
     return int(value)
 
 
+def _count(value: Any, name: str) -> int:
+    """A count of environments or threads: a whole number at least 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name}: must be a whole number at least 1 (got {value!r})")
+    return int(value)
+
+
+def _final_obs(final: np.ndarray, ended: np.ndarray) -> np.ndarray:
+    """Gymnasium's `final_obs`: per environment, a copy of its last observation where its
+    episode ended in the step (`ended`), None elsewhere."""
+    out = np.full(len(ended), None, dtype=object)
+    for i in np.flatnonzero(ended):
+        out[i] = final[i].copy()
+    return out
+
+
 def _seed(seed: Any, name: str = "seed") -> Optional[int]:
     """A seed (64 bits, as the scenario's) or None."""
     return None if seed is None else _whole(seed, name, 0, 2**64)
@@ -224,12 +240,10 @@ class SpectrumVectorEnv(VectorEnv):
         experiment: int = 0,
         first_index: int = 0,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs: must be a whole number at least 1 (got {num_envs!r})")
+        _count(num_envs, "num_envs")
         if action not in ("scores", "list"):
             raise ValueError(f"action: {action!r} is not an action kind (scores or list)")
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-            raise ValueError(f"threads: must be a whole number at least 1 (got {threads!r})")
+        _count(threads, "threads")
         steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         mode_name, self._autoreset = _mode(autoreset_mode)
         text, json = _scenario(scenario)
@@ -297,10 +311,7 @@ class SpectrumVectorEnv(VectorEnv):
         stepped = ~buf["reset_now"] & ~ended
         infos = self._info(stepped)
         if ended.any():
-            final = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(ended):
-                final[i] = self._final[i].copy()
-            infos["final_obs"], infos["_final_obs"] = final, ended
+            infos["final_obs"], infos["_final_obs"] = _final_obs(self._final, ended), ended
             infos["final_info"], infos["_final_info"] = self._info(ended), ended.copy()
         return (self._out(self._obs), self._out(buf["reward"]), self._out(buf["terminated"]),
                 self._out(buf["truncated"]), infos)
@@ -536,10 +547,8 @@ class MultiUserVectorEnv:
                  action: str = "channel", threads: int = 1, seed: Optional[int] = None,
                  first_index: int = 0,
                  copy: bool = True, autoreset_mode: Any = AutoresetMode.NEXT_STEP) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs: must be a whole number at least 1 (got {num_envs!r})")
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-            raise ValueError(f"threads: must be a whole number at least 1 (got {threads!r})")
+        _count(num_envs, "num_envs")
+        _count(threads, "threads")
         steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         mode_name, self._autoreset = _mode(autoreset_mode)
         text, json = _scenario(scenario)
@@ -593,10 +602,7 @@ class MultiUserVectorEnv:
             # SAME_STEP: the copies whose episode ended in this step return the next one's
             # first observation; their last is here (the reward, flags and info are the
             # step's own), as Gymnasium's vectors give it.
-            final = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(ended):
-                final[i] = self._final[i].copy()
-            info["final_obs"], info["_final_obs"] = final, ended.copy()
+            info["final_obs"], info["_final_obs"] = _final_obs(self._final, ended), ended.copy()
         return (self._out(self._obs), self._out(self._reward), self._out(buf["terminated"]),
                 self._out(buf["truncated"]), info)
 

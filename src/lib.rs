@@ -54,7 +54,7 @@ pub use engine::budget::{
     BudgetError, Estimate, TimeError, bytes as format_bytes, machine_memory, parse_bytes,
     parse_duration, peak_memory,
 };
-pub use engine::pipeline::RunError;
+pub use engine::pipeline::{MAX_THREADS, RunError};
 pub use engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };

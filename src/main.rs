@@ -45,7 +45,7 @@ struct OverrideArgs {
     #[arg(long)]
     users: Option<u64>,
     /// Worker threads [default: one per core]; results do not depend on it.
-    #[arg(long, value_parser = value_parser!(u64).range(1..4096))]
+    #[arg(long, value_parser = value_parser!(u64).range(1..=specprobe::MAX_THREADS as u64))]
     threads: Option<u64>,
     /// Refuse runs estimated to need more memory than this (e.g. 8G) [default: this machine's
     /// physical memory].
@@ -203,7 +203,7 @@ enum Command {
         /// The scenario file (RON).
         scenario: PathBuf,
         /// Worker threads the duration is estimated for [default: one per core].
-        #[arg(long, value_parser = value_parser!(u64).range(1..4096))]
+        #[arg(long, value_parser = value_parser!(u64).range(1..=specprobe::MAX_THREADS as u64))]
         threads: Option<u64>,
     },
     /// List the policies with their parameters and defaults.

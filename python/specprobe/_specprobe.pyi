@@ -6,10 +6,11 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, List, Optional, Sequence, Tuple, Union, final
 
-__all__ = ["__version__", "run", "validate", "plot", "merge", "compare", "policies", "VecWorld",
+__all__ = ["__version__", "MAX_THREADS", "run", "validate", "plot", "merge", "compare", "policies", "VecWorld",
            "ProbeWorld"]
 
 __version__: str
+MAX_THREADS: int
 
 def run(
     scenario: str,

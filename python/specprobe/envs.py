@@ -101,6 +101,12 @@ def _count(value: Any, name: str) -> int:
     return int(value)
 
 
+def _threads(value: Any) -> int:
+    """A count of worker threads, bounded as the command line's ``--threads`` is (a larger
+    count would overflow the batches each thread steps)."""
+    return _whole(value, "threads", 1, _specprobe.MAX_THREADS + 1)
+
+
 def _final_obs(final: np.ndarray, ended: np.ndarray) -> np.ndarray:
     """Gymnasium's `final_obs`: per environment, a copy of its last observation where its
     episode ended in the step (`ended`), None elsewhere."""
@@ -243,7 +249,7 @@ class SpectrumVectorEnv(VectorEnv):
         _count(num_envs, "num_envs")
         if action not in ("scores", "list"):
             raise ValueError(f"action: {action!r} is not an action kind (scores or list)")
-        _count(threads, "threads")
+        _threads(threads)
         steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         mode_name, self._autoreset = _mode(autoreset_mode)
         text, json = _scenario(scenario)
@@ -548,7 +554,7 @@ class MultiUserVectorEnv:
                  first_index: int = 0,
                  copy: bool = True, autoreset_mode: Any = AutoresetMode.NEXT_STEP) -> None:
         _count(num_envs, "num_envs")
-        _count(threads, "threads")
+        _threads(threads)
         steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         mode_name, self._autoreset = _mode(autoreset_mode)
         text, json = _scenario(scenario)

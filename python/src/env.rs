@@ -263,6 +263,12 @@ impl VecWorld {
         if n == 0 {
             return Err(PyValueError::new_err("num_envs: must be at least 1"));
         }
+        if threads == 0 || threads > specprobe::MAX_THREADS {
+            return Err(PyValueError::new_err(format!(
+                "threads: must lie in 1..={} (got {threads}), as the command line's --threads",
+                specprobe::MAX_THREADS
+            )));
+        }
         let action = match action {
             "scores" => ActionKind::Scores,
             "list" => ActionKind::List,
@@ -541,7 +547,8 @@ impl VecWorld {
             return self.step_range(0, n);
         }
         // In batches, looking at the signal handlers between two (Ctrl-C).
-        let batch = SIGNAL_BATCH * self.threads;
+        // `threads` is at most MAX_THREADS (checked when built): the product cannot wrap.
+        let batch = SIGNAL_BATCH.saturating_mul(self.threads);
         let mut from = 0;
         while from < n {
             let to = (from + batch).min(n);

@@ -963,6 +963,7 @@ fn policies() -> String {
 #[pymodule]
 fn _specprobe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", specprobe::VERSION)?;
+    m.add("MAX_THREADS", specprobe::MAX_THREADS)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(plot, m)?)?;

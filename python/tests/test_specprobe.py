@@ -477,3 +477,11 @@ def test_dir_lists_the_api_only():
         assert helper not in names, helper
     for api in ["run", "validate", "plot", "merge", "compare", "Results", "Policy", "Problem"]:
         assert api in names, api
+
+
+def test_a_run_refuses_more_threads_than_the_command_line_allows():
+    """`threads` is bounded as `--threads` is: a count such as 2^62 is refused by name before
+    any worker starts (the pool would otherwise ask the system for that many threads)."""
+    with pytest.raises(specprobe.SpecprobeError, match=r"threads: must lie in 1\.\.=4095 \(got 4611686018427387904\)"):
+        specprobe.run(FIG1A, runs=1, horizon=10, threads=2**62)
+    assert specprobe._specprobe.MAX_THREADS == 4095

@@ -83,6 +83,14 @@ pub enum RunError {
     /// The per-run rows could not be written.
     #[error("cannot write the per-run rows: {0}")]
     Sink(std::io::Error),
+    /// More worker threads than [`MAX_THREADS`] were asked for.
+    #[error("threads: must lie in 1..={max} (got {threads}): more workers than that only contend for the cores")]
+    TooManyThreads {
+        /// Threads asked for.
+        threads: usize,
+        /// The largest count allowed, [`MAX_THREADS`].
+        max: usize,
+    },
     /// Rayon could not start its workers.
     #[error("cannot start {threads} worker threads: {error}")]
     ThreadPool {
@@ -93,10 +101,21 @@ pub enum RunError {
     },
 }
 
+/// The most worker threads a run, a training environment or `--threads` may ask for: the
+/// bound is checked before any thread or buffer is made (a count such as 2⁶² would otherwise
+/// overflow the batch arithmetic or ask the system for that many threads).
+pub const MAX_THREADS: usize = 4095;
+
 /// Builds the worker pool.
 pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
+        if n == 0 || n > MAX_THREADS {
+            return Err(RunError::TooManyThreads {
+                threads: n,
+                max: MAX_THREADS,
+            });
+        }
         builder = builder.num_threads(n);
     }
     builder.build().map_err(|source| RunError::ThreadPool {
@@ -252,4 +271,22 @@ fn fold_job<K: Kind>(
         first = last;
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pool_refuses_thread_counts_beyond_the_bound() {
+        for n in [0, MAX_THREADS + 1, 1 << 52, usize::MAX] {
+            let err = thread_pool(Some(n)).expect_err("refused");
+            assert!(
+                err.to_string()
+                    .starts_with(&format!("threads: must lie in 1..=4095 (got {n})")),
+                "{err}"
+            );
+        }
+        assert!(thread_pool(Some(2)).is_ok());
+    }
 }

@@ -82,10 +82,11 @@ pub(crate) trait TeamBuiltin:
         None
     }
 
-    /// The rules the parameters break for `k` channels and horizon `horizon`, as
-    /// (parameter, rule) (default: a team without parameters breaks none).
-    fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
-        let _ = (k, horizon);
+    /// The rules the parameters break for `k` channels, `users` users and horizon `horizon`,
+    /// as (parameter, rule) (default: a team without parameters breaks none). Checked when the
+    /// scenario is, and again when `--users` or `--horizon` override it.
+    fn check(&self, k: usize, users: usize, horizon: u64) -> Vec<(String, String)> {
+        let _ = (k, users, horizon);
         Vec::new()
     }
 

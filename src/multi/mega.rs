@@ -84,7 +84,7 @@ impl TeamBuiltin for MegaSpec {
     fn is_classic(&self) -> bool {
         true
     }
-    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+    fn check(&self, _k: usize, _users: usize, _horizon: u64) -> Vec<(String, String)> {
         self.check_params()
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> Mega {

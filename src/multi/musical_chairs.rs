@@ -55,7 +55,7 @@ impl TeamBuiltin for MusicalChairsSpec {
     fn is_classic(&self) -> bool {
         true
     }
-    fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
+    fn check(&self, k: usize, _users: usize, horizon: u64) -> Vec<(String, String)> {
         self.t0
             .check(k, horizon)
             .err()

@@ -88,11 +88,11 @@ macro_rules! builtin_teams {
                 }
             }
 
-            /// The rules the parameters break for `k` channels and horizon `horizon`, as
-            /// (parameter, rule).
-            pub(crate) fn check(&self, k: usize, horizon: u64) -> Vec<(String, String)> {
+            /// The rules the parameters break for `k` channels, `users` users and horizon
+            /// `horizon`, as (parameter, rule).
+            pub(crate) fn check(&self, k: usize, users: usize, horizon: u64) -> Vec<(String, String)> {
                 match self {
-                    $(TeamSpec::$name(s) => s.check(k, horizon),)*
+                    $(TeamSpec::$name(s) => s.check(k, users, horizon),)*
                 }
             }
 

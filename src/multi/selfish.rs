@@ -71,7 +71,7 @@ impl TeamBuiltin for SelfishSpec {
     fn allows_user_means(&self) -> bool {
         true
     }
-    fn check(&self, k: usize, _horizon: u64) -> Vec<(String, String)> {
+    fn check(&self, k: usize, _users: usize, _horizon: u64) -> Vec<(String, String)> {
         self.policy_check(k)
     }
     fn ns_per_user_slot(&self, k: u64, _users: u64) -> f64 {

@@ -68,7 +68,7 @@ impl TeamBuiltin for SicMmabSpec {
     fn needs_feedback(&self) -> Option<Feedback> {
         Some(Feedback::SensingAndCollision)
     }
-    fn check(&self, _k: usize, _horizon: u64) -> Vec<(String, String)> {
+    fn check(&self, _k: usize, _users: usize, _horizon: u64) -> Vec<(String, String)> {
         // The fixation phase is how users find orthogonal seats: without one slot of it no
         // user is ever fixed and the team never leaves it.
         match self.t0 {

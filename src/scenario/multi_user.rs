@@ -319,7 +319,7 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
                 ),
             );
         }
-        for (param, rule) in p.policy.check(k.max(1), raw.horizon) {
+        for (param, rule) in p.policy.check(k.max(1), raw.users as usize, raw.horizon) {
             let mut path = at.field("policy");
             for part in param.split('.') {
                 path = path.field(part);

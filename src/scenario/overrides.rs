@@ -23,8 +23,21 @@ pub struct Overrides {
 }
 
 /// An override that cannot apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum OverrideError {
+    /// `--users` or `--horizon` breaks a rule of a policy's parameters (the rules the scenario
+    /// check applies, applied again to the new values).
+    #[error("{flag}: policy `{label}`'s `{param}` {rule}")]
+    PolicyRule {
+        /// The override (`--users` or `--horizon`).
+        flag: &'static str,
+        /// The policy's label.
+        label: String,
+        /// The parameter.
+        param: String,
+        /// The rule it breaks with the new value.
+        rule: String,
+    },
     /// `--horizon` for an identification scenario.
     #[error(
         "--horizon: identification scenarios have no horizon (runs stop when the algorithm does, or at `sample_cap`)"
@@ -166,7 +179,35 @@ impl MultiUserScenario {
             }
             self.header.horizon = h;
         }
+        if o.users.is_some() || o.horizon.is_some() {
+            self.check_policies_again(if o.users.is_some() { "--users" } else { "--horizon" })?;
+        }
         Ok(self)
+    }
+
+    /// The built-in policies' parameter rules for the overridden users and horizon (a policy
+    /// may need fewer users than channels, or a phase shorter than the horizon).
+    fn check_policies_again(&self, flag: &'static str) -> Result<(), OverrideError> {
+        if self.sweep.is_some() {
+            // Each cell was checked on its own.
+            return Ok(());
+        }
+        for p in &self.policies {
+            if let crate::scenario::multi_user::TeamKind::Builtin(spec) = &p.kind
+                && let Some((param, rule)) = spec
+                    .check(self.env.len(), self.users, self.header.horizon)
+                    .into_iter()
+                    .next()
+            {
+                return Err(OverrideError::PolicyRule {
+                    flag,
+                    label: p.label.clone(),
+                    param,
+                    rule,
+                });
+            }
+        }
+        Ok(())
     }
 }
 

@@ -44,7 +44,7 @@ impl TeamBuiltin for CentralizedSpec {
         super::USER_SLOT_NS + per_slot / users.max(1) as f64
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> Centralized {
-        Centralized::new(env.len(), users, self.0)
+        Centralized::new(env.len(), users, self.0, env.horizon())
     }
 }
 
@@ -61,9 +61,9 @@ pub(crate) struct Centralized {
 
 impl Centralized {
     /// `k` channels, `users` users.
-    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec) -> Centralized {
+    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, horizon: u64) -> Centralized {
         Centralized {
-            ix: Box::new(Indices::new(k, spec.index, spec.rules())),
+            ix: Box::new(Indices::new(k, spec.index, spec.rules(horizon))),
             users,
             best: Vec::with_capacity(k),
             values: Vec::with_capacity(k),
@@ -132,7 +132,7 @@ mod tests {
             index: crate::policy::IndexKind::Ucb,
             ..IndexSpec::default()
         };
-        let mut c = Centralized::new(3, 5, spec);
+        let mut c = Centralized::new(3, 5, spec, 100);
         let mut lists = vec![Vec::new(); 5];
         let mut rngs: Vec<SimRng> = (0..5).map(|u| crate::util::rng::stream(1, u, 0)).collect();
         c.plan(1, &mut lists, &mut rngs);
@@ -149,7 +149,7 @@ mod tests {
             convention: crate::policy::Convention::SMPyBandits,
             ..IndexSpec::default()
         };
-        let mut c = Centralized::new(3, 2, spec);
+        let mut c = Centralized::new(3, 2, spec, 100);
         let mut rngs: Vec<SimRng> = (0..2).map(|u| crate::util::rng::stream(2, u, 0)).collect();
         let mut lists = vec![Vec::new(); 2];
         let mut kept = [0u32; 3];
@@ -166,7 +166,7 @@ mod tests {
             assert!((f64::from(n) - 2000.0).abs() < 5.0 * sd, "{kept:?}");
         }
         // Channels 1 and 2 alike, channel 0 unseen: indices [∞, g, g].
-        let mut c = Centralized::new(3, 2, spec);
+        let mut c = Centralized::new(3, 2, spec, 100);
         for ch in [1, 2] {
             c.ix.add(ch, true);
         }

@@ -39,7 +39,7 @@ impl IndexKind {
         match self {
             // Every operation is monotone under round-to-nearest: the values at the ends
             // bracket the computed index exactly.
-            IndexKind::Ucb => (lo, hi),
+            IndexKind::Ucb | IndexKind::UcbH => (lo, hi),
             IndexKind::KlUcb => (
                 lo - MARGIN * lo.abs() - f64::MIN_POSITIVE,
                 hi + MARGIN * hi.abs() + f64::MIN_POSITIVE,
@@ -59,7 +59,7 @@ impl IndexKind {
     /// the epoch bounds are, for the root's tolerance, and never below `p` (the root search
     /// never returns less).
     fn cheap_bounds(self, n: u64, s: u64, log_t: f64) -> Option<(f64, f64)> {
-        if self == IndexKind::Ucb || n == 0 {
+        if self != IndexKind::KlUcb || n == 0 {
             return None;
         }
         let n = n as f64;
@@ -80,7 +80,7 @@ impl IndexKind {
     /// for a channel never sampled, and where the one-step bounds do not apply. `bound` is the
     /// channel's [`kl_upper_bound`] at this slot when the caller has it.
     fn step_bounds(self, n: u64, s: u64, log_t: f64, bound: Option<f64>) -> Option<(f64, f64)> {
-        if self == IndexKind::Ucb || n == 0 {
+        if self != IndexKind::KlUcb || n == 0 {
             return None;
         }
         let n = n as f64;
@@ -126,7 +126,7 @@ impl IndexSpec {
     /// (McTopM), UCB's 34 ns (rhoRand), rounded up.
     pub(crate) fn ns_per_slot(&self, k: u64) -> f64 {
         let per_channel = match self.index {
-            IndexKind::Ucb => 40.0,
+            IndexKind::Ucb | IndexKind::UcbH => 40.0,
             IndexKind::KlUcb => 90.0,
         };
         super::USER_SLOT_NS + per_channel * k as f64
@@ -134,9 +134,9 @@ impl IndexSpec {
 }
 
 impl IndexSpec {
-    /// The rules the index follows.
-    pub(crate) fn rules(&self) -> Rules {
-        Rules::new(self.convention, self.time, self.ties)
+    /// The rules the index follows in a run of `horizon` slots.
+    pub(crate) fn rules(&self, horizon: u64) -> Rules {
+        Rules::new(self.convention, self.time, self.ties).at_horizon(horizon)
     }
 
     /// The label suffix: the index, then `-smpy` under SMPyBandits' convention.

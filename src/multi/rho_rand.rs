@@ -36,7 +36,7 @@ impl TeamBuiltin for RhoRandSpec {
         self.0.ns_per_slot(k)
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> RhoRand {
-        RhoRand::new(env.len(), users, self.0)
+        RhoRand::new(env.len(), users, self.0, env.horizon())
     }
 }
 
@@ -54,10 +54,10 @@ pub(crate) struct RhoRand {
 
 impl RhoRand {
     /// `k` channels, `users` users.
-    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec) -> RhoRand {
+    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, horizon: u64) -> RhoRand {
         RhoRand {
             ix: (0..users)
-                .map(|_| Indices::new(k, spec.index, spec.rules()))
+                .map(|_| Indices::new(k, spec.index, spec.rules(horizon)))
                 .collect(),
             rank: vec![None; users],
             m: users,

@@ -77,7 +77,7 @@ impl TeamBuiltin for RandTopMSpec {
         self.0.ns_per_slot(k)
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
-        TopM::new(env.len(), users, self.0, false)
+        TopM::new(env.len(), users, self.0, false, env.horizon())
     }
 }
 
@@ -99,7 +99,7 @@ impl TeamBuiltin for McTopMSpec {
         self.0.ns_per_slot(k)
     }
     fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> TopM {
-        TopM::new(env.len(), users, self.0, true)
+        TopM::new(env.len(), users, self.0, true, env.horizon())
     }
 }
 
@@ -134,9 +134,9 @@ pub(crate) struct TopM {
 
 impl TopM {
     /// `k` channels, `users` users; `chair`: MCTopM, otherwise RandTopM.
-    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, chair: bool) -> TopM {
+    pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, chair: bool, horizon: u64) -> TopM {
         let reference = spec.convention == Convention::SMPyBandits;
-        let mut rules = spec.rules();
+        let mut rules = spec.rules(horizon);
         // SMPyBandits' M best are the last M of `np.argsort(index)`, equal indices in index
         // order: the higher channel first (see the module docs).
         if reference && spec.ties.is_none() {
@@ -316,7 +316,7 @@ mod tests {
         let k = 5;
         let mut orders = std::collections::BTreeSet::new();
         for seed in 0..20 {
-            let mut team = TopM::new(k, 3, spec, true);
+            let mut team = TopM::new(k, 3, spec, true, 100);
             let mut rngs: Vec<SimRng> = (0..3)
                 .map(|u| crate::util::rng::stream(seed, u, 0))
                 .collect();
@@ -352,7 +352,7 @@ mod tests {
             convention: Convention::SMPyBandits,
             ..IndexSpec::default()
         };
-        let rule = |spec: IndexSpec| TopM::new(4, 2, spec, true).ix[0].rules().ties;
+        let rule = |spec: IndexSpec| TopM::new(4, 2, spec, true, 100).ix[0].rules().ties;
         assert_eq!(rule(smpy), Ties::HigherChannel);
         assert_eq!(rule(IndexSpec::default()), Ties::LowerChannel);
         let random = IndexSpec {
@@ -361,7 +361,7 @@ mod tests {
         };
         assert_eq!(rule(random), Ties::Random);
         // Every channel seen once and idle: four equal indices, the M = 2 best are 3 and 2.
-        let mut team = TopM::new(4, 2, smpy, true);
+        let mut team = TopM::new(4, 2, smpy, true, 100);
         for c in 0..4 {
             team.ix[0].add(c, true);
         }
@@ -379,7 +379,7 @@ mod tests {
                 index: crate::policy::IndexKind::Ucb,
                 ..IndexSpec::default()
             };
-            let mut team = TopM::new(4, 2, spec, chair);
+            let mut team = TopM::new(4, 2, spec, chair, 100);
             let mut rngs: Vec<SimRng> = (0..2).map(|u| crate::util::rng::stream(7, u, 0)).collect();
             let mut lists = vec![Vec::new(); 2];
             // Channel 0 and 1 look best; user 0 settles on one of them without collisions.

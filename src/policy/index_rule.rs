@@ -27,6 +27,9 @@ pub(crate) enum IndexKind {
     /// `ln ln t` term, the index Besson & Kaufmann's experiments use; the default).
     #[default]
     KlUcb,
+    /// UCB-H: `μ̂ + sqrt(ln t / (2N))`, Hoeffding's bonus (with `time: Horizon`, `t` = T: the
+    /// index of the DPE repository's MCTopM).
+    UcbH,
 }
 
 impl IndexKind {
@@ -35,6 +38,7 @@ impl IndexKind {
         match self {
             IndexKind::Ucb => "ucb",
             IndexKind::KlUcb => "klucb",
+            IndexKind::UcbH => "ucbh",
         }
     }
 
@@ -60,6 +64,7 @@ impl IndexKind {
         match self {
             IndexKind::Ucb => mean + (2.0 * log_t / n).sqrt(),
             IndexKind::KlUcb => crate::model::theory::kl_upper(mean, n, log_t),
+            IndexKind::UcbH => mean + (log_t / (2.0 * n)).sqrt(),
         }
     }
 }
@@ -106,6 +111,8 @@ pub(crate) enum Clock {
     /// The samples the index's owner has received so far (a user's slots before this one; the
     /// coordinator's, every user's).
     Samples,
+    /// The run's horizon T, whatever the slot: a fixed confidence level (UCB-H).
+    Horizon,
 }
 
 /// How ties between equal indices are broken.
@@ -130,6 +137,8 @@ pub(crate) struct Rules {
     pub clock: Clock,
     /// Ties.
     pub ties: Ties,
+    /// The run's horizon, for `Clock::Horizon` (0 until [`Rules::at_horizon`] sets it).
+    pub horizon: u64,
 }
 
 impl Rules {
@@ -143,7 +152,17 @@ impl Rules {
             convention,
             clock: time.unwrap_or(clock),
             ties: ties.unwrap_or(tie),
+            horizon: 0,
         }
+    }
+
+    /// The rules of a run of `horizon` slots (what `Clock::Horizon` reads; the other clocks
+    /// ignore it, and the defaults stay the defaults).
+    pub(crate) fn at_horizon(mut self, horizon: u64) -> Rules {
+        if self.clock == Clock::Horizon {
+            self.horizon = horizon;
+        }
+        self
     }
 
     /// Whether every rule is specprobe's default (the policies' fast paths).
@@ -157,6 +176,7 @@ impl Rules {
         match self.clock {
             Clock::Slots => t,
             Clock::Samples => samples,
+            Clock::Horizon => self.horizon,
         }
     }
 }
@@ -179,6 +199,18 @@ mod tests {
             Rules::new(Convention::SMPyBandits, None, None).clock(10, 4),
             4
         );
+        let h = Rules::new(Convention::Specprobe, Some(Clock::Horizon), None).at_horizon(5000);
+        assert_eq!((h.clock(10, 4), h.clock(4000, 3999)), (5000, 5000));
+        assert!(Rules::default().at_horizon(5000).is_default());
+    }
+
+    /// UCB-H is Hoeffding's bonus: UCB1's with a quarter of its level.
+    #[test]
+    fn ucb_h_is_the_mean_plus_hoeffdings_bonus() {
+        let (n, s, t) = (8u64, 3u64, 1000u64);
+        let bonus = ((t as f64).ln() / (2.0 * n as f64)).sqrt();
+        assert_eq!(IndexKind::UcbH.value(n, s, t), 3.0 / 8.0 + bonus);
+        assert!(IndexKind::UcbH.value(n, s, t) < IndexKind::Ucb.value(n, s, t));
     }
 
     /// A clock of 0 or 1 gives `ln t = 0`: the index is the mean (UCB1's bonus and kl-UCB's
@@ -186,7 +218,7 @@ mod tests {
     /// sampled is infinite.
     #[test]
     fn the_first_clocks_give_the_mean() {
-        for kind in [IndexKind::Ucb, IndexKind::KlUcb] {
+        for kind in [IndexKind::Ucb, IndexKind::KlUcb, IndexKind::UcbH] {
             assert_eq!(kind.value(4, 1, 0), 0.25);
             assert_eq!(kind.value(4, 1, 1), 0.25);
             assert!(kind.value(0, 0, 5).is_infinite());

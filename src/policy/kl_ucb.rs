@@ -68,7 +68,7 @@ impl Builtin for KlUcbSpec {
             decide: Decide {
                 kind: IndexKind::KlUcb,
                 reward: self.reward,
-                rules: Rules::new(self.convention, self.time, self.ties),
+                rules: Rules::new(self.convention, self.time, self.ties).at_horizon(env.horizon()),
             },
         }
     }

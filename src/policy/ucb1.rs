@@ -70,7 +70,7 @@ impl Builtin for Ucb1Spec {
         true
     }
     fn build(&self, env: &Environment) -> Ucb1 {
-        let rules = Rules::new(self.convention, self.time, self.ties);
+        let rules = Rules::new(self.convention, self.time, self.ties).at_horizon(env.horizon());
         let mut p = Ucb1::new(env.len(), self.reward);
         if !rules.is_default() {
             p.ruled = Some(Decide {

@@ -23,6 +23,14 @@
 //! `T0`: the paper's `⌈K ln T⌉` (default), or the reference code's `⌈e·K ln T⌉`
 //! (`t0: ReferenceCode`), or a number of slots. Out-of-range indices the reference code would
 //! hit (more users than channels) are taken modulo the active channels instead of failing.
+//!
+//! `fixation: Stay` is the DPE repository's `SynchComm` (`rssalessio/DPE`, the baseline of
+//! Wang et al. 2020): a fixed user stays on its channel for the rest of the fixation phase
+//! (plain Musical Chairs) and takes that channel as its external rank, where the port above
+//! hops to the next channel every slot and computes the rank it will hold at `T0`. Every
+//! later phase is the same code in both repositories (their confidence bounds
+//! `μ̂ ± sqrt(2 ln T / N)` agree: SMPyBandits' α = 4 in `sqrt(α ln T / (2N))`); run it with
+//! `t0: ReferenceCode`, as that repository does.
 
 use super::{Feedback, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
@@ -42,13 +50,31 @@ pub(crate) enum SicT0 {
     Slots(u64),
 }
 
-/// `SicMmab(t0: …)`.
+/// What a user does in the fixation phase once it has a channel to itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum SicFixation {
+    /// Hop to the next channel every slot, the rank being the channel held at `T0`
+    /// (SMPyBandits' port of the authors' code).
+    #[default]
+    Hop,
+    /// Stay, the rank being the channel (the DPE repository's `SynchComm`).
+    Stay,
+}
+
+/// `SicMmab(t0: …, fixation: …)`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SicMmabSpec {
     /// The fixation phase's length (default the paper's).
     #[serde(default)]
     pub t0: SicT0,
+    /// What a fixed user does until `T0` (default: hop).
+    #[serde(default, skip_serializing_if = "is_hop")]
+    pub fixation: SicFixation,
+}
+
+fn is_hop(f: &SicFixation) -> bool {
+    *f == SicFixation::Hop
 }
 
 impl TeamBuiltin for SicMmabSpec {
@@ -60,7 +86,10 @@ impl TeamBuiltin for SicMmabSpec {
         SicMmabSpec::default()
     }
     fn label(&self) -> String {
-        "sic-mmab".into()
+        match self.fixation {
+            SicFixation::Hop => "sic-mmab".into(),
+            SicFixation::Stay => "sic-mmab-stay".into(),
+        }
     }
     fn is_classic(&self) -> bool {
         true
@@ -129,6 +158,7 @@ pub(crate) struct SicMmab {
     t0: u64,
     k: usize,
     log_horizon: f64,
+    stay: bool,
 }
 
 /// α of the confidence bounds (the reference code's default).
@@ -161,6 +191,7 @@ impl SicMmab {
             t0: spec.t0(k, horizon),
             k,
             log_horizon: (horizon.max(2) as f64).ln(),
+            stay: spec.fixation == SicFixation::Stay,
         }
     }
 }
@@ -181,10 +212,11 @@ impl User {
         }
     }
 
-    fn choose(&self, k: usize, t0: u64, rng: &mut SimRng) -> usize {
+    fn choose(&self, k: usize, t0: u64, stay: bool, rng: &mut SimRng) -> usize {
         match self.phase {
             Phase::Fixation => match self.ext_rank {
                 None => rng.random_range(0..k),
+                Some(rank) if stay => rank,
                 Some(_) => (self.last + 1) % k,
             },
             Phase::Estimation => {
@@ -223,12 +255,26 @@ impl User {
     }
 
     /// The reference code's `getReward(arm, reward, collision)`.
-    fn update(&mut self, arm: usize, reward: bool, collision: bool, k: usize, t0: u64, log_t: f64) {
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &mut self,
+        arm: usize,
+        reward: bool,
+        collision: bool,
+        k: usize,
+        t0: u64,
+        log_t: f64,
+        stay: bool,
+    ) {
         self.last = arm;
         match self.phase {
             Phase::Fixation => {
                 if self.ext_rank.is_none() && !collision {
-                    let rank = (t0 as i128 + arm as i128 - self.t as i128).rem_euclid(k as i128);
+                    let rank = if stay {
+                        arm as i128
+                    } else {
+                        (t0 as i128 + arm as i128 - self.t as i128).rem_euclid(k as i128)
+                    };
                     self.ext_rank = Some(rank as usize);
                 }
                 if self.t == t0 {
@@ -334,14 +380,22 @@ impl User {
 impl Team for SicMmab {
     fn plan(&mut self, _t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
         for ((user, list), rng) in self.users.iter().zip(lists).zip(rngs) {
-            list.push(user.choose(self.k, self.t0, rng));
+            list.push(user.choose(self.k, self.t0, self.stay, rng));
         }
     }
 
     fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, _rng: &mut SimRng) {
         if let Some(c) = seen.last {
             let collision = seen.collision == Some(true);
-            self.users[u].update(c, seen.sample, collision, self.k, self.t0, self.log_horizon);
+            self.users[u].update(
+                c,
+                seen.sample,
+                collision,
+                self.k,
+                self.t0,
+                self.log_horizon,
+                self.stay,
+            );
         }
     }
 }
@@ -356,6 +410,7 @@ mod tests {
         assert_eq!(paper, (9.0 * 10_000f64.ln()).ceil() as u64);
         let code = SicMmabSpec {
             t0: SicT0::ReferenceCode,
+            ..SicMmabSpec::default()
         }
         .t0(9, 10_000);
         assert_eq!(

@@ -240,15 +240,12 @@ fn enumerate(
 /// A user's list and its expected reward.
 type Valued = (Vec<usize>, f64);
 
-/// Most `M · 2^K · K` steps [`per_user`]'s exact one-channel assignment takes.
-const ASSIGNMENT_LIMIT: u64 = 1 << 26;
-
 /// Per-user means (`success[u]`, `stop[u]`: user u's channels): the assignment of disjoint
 /// channel sets to the users of largest total expected reward, each user's value on its set
 /// being its best single channel (`single`: the classic model; a user whose best `s − c` is not
 /// positive stays silent) or its UCR-T1 optimum there (cascades). With `copies` (no
-/// collisions) every user takes its own optimum on every channel. Exact by dynamic
-/// programming over the sets of channels taken (`single`, M·2^K·K ≤ 2²⁶) or by enumerating
+/// collisions) every user takes its own optimum on every channel. Exact for one channel each
+/// by the max-weight matching ([`super::matching`], any M and K), for cascades by enumerating
 /// every assignment of each channel to a user or none ((M + 1)^K ≤ 2²⁰); beyond, the better of
 /// greedy in user order (user 0 its optimum on every channel, user 1 on the rest, …) and
 /// dealing (the channels ranked by the users' mean `s − c`, dealt round-robin), labelled.
@@ -290,11 +287,18 @@ pub(crate) fn per_user(
     if copies {
         return total((0..users).map(|u| value_on(u, &all)).collect(), true);
     }
-    let steps = (users as u64)
-        .saturating_mul(1u64.checked_shl(k as u32).unwrap_or(u64::MAX))
-        .saturating_mul(k as u64);
-    if single && k < 32 && steps <= ASSIGNMENT_LIMIT {
-        return total(assign_one_each(success, cost), true);
+    if single {
+        // The max-weight matching of users to channels (Kuhn–Munkres): exact for any M and K.
+        let values: Vec<Vec<f64>> = success
+            .iter()
+            .map(|s| s.iter().zip(cost).map(|(&s, &c)| s - c).collect())
+            .collect();
+        let lists = super::matching::assign_positive(&values, k)
+            .into_iter()
+            .enumerate()
+            .map(|(u, c)| c.map_or((Vec::new(), 0.0), |c| (vec![c], values[u][c])))
+            .collect();
+        return total(lists, true);
     }
     if enumerated(k, users).is_some() {
         let mut owner = vec![0usize; k];
@@ -335,7 +339,9 @@ pub(crate) fn per_user(
 }
 
 /// The best assignment of at most one channel to each user (distinct channels, a user with
-/// no positive `s − c` left silent): dynamic programming over the sets of channels taken.
+/// no positive `s − c` left silent): dynamic programming over the sets of channels taken, the
+/// exponential method the matching replaced, kept as a test oracle.
+#[cfg(test)]
 fn assign_one_each(success: &[Vec<f64>], cost: &[f64]) -> Vec<(Vec<usize>, f64)> {
     let (users, k) = (success.len(), cost.len());
     let states = 1usize << k;
@@ -508,6 +514,25 @@ mod tests {
             all.sort_unstable();
             all.dedup();
             prop_assert_eq!(all.len(), n);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        /// The one-channel benchmark (the matching) equals the dynamic programme over the sets
+        /// of channels it replaced, the exponential method kept as an oracle, on M, K ≤ 7.
+        #[test]
+        fn the_matching_equals_the_dynamic_programme(
+            k in 1usize..=7,
+            users in 1usize..=7,
+            raw in proptest::collection::vec(0.0f64..1.0, 49),
+            cost in proptest::collection::vec(0.0f64..0.4, 7),
+        ) {
+            let s: Vec<Vec<f64>> = (0..users).map(|u| raw[u * 7..u * 7 + k].to_vec()).collect();
+            let c = &cost[..k];
+            let got = per_user(&s, &s, c, true, false, &Cancel::new());
+            let want: f64 = assign_one_each(&s, c).iter().map(|(_, v)| v).sum();
+            prop_assert!((got.expected_reward - want).abs() <= 1e-12, "{} vs {}", got.expected_reward, want);
         }
     }
 

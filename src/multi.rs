@@ -36,6 +36,7 @@ builtin_teams! {
     rank_offset::{RankOffset(RankOffsetSpec)},
     mctopm_cascade::{McTopMCascade(McTopMCascadeSpec)},
     sic_mmab::{SicMmab(SicMmabSpec)},
+    dpe::{Dpe(DpeSpec)},
 }
 
 /// The scenario entry of a built-in many-users policy: its parameters, checked and turned
@@ -107,6 +108,32 @@ pub(crate) trait TeamBuiltin:
         horizon: u64,
         rngs: &mut [SimRng],
     ) -> Self::Team;
+}
+
+/// Whose definitions a policy after 2018 follows where its paper and its authors' code
+/// differ (each policy's documentation lists what `Reference` changes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum CodeConvention {
+    /// The paper's (the default).
+    #[default]
+    Paper,
+    /// The authors' reference code's.
+    Reference,
+}
+
+impl CodeConvention {
+    /// Whether it is the default (left out when a spec is written back).
+    pub(crate) fn is_default(&self) -> bool {
+        *self == CodeConvention::Paper
+    }
+
+    /// The label suffix: `-ref` under the reference code's convention.
+    pub(crate) fn suffix(self) -> &'static str {
+        match self {
+            CodeConvention::Paper => "",
+            CodeConvention::Reference => "-ref",
+        }
+    }
 }
 
 /// CPU of one user-slot of the many-users loop whatever the team (probing, collisions,

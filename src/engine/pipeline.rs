@@ -84,7 +84,9 @@ pub enum RunError {
     #[error("cannot write the per-run rows: {0}")]
     Sink(std::io::Error),
     /// More worker threads than [`MAX_THREADS`] were asked for.
-    #[error("threads: must lie in 1..={max} (got {threads}): more workers than that only contend for the cores")]
+    #[error(
+        "threads: must lie in 1..={max} (got {threads}): more workers than that only contend for the cores"
+    )]
     TooManyThreads {
         /// Threads asked for.
         threads: usize,

@@ -27,16 +27,12 @@ pub struct Overrides {
 pub enum OverrideError {
     /// `--users` or `--horizon` breaks a rule of a policy's parameters (the rules the scenario
     /// check applies, applied again to the new values).
-    #[error("{flag}: policy `{label}`'s `{param}` {rule}")]
+    #[error("{flag}: {rule}")]
     PolicyRule {
         /// The override (`--users` or `--horizon`).
         flag: &'static str,
-        /// The policy's label.
-        label: String,
-        /// The parameter.
-        param: String,
-        /// The rule it breaks with the new value.
-        rule: String,
+        /// The policy's label, its parameter and the rule it breaks with the new value.
+        rule: Box<str>,
     },
     /// `--horizon` for an identification scenario.
     #[error(
@@ -180,7 +176,11 @@ impl MultiUserScenario {
             self.header.horizon = h;
         }
         if o.users.is_some() || o.horizon.is_some() {
-            self.check_policies_again(if o.users.is_some() { "--users" } else { "--horizon" })?;
+            self.check_policies_again(if o.users.is_some() {
+                "--users"
+            } else {
+                "--horizon"
+            })?;
         }
         Ok(self)
     }
@@ -201,9 +201,7 @@ impl MultiUserScenario {
             {
                 return Err(OverrideError::PolicyRule {
                     flag,
-                    label: p.label.clone(),
-                    param,
-                    rule,
+                    rule: format!("policy `{}`'s `{param}` {rule}", p.label).into(),
                 });
             }
         }

@@ -238,25 +238,20 @@ impl Environment {
         )
     }
 
-    /// The same i.i.d. channels idle with probabilities `theta` (one per channel), costs and
-    /// sensing unchanged: one user's channels under per-user means.
-    pub(crate) fn with_idle(&self, theta: &[f64]) -> Environment {
-        let channels = self
-            .channels
-            .iter()
-            .zip(theta)
-            .map(|(c, &t)| {
-                Channel::with(
-                    Occupancy::Iid(crate::model::occupancy::Iid::new(t)),
-                    c.cost.clone(),
-                    c.sensing.clone(),
-                )
-            })
-            .collect();
-        self.keeping_reward(
+    /// The same channels as one user sees them under per-user means: channel `i` idle a
+    /// fraction `theta[i]` of the time on the primary user's shared draws
+    /// ([`crate::model::occupancy::Process::seen_idle`]), costs and sensing unchanged; the
+    /// first channel whose process has no such form, with why.
+    pub(crate) fn with_idle(&self, theta: &[f64]) -> Result<Environment, (usize, String)> {
+        let mut channels = Vec::with_capacity(self.channels.len());
+        for (i, (c, &t)) in self.channels.iter().zip(theta).enumerate() {
+            let occupancy = c.occupancy.seen_idle(t).map_err(|why| (i, why))?;
+            channels.push(Channel::with(occupancy, c.cost.clone(), c.sensing.clone()));
+        }
+        Ok(self.keeping_reward(
             Environment::with(channels, self.slot_duration, self.horizon),
             None,
-        )
+        ))
     }
 
     /// Entries (epochs × (channels + overhead)) of the benchmark's epochs for `occupancies` over

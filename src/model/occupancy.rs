@@ -14,6 +14,7 @@
 #[macro_use]
 mod registry_macro;
 
+#[cfg(test)]
 pub(crate) use iid::Iid;
 pub(crate) use trace::TraceFiles;
 
@@ -115,6 +116,18 @@ pub(crate) trait Process {
     /// What `validate` should say about how the process was read (a trace's header row).
     fn notes(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The same primary user as a user sees it for whom the channel is idle a fraction `theta`
+    /// of the time (per-user means, `user_theta`): the process on the same keys, so that the
+    /// users' paths are as positively correlated as their means allow; `Err(why)` where the
+    /// process has no such form (the default: the process fixes its own idle fraction).
+    fn seen_idle(&self, theta: f64) -> Result<Self, String>
+    where
+        Self: Sized,
+    {
+        let _ = theta;
+        Err("its idle fraction is fixed by its own parameters".to_string())
     }
 }
 

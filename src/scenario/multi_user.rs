@@ -396,21 +396,32 @@ fn check_user_theta(
             );
         }
         if let Some(c) = env.channels().get(i) {
-            if !c.occupancy().is_iid() || !c.sensing().is_perfect() {
-                ck.fail(
-                    &at,
-                    format!("channel {i} is not an i.i.d. channel sensed perfectly: per-user means apply to `theta:` channels only"),
-                );
-            } else if let Some(&first) = row.first()
-                && first != env.theta()[i]
+            let own = env.theta()[i];
+            if let Some(&first) = row.first()
+                && (first - own).abs() > 1e-12 * own.max(1e-300)
             {
                 ck.fail(
                     &at.index(0),
                     format!(
-                        "user 0's value must repeat channel {i}'s own theta, {} (user 0 sees the channels as declared; got {first})",
-                        env.theta()[i]
+                        "user 0's value must repeat channel {i}'s own long-run idle probability, {own} (user 0 sees the channels as declared; got {first})",
                     ),
                 );
+            }
+            // Each user's value must make a process of the channel's kind.
+            for (u, &x) in row.iter().enumerate().skip(1) {
+                if x.is_finite()
+                    && (0.0..=1.0).contains(&x)
+                    && let Err(why) = c.occupancy().seen_idle(x)
+                {
+                    ck.fail(
+                        &at.index(u),
+                        format!(
+                            "channel {i} ({}) cannot be seen idle a fraction {x} of the time by user {u}: {why}; per-user means apply to i.i.d. and Markov channels",
+                            c.occupancy().describe()
+                        ),
+                    );
+                    break;
+                }
             }
         }
     }
@@ -427,9 +438,11 @@ fn check_user_theta(
     if ck.problems.len() > before {
         return None;
     }
-    Some(
-        (0..users as usize)
-            .map(|u| env.with_idle(&m.iter().map(|row| row[u]).collect::<Vec<f64>>()))
-            .collect(),
-    )
+    let mut envs = vec![env.clone()];
+    for u in 1..users as usize {
+        let theta: Vec<f64> = m.iter().map(|row| row[u]).collect();
+        // Checked above, channel by channel.
+        envs.push(env.with_idle(&theta).ok()?);
+    }
+    Some(envs)
 }

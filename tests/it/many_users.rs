@@ -17,6 +17,24 @@ fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     p
 }
 
+/// The `summary.json` of running the scenario at `path` with the library.
+fn run_summary(path: &Path) -> serde_json::Value {
+    let files = Simulation::new(specprobe::load(path).unwrap())
+        .run()
+        .unwrap()
+        .files(&ChartOptions {
+            formats: Vec::new(),
+            ..ChartOptions::default()
+        })
+        .unwrap();
+    let bytes = &files
+        .iter()
+        .find(|f| f.name == "summary.json")
+        .unwrap()
+        .bytes;
+    serde_json::from_slice(bytes).unwrap()
+}
+
 /// The binary streams `runs.csv` as the runs finish; the library keeps the rows: same bytes,
 /// every data file.
 #[test]
@@ -535,7 +553,7 @@ fn per_user_means_are_checked_and_simulated() {
         .to_string();
     for want in [
         "user_theta: needs one row per channel",
-        "user_theta[1][0]: user 0's value must repeat channel 1's own theta",
+        "user_theta[1][0]: user 0's value must repeat channel 1's own long-run idle probability",
         "user_theta[1][1]: must be a probability",
         "policies[0].policy: assumes every user sees the same means",
     ] {
@@ -600,6 +618,69 @@ fn per_user_means_are_checked_and_simulated() {
             .collect::<Vec<_>>()
     };
     assert_eq!(runs(same), runs(plain));
+}
+
+/// Per-user means on every process and sensing model that allows them: Markov channels
+/// (each user's chain keeps the channel's mixing) read with sensing errors run, against the
+/// max-weight matching of the users' success probabilities; the processes whose idle fraction
+/// their own parameters fix are refused at the entry, naming the process and the rule.
+#[test]
+fn per_user_means_apply_to_markov_channels_with_sensing_errors_and_are_refused_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = |channels: &str, matrix: &str| {
+        format!(
+            "MultiUser(name: \"pm\", seed: 9, horizon: 4000, runs: 6, users: 2,
+                channels: [{channels}], user_theta: {matrix},
+                policies: [(policy: Selfish(policy: KlUcb(reward: Idle)))])"
+        )
+    };
+    let sensing = "sensing: (false_alarm: 0.1, missed_detection: 0.2)";
+    let markov = format!(
+        "(occupancy: Markov(idle_to_busy: 0.05, busy_to_idle: 0.15), cost: Constant(0.0), {sensing}),
+         (occupancy: Markov(idle_to_busy: 0.1, busy_to_idle: 0.1), cost: Constant(0.0), {sensing}),
+         (theta: 0.2, cost: Constant(0.0), {sensing})"
+    );
+    let path = write(
+        tmp.path(),
+        "pm.ron",
+        &scenario(&markov, "[[0.75, 0.3], [0.5, 0.9], [0.2, 0.1]]"),
+    );
+    let summary = run_summary(&path);
+    // s = θ(1 − false alarm): user 0 on channel 0 (0.675), user 1 on channel 1 (0.81).
+    assert_eq!(summary["benchmark"]["lists"], serde_json::json!([[0], [1]]));
+    let best = summary["benchmark"]["expected_reward_per_slot"]
+        .as_f64()
+        .unwrap();
+    assert!((best - (0.75 * 0.9 + 0.9 * 0.9)).abs() < 1e-12, "{best}");
+    let realized = summary["policies"][0]["at_horizon"]["realized_regret"]["mean"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        realized.is_finite() && realized < 0.5 * best * 4000.0,
+        "{realized}"
+    );
+    // A chain that cannot keep its mixing at that idle fraction, and processes that fix their own.
+    for (channels, matrix, want) in [
+        (
+            "(occupancy: Markov(idle_to_busy: 0.6, busy_to_idle: 0.7), cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0))".to_string(),
+            "[[0.5384615384615384, 0.05], [0.5, 0.5]]",
+            "user_theta[0][1]: channel 0 (Markov(idle_to_busy: 0.6, busy_to_idle: 0.7)) cannot be seen idle a fraction 0.05 of the time by user 1: no chain with the same mixing",
+        ),
+        (
+            "(occupancy: Piecewise([(until: 100, theta: 0.8), (theta: 0.3)]), cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0))".to_string(),
+            "[[0.3025, 0.4], [0.5, 0.5]]",
+            "user_theta[0][1]: channel 0",
+        ),
+        (
+            "(occupancy: OnOff(idle: Exponential(mean: 4.0), busy: Exponential(mean: 4.0)), cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0))".to_string(),
+            "[[0.5, 0.4], [0.5, 0.5]]",
+            "its idle fraction is fixed by its own parameters; per-user means apply to i.i.d. and Markov channels",
+        ),
+    ] {
+        let path = write(tmp.path(), "bad.ron", &scenario(&channels, matrix));
+        let err = specprobe::load(&path).unwrap_err().to_string();
+        assert!(err.contains(want), "{want}: {err}");
+    }
 }
 
 /// A sweep over `users`: each cell's folder holds exactly the files of the scenario run

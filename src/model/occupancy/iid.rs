@@ -81,4 +81,10 @@ impl Process for Iid {
     fn is_iid(&self) -> bool {
         true
     }
+
+    /// The same draws against another threshold: user u finds the channel idle when the
+    /// primary user's draw for (run, channel, slot) falls below its θ.
+    fn seen_idle(&self, theta: f64) -> Result<Iid, String> {
+        Ok(Iid::new(theta))
+    }
 }

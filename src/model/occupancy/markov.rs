@@ -316,6 +316,39 @@ impl Process for Markov {
             self.idle_to_busy, self.busy_to_idle
         )
     }
+
+    /// The chain with the same `a + b` (the same mixing: autocorrelation `1 − a − b`, the same
+    /// events at the same slots) and stationary idle probability `theta`: `a' = (1 − θ)(a + b)`,
+    /// `b' = θ(a + b)`. Only the events' values (and the start) compare the same draws with
+    /// another threshold, so two users' paths differ only where their thresholds part them.
+    fn seen_idle(&self, theta: f64) -> Result<Markov, String> {
+        let sum = self.idle_to_busy + self.busy_to_idle;
+        let (a, b) = ((1.0 - theta) * sum, theta * sum);
+        if self.rate == 0.0 && theta != self.theta {
+            return Err(format!(
+                "a chain that alternates deterministically (idle_to_busy = busy_to_idle = 1) is idle half the time, not {theta}"
+            ));
+        }
+        if a > 1.0 || b > 1.0 {
+            return Err(format!(
+                "no chain with the same mixing (idle_to_busy + busy_to_idle = {sum}) is idle a fraction {theta} of the time: it would need idle_to_busy = {a} and busy_to_idle = {b}, and both must be at most 1"
+            ));
+        }
+        let event_idle = if self.flips {
+            ((1.0 - a) / self.rate).clamp(0.0, 1.0)
+        } else {
+            theta
+        };
+        Ok(Markov {
+            idle_to_busy: a,
+            busy_to_idle: b,
+            theta,
+            event_threshold: crn::threshold(event_idle),
+            start_threshold: crn::threshold(theta),
+            // The events' slots: the same rate, gaps and blocks bit for bit.
+            ..self.clone()
+        })
+    }
 }
 
 #[cfg(test)]
@@ -333,6 +366,45 @@ mod tests {
         assert_eq!(Markov::new(0.3, 0.7).stats(100).autocorrelation, Some(0.0));
         let r = Markov::new(0.1, 0.2).stats(100).autocorrelation.unwrap();
         assert!((r - 0.7).abs() < 1e-15, "{r}");
+    }
+
+    /// Per-user means on a Markov channel: every user's chain keeps `a + b` (the same events
+    /// at the same slots, so paths are comonotone: whoever finds the channel idle, a user of
+    /// larger θ does too) and its own stationary θ (the long-run fraction idle, within 4
+    /// standard errors of the autocorrelated mean), with the events' values drawn from the
+    /// same counters; one that cannot exist is refused with why.
+    #[test]
+    fn a_user_seeing_another_idle_fraction_keeps_the_mixing() {
+        for (a, b) in [(0.05, 0.15), (0.6, 0.7)] {
+            let shared = Markov::new(a, b);
+            let n = 400_000;
+            let mine = path(&shared, key(3), n);
+            for theta in [0.3, 0.5, 0.6] {
+                let m = shared.seen_idle(theta).unwrap();
+                assert_eq!((m.rate, m.block, m.flips), (shared.rate, shared.block, shared.flips));
+                assert!((m.idle_to_busy + m.busy_to_idle - (a + b)).abs() < 1e-15);
+                let p = path(&m, key(3), n);
+                let idle = p.iter().filter(|&&x| x).count() as f64 / n as f64;
+                let rho = 1.0 - a - b;
+                let se = (theta * (1.0 - theta) / n as f64 * (1.0 + rho) / (1.0 - rho)).sqrt();
+                assert!((idle - theta).abs() < 4.0 * se, "{a} {b} θ {theta}: {idle} (se {se})");
+                if !shared.flips {
+                    // Redraws compare one draw with each user's θ: comonotone paths.
+                    let own = shared.theta;
+                    for (&x, &y) in mine.iter().zip(&p) {
+                        if theta >= own {
+                            assert!(!x || y);
+                        } else {
+                            assert!(!y || x);
+                        }
+                    }
+                }
+            }
+        }
+        let err = Markov::new(0.6, 0.7).seen_idle(0.05).unwrap_err();
+        assert!(err.contains("idle_to_busy = 1.23") && err.contains("at most 1"), "{err}");
+        assert!(Markov::new(1.0, 1.0).seen_idle(0.4).is_err());
+        assert!(Markov::new(1.0, 1.0).seen_idle(0.5).is_ok());
     }
 
     /// The state at every slot, queried every slot.

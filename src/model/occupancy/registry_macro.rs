@@ -154,6 +154,13 @@ macro_rules! occupancy_processes {
                     $(Occupancy::$name(p) => p.notes(),)*
                 }
             }
+
+            /// See [`Process::seen_idle`].
+            pub(crate) fn seen_idle(&self, theta: f64) -> Result<Occupancy, String> {
+                match self {
+                    $(Occupancy::$name(p) => p.seen_idle(theta).map(Occupancy::$name),)*
+                }
+            }
         }
     };
 }

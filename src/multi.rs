@@ -10,10 +10,12 @@
 
 mod custom;
 mod index;
+mod shuffled;
 #[macro_use]
 mod registry_macro;
 
 pub(crate) use custom::CheckedTeam;
+pub(crate) use shuffled::{Boxed, Shuffled};
 pub use custom::{CustomTeam, TeamFactory};
 
 use crate::model::channel::Environment;
@@ -37,6 +39,7 @@ builtin_teams! {
     mctopm_cascade::{McTopMCascade(McTopMCascadeSpec)},
     sic_mmab::{SicMmab(SicMmabSpec)},
     dpe::{Dpe(DpeSpec)},
+    got::{GameOfThrones(GotSpec)},
 }
 
 /// The scenario entry of a built-in many-users policy: its parameters, checked and turned
@@ -78,9 +81,12 @@ pub(crate) trait TeamBuiltin:
         false
     }
 
-    /// The feedback level the policy needs, if it needs one (default: none).
-    fn needs_feedback(&self) -> Option<Feedback> {
-        None
+    /// Whether the policy reads the collision indicator in every slot (communication
+    /// through collisions, estimates from the slots without one), which
+    /// `feedback: SensingAndCollision` and `CollisionOnly` give and `SensingThenCollision`
+    /// does not (default: no).
+    fn needs_collision_indicator(&self) -> bool {
+        false
     }
 
     /// The rules the parameters break for `k` channels, `users` users and horizon `horizon`,
@@ -249,7 +255,7 @@ pub(crate) trait TeamVisitor {
     /// What the visit returns.
     type Output;
     /// Runs with the concrete team.
-    fn visit<T: Team>(self, team: T) -> Self::Output;
+    fn visit<T: Team + 'static>(self, team: T) -> Self::Output;
 }
 
 impl TeamSpec {

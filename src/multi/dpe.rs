@@ -39,9 +39,10 @@
 //!   end of a communication (starting as channel 1 and 0), so `B` is "every channel outside
 //!   M̂ whose index is at least the μ̂_L of the last communication" and the leader explores when
 //!   its turn falls on that old `L`; the paper recomputes both at every test (the default);
-//! - *arms shuffled*: the reference shuffles the means at the start of every run, so the
-//!   initial M̂ = {1..M} is a uniform draw; here the team relabels the channels by a uniform
-//!   permutation drawn from user 0's stream when the run starts.
+//!
+//! The reference's environment also shuffles the means at the start of every run, so that
+//! the initial M̂ = {1..M} is a uniform draw: that is the scenario's `shuffle: true`, which
+//! its SIC-MMAB baseline needs as much (which channels its communication phases sit on).
 //!
 //! Its realised regret against `t·Σ top-M μ` (the reference's measure) has the mean of
 //! specprobe's realised regret, which the same benchmark earns on the same paths.
@@ -49,7 +50,7 @@
 //! It needs the collision indicator in every slot (`feedback: SensingAndCollision`) and fewer
 //! users than channels (channel K is reserved).
 
-use super::{CodeConvention, Feedback, Seen, Team, TeamBuiltin};
+use super::{CodeConvention, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::model::theory::kl_upper;
 use crate::util::rng::SimRng;
@@ -78,8 +79,8 @@ impl TeamBuiltin for DpeSpec {
     fn is_classic(&self) -> bool {
         true
     }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        Some(Feedback::SensingAndCollision)
+    fn needs_collision_indicator(&self) -> bool {
+        true
     }
     fn check(&self, k: usize, users: usize, _horizon: u64) -> Vec<(String, String)> {
         if users >= k {
@@ -97,8 +98,8 @@ impl TeamBuiltin for DpeSpec {
         // The leader's test computes K kl-UCB indices every M slots.
         super::USER_SLOT_NS + 90.0 * k as f64 / users.max(1) as f64
     }
-    fn build(&self, env: &Environment, users: usize, _h: u64, rngs: &mut [SimRng]) -> Dpe {
-        Dpe::new(env.len(), users, self.convention, rngs)
+    fn build(&self, env: &Environment, users: usize, _h: u64, _r: &mut [SimRng]) -> Dpe {
+        Dpe::new(env.len(), users, self.convention)
     }
 }
 
@@ -162,29 +163,12 @@ pub(crate) struct Dpe {
     lead: Lead,
     k: usize,
     reference: bool,
-    /// Channel `c` (1-based) of the algorithm is channel `label[c]` of the scenario.
-    label: Vec<usize>,
-    /// And back.
-    unlabel: Vec<usize>,
 }
 
 impl Dpe {
     /// `k` channels, `users` users (fewer than `k`).
-    pub(crate) fn new(k: usize, users: usize, convention: CodeConvention, rngs: &mut [SimRng]) -> Dpe {
+    pub(crate) fn new(k: usize, users: usize, convention: CodeConvention) -> Dpe {
         let reference = convention == CodeConvention::Reference;
-        let mut label: Vec<usize> = (0..=k).map(|c| c.saturating_sub(1)).collect();
-        if reference && let Some(rng) = rngs.first_mut() {
-            // The reference shuffles the means at the start of every run (`np.random.shuffle`):
-            // a uniform relabelling, shared by every user (it is the environment's).
-            for i in (2..=k).rev() {
-                let j = rng.random_range(1..=i);
-                label.swap(i, j);
-            }
-        }
-        let mut unlabel = vec![0; k];
-        for (c, &l) in label.iter().enumerate().skip(1) {
-            unlabel[l] = c;
-        }
         let user = User {
             phase: Phase::Sample,
             id: 0,
@@ -218,8 +202,6 @@ impl Dpe {
             },
             k,
             reference,
-            label,
-            unlabel,
         }
     }
 }
@@ -479,16 +461,15 @@ fn lowest(set: &[usize], means: &[f64]) -> (usize, f64) {
 impl Team for Dpe {
     fn plan(&mut self, _t: u64, lists: &mut [Vec<usize>], rngs: &mut [SimRng]) {
         for ((user, list), rng) in self.users.iter_mut().zip(lists).zip(rngs) {
-            let c = user.choose(&self.lead, self.k, rng);
-            list.push(self.label[c]);
+            // Channels 1..K of the algorithm are 0..K−1 of the world.
+            list.push(user.choose(&self.lead, self.k, rng) - 1);
         }
     }
 
     fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, _rng: &mut SimRng) {
         if let Some(c) = seen.last {
             let collision = seen.collision == Some(true);
-            let arm = self.unlabel[c];
-            self.users[u].update(&mut self.lead, arm, seen.sample, collision, self.k, self.reference);
+            self.users[u].update(&mut self.lead, c + 1, seen.sample, collision, self.k, self.reference);
         }
     }
 }
@@ -505,7 +486,7 @@ mod tests {
         let k = theta.len();
         let mut rngs: Vec<SimRng> = (0..users).map(|u| stream(seed, 1, u as u64)).collect();
         let mut world = stream(seed, 2, 0);
-        let mut team = Dpe::new(k, users, CodeConvention::Paper, &mut rngs);
+        let mut team = Dpe::new(k, users, CodeConvention::Paper);
         let mut lists = vec![Vec::new(); users];
         let mut chosen = Vec::new();
         for t in 1..=slots {

@@ -81,10 +81,10 @@ macro_rules! builtin_teams {
                 }
             }
 
-            /// See [`TeamBuiltin::needs_feedback`].
-            pub(crate) fn needs_feedback(&self) -> Option<Feedback> {
+            /// See [`TeamBuiltin::needs_collision_indicator`].
+            pub(crate) fn needs_collision_indicator(&self) -> bool {
                 match self {
-                    $(TeamSpec::$name(s) => s.needs_feedback(),)*
+                    $(TeamSpec::$name(s) => s.needs_collision_indicator(),)*
                 }
             }
 

@@ -32,7 +32,7 @@
 //! `μ̂ ± sqrt(2 ln T / N)` agree: SMPyBandits' α = 4 in `sqrt(α ln T / (2N))`); run it with
 //! `t0: ReferenceCode`, as that repository does.
 
-use super::{Feedback, Seen, Team, TeamBuiltin};
+use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
 use rand::RngExt;
@@ -94,8 +94,8 @@ impl TeamBuiltin for SicMmabSpec {
     fn is_classic(&self) -> bool {
         true
     }
-    fn needs_feedback(&self) -> Option<Feedback> {
-        Some(Feedback::SensingAndCollision)
+    fn needs_collision_indicator(&self) -> bool {
+        true
     }
     fn check(&self, _k: usize, _users: usize, _horizon: u64) -> Vec<(String, String)> {
         // The fixation phase is how users find orthogonal seats: without one slot of it no

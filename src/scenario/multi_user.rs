@@ -34,6 +34,8 @@ pub struct MultiUserScenario {
     /// With per-user means, each user's channels (user 0's is `env`); else empty.
     pub(crate) user_envs: Vec<Environment>,
     pub(crate) policies: Vec<TeamEntry>,
+    /// The policies see the channels under a relabelling drawn per run (`shuffle: true`).
+    pub(crate) shuffle: bool,
     /// A sweep: the scenario at each value of one field (its cells); the scenario itself is
     /// then the sweep's base and is not run.
     pub(crate) sweep: Option<Box<Sweep<MultiUserScenario>>>,
@@ -209,6 +211,9 @@ impl MultiUserScenario {
         if let Some(m) = &self.user_theta {
             let _ = write!(s, "|user_theta {m:?}");
         }
+        if self.shuffle {
+            s.push_str("|shuffle");
+        }
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
             // A user's declaration changes the benchmark, so shards must agree on it; the
@@ -308,15 +313,11 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
             at.field("policy")
         };
         ck.label(&mut seen, &label, &label_path, "policy");
-        if let Some(needed) = p.policy.needs_feedback()
-            && needed != raw.feedback
+        if p.policy.needs_collision_indicator() && raw.feedback == Feedback::SensingThenCollision
         {
             ck.fail(
                 &at.field("policy"),
-                format!(
-                    "needs `feedback: {needed:?}` (its communication phase reads the collision indicator in every slot; the scenario has {:?})",
-                    raw.feedback
-                ),
+                "needs the collision indicator in every slot, `feedback: SensingAndCollision` or `CollisionOnly` (it communicates through collisions or estimates from the slots without one; the scenario has SensingThenCollision)",
             );
         }
         for (param, rule) in p.policy.check(k.max(1), raw.users as usize, raw.horizon) {
@@ -354,6 +355,7 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
         user_theta: raw.user_theta,
         user_envs,
         policies,
+        shuffle: raw.shuffle,
         sweep: None,
     })
 }

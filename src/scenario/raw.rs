@@ -356,10 +356,14 @@ pub(crate) struct RawMultiUser {
     /// What a user observes (default `SensingThenCollision`).
     #[serde(default)]
     pub feedback: Feedback,
-    /// Per-user means of i.i.d. channels: one row per channel, one value per user (user 0's
-    /// column repeats the channels' own `theta`).
+    /// Per-user means (i.i.d. and Markov channels): one row per channel, one value per user
+    /// (user 0's column repeats the channels' own long-run idle probability).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_theta: Option<Vec<Vec<f64>>>,
+    /// The policies see the channels under a uniform relabelling drawn at the start of every
+    /// run, as the reference codes that shuffle their arms (default: as declared).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shuffle: bool,
     /// Runs the scenario at several values of one field (see [`super::sweep`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<RawSweep>,

@@ -21,6 +21,7 @@ use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::{Guard, TeamEntry};
 use crate::util::cancel::Cancel;
 use crate::util::crn::RunKey;
+use crate::multi::{Boxed, Shuffled};
 use crate::util::rng::{SimRng, label_hash, stream};
 use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
@@ -520,7 +521,7 @@ impl<'a> Worker<'a> {
         let team = self
             .entry
             .build(env, m, s.header.horizon, &mut self.rngs, self.guard);
-        team.visit(Play {
+        let play = Play {
             setup: self.setup,
             simple: self.simple,
             classic: self.entry.is_classic(),
@@ -533,7 +534,15 @@ impl<'a> Worker<'a> {
             record: &mut self.record,
             buffers: &mut self.buffers,
             cancel,
-        });
+        };
+        if s.shuffle {
+            // The channels under a uniform relabelling, the same for every policy of the run
+            // (one dynamic call per step of the team: shuffled runs only).
+            let mut draws = stream(s.header.seed, label_hash(&["shuffle"]), run);
+            play.visit(Shuffled::new(team.visit(Boxed), env.len(), &mut draws));
+        } else {
+            team.visit(play);
+        }
         self.stats.absorb(run, &self.record);
     }
 }
@@ -565,7 +574,7 @@ struct Play<'a, 'b> {
 impl TeamVisitor for Play<'_, '_> {
     type Output = ();
 
-    fn visit<T: Team>(self, mut team: T) {
+    fn visit<T: Team + 'static>(self, mut team: T) {
         if self.simple.is_empty() {
             let general: Vec<General> = self.setup.envs.iter().map(General::of).collect();
             self.play::<T, General, false>(&mut team, &general)

@@ -118,7 +118,7 @@ pub mod summary {
     pub mod many_users {
         pub use crate::report::multi_user::summary::{
             Benchmark, ChannelSummary, Decomposition, LowerBound, MultiUserSummary, PolicySummary,
-            Stat, UserSummary,
+            Stat, SystemRewardSummary, UserSummary,
         };
     }
     pub use crate::scenario::Units;

@@ -12,5 +12,6 @@ pub(crate) mod matching;
 pub(crate) mod occupancy;
 pub(crate) mod sensing;
 pub(crate) mod sharing;
+pub(crate) mod system_reward;
 pub(crate) mod theory;
 pub(crate) mod time_left;

@@ -19,6 +19,7 @@ pub(crate) use shuffled::{Boxed, Shuffled};
 pub use custom::{CustomTeam, TeamFactory};
 
 use crate::model::channel::Environment;
+use crate::model::system_reward::SystemReward;
 use crate::util::rng::SimRng;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,8 @@ builtin_teams! {
     sic_mmab::{SicMmab(SicMmabSpec)},
     dpe::{Dpe(DpeSpec)},
     got::{GameOfThrones(GotSpec)},
+    beacon::{Beacon(BeaconSpec)},
+    cucb::{Cucb(CucbSpec)},
 }
 
 /// The scenario entry of a built-in many-users policy: its parameters, checked and turned
@@ -114,6 +117,21 @@ pub(crate) trait TeamBuiltin:
         horizon: u64,
         rngs: &mut [SimRng],
     ) -> Self::Team;
+
+    /// [`TeamBuiltin::build`] for a scenario whose users' rewards combine by `system` (a
+    /// policy that learns the system reward's optimum, BEACON's leader or CUCB, overrides it;
+    /// the others ignore it).
+    fn build_for(
+        &self,
+        env: &Environment,
+        users: usize,
+        horizon: u64,
+        system: SystemReward,
+        rngs: &mut [SimRng],
+    ) -> Self::Team {
+        let _ = system;
+        self.build(env, users, horizon, rngs)
+    }
 }
 
 /// Whose definitions a policy after 2018 follows where its paper and its authors' code

@@ -21,6 +21,7 @@ use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
+use crate::model::system_reward::SystemReward;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::policy::Policy;
 use crate::scenario::{MultiUserScenario, RegretScenario};
@@ -187,6 +188,8 @@ struct Model {
     checkpoints: Vec<u64>,
     benchmarks: Vec<Shared>,
     expected: Expected,
+    /// How the users' rewards of a slot combine.
+    system: SystemReward,
     /// The random-stream domain of user 0 (a grid configuration's own; 0 otherwise).
     domain: u64,
     /// Every user's list holds one channel (checked at each step).
@@ -212,6 +215,7 @@ impl Model {
             checkpoints: &self.checkpoints,
             benchmarks: &self.benchmarks,
             expected: self.expected,
+            system: self.system,
         }
     }
 }
@@ -322,6 +326,7 @@ impl Stepper {
             checkpoints: vec![s.header.horizon],
             benchmarks,
             expected: Expected::Single,
+            system: SystemReward::Linear,
             // A grid's configurations draw from their own domains, as its runs do.
             domain: crate::engine::regret::runner::experiment_domain(s, &exp.label),
             classic: false,
@@ -353,6 +358,7 @@ impl Stepper {
             checkpoints: vec![s.header.horizon],
             benchmarks: benchmarks_for(s, expected, classic),
             expected,
+            system: s.system_reward,
             domain: 0,
             classic,
             simple: Vec::new(),
@@ -580,7 +586,11 @@ impl Stepper {
             );
         }
         let cum = &self.state.tally.cum;
-        let realised = self.state.tally.benchmark_reward - cum[Metric::Reward as usize];
+        let realised = if self.model.system.is_linear() {
+            self.state.tally.benchmark_reward - cum[Metric::Reward as usize]
+        } else {
+            self.state.buffers.system_regret()
+        };
         let pseudo = match self.model.expected {
             // The classic regret is read from the exact per-channel counts, as runs read it.
             Expected::Classic => classic_regret(&self.model.setup(), &self.state.buffers),
@@ -1096,6 +1106,7 @@ mod tests {
                     &s.env,
                     3,
                     s.header.horizon,
+                    s.system_reward,
                     &mut rngs,
                     &crate::scenario::multi_user::Guard::default(),
                 );

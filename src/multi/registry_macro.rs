@@ -96,17 +96,18 @@ macro_rules! builtin_teams {
                 }
             }
 
-            /// The team of `users` users on `env`'s channels, for a run of `horizon` slots;
-            /// `rngs` are the users' streams.
+            /// The team of `users` users on `env`'s channels, for a run of `horizon` slots
+            /// whose users' rewards combine by `system`; `rngs` are the users' streams.
             pub(crate) fn build(
                 &self,
                 env: &Environment,
                 users: usize,
                 horizon: u64,
+                system: SystemReward,
                 rngs: &mut [SimRng],
             ) -> AnyTeam {
                 match self {
-                    $(TeamSpec::$name(s) => AnyTeam::$name(s.build(env, users, horizon, rngs)),)*
+                    $(TeamSpec::$name(s) => AnyTeam::$name(s.build_for(env, users, horizon, system, rngs)),)*
                 }
             }
 

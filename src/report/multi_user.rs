@@ -126,6 +126,13 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
         sig(summary.benchmark.expected_reward_per_slot, 6),
         summary.pseudo_regret
     );
+    if let Some(sr) = &summary.system_reward {
+        let _ = writeln!(
+            md,
+            "System reward: {} per slot; the realised regret and the benchmark are its.\n",
+            sr.definition
+        );
+    }
     if let Some(lb) = &summary.lower_bound {
         let _ = writeln!(
             md,

@@ -10,6 +10,7 @@ use super::raw::RawMultiUser;
 use super::sweep::{Sweep, check_sweep_of};
 use super::{Header, Source};
 use crate::model::channel::Environment;
+use crate::model::system_reward::SystemReward;
 use crate::multi::{AnyTeam, CheckedTeam, Collision, CustomTeam, Feedback, TeamSpec, Timing};
 use crate::policy::{AnyPolicy, Checked, CustomPolicy, ListFaults};
 use crate::util::cancel::Cancel;
@@ -36,6 +37,8 @@ pub struct MultiUserScenario {
     pub(crate) policies: Vec<TeamEntry>,
     /// The policies see the channels under a relabelling drawn per run (`shuffle: true`).
     pub(crate) shuffle: bool,
+    /// How the users' rewards of a slot combine.
+    pub(crate) system_reward: SystemReward,
     /// A sweep: the scenario at each value of one field (its cells); the scenario itself is
     /// then the sweep's base and is not run.
     pub(crate) sweep: Option<Box<Sweep<MultiUserScenario>>>,
@@ -114,11 +117,12 @@ impl TeamEntry {
         env: &Environment,
         users: usize,
         horizon: u64,
+        system: SystemReward,
         rngs: &mut [SimRng],
         guard: &Guard,
     ) -> AnyTeam {
         match &self.kind {
-            TeamKind::Builtin(spec) => spec.build(env, users, horizon, rngs),
+            TeamKind::Builtin(spec) => spec.build(env, users, horizon, system, rngs),
             TeamKind::Custom(c) => {
                 let inner = c
                     .build(env, users, horizon)
@@ -213,6 +217,9 @@ impl MultiUserScenario {
         }
         if self.shuffle {
             s.push_str("|shuffle");
+        }
+        if !self.system_reward.is_linear() {
+            let _ = write!(s, "|system_reward {:?}", self.system_reward);
         }
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
@@ -333,6 +340,7 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
         });
     }
     let env = with_reward(env?, raw.reward.as_ref(), raw.weights.delay, &root, ck)?;
+    check_system_reward(&raw, &env, &policies, &root, ck);
     if raw.user_theta.is_some() && env.time_left().is_some() {
         // The per-user benchmark ranks lists by the unit reward.
         ck.fail(
@@ -356,8 +364,54 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
         user_envs,
         policies,
         shuffle: raw.shuffle,
+        system_reward: raw.system_reward,
         sweep: None,
     })
+}
+
+/// A system reward other than the sum combines rewards of 0 or 1: one channel per user (the
+/// classic model), probes without cost, the unit reward.
+fn check_system_reward(
+    raw: &RawMultiUser,
+    env: &Environment,
+    policies: &[TeamEntry],
+    root: &FieldPath,
+    ck: &mut Checker,
+) {
+    let system = raw.system_reward;
+    let at = root.field("system_reward");
+    if let Some(rule) = system.check() {
+        ck.fail(&at, rule);
+    }
+    if system.is_linear() {
+        return;
+    }
+    let name = system.name();
+    if env.time_left().is_some() {
+        ck.fail(
+            &at,
+            format!("{name} combines rewards of 0 or 1; `reward: TimeLeft` pays by the time left: drop one of them"),
+        );
+    }
+    if let Some((i, _)) = env
+        .channels()
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.cost().support() != (0.0, 0.0))
+    {
+        ck.fail(
+            &at,
+            format!("{name} combines rewards of 0 or 1: every probe must be free (`cost: Constant(0.0)`), and channel {i}'s is not"),
+        );
+    }
+    for (p, entry) in policies.iter().enumerate() {
+        if !entry.is_classic() {
+            ck.fail(
+                &root.field("policies").index(p).field("policy"),
+                format!("probes cascades; {name} is defined for one channel per user and slot (the classic model)"),
+            );
+        }
+    }
 }
 
 /// Checks `user_theta` against the channels and the policies; each user's channels.

@@ -1,6 +1,7 @@
 //! The RON schema exactly as written in scenario files. Nothing here is trusted: `check`
 //! turns these into the checked types of the parent module.
 
+use crate::model::system_reward::SystemReward;
 use crate::identify::AlgorithmSpec;
 use crate::identify::confidence::Setting;
 use crate::identify::instance::{Family, Rewards};
@@ -360,6 +361,9 @@ pub(crate) struct RawMultiUser {
     /// (user 0's column repeats the channels' own long-run idle probability).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_theta: Option<Vec<Vec<f64>>>,
+    /// How the users' rewards of a slot combine (default the sum).
+    #[serde(default, skip_serializing_if = "SystemReward::is_linear")]
+    pub system_reward: SystemReward,
     /// The policies see the channels under a uniform relabelling drawn at the start of every
     /// run, as the reference codes that shuffle their arms (default: as declared).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

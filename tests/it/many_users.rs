@@ -230,7 +230,7 @@ fn the_printed_catalogue_reads_back_and_runs() {
         .filter(|l| l.chars().next().is_some_and(char::is_uppercase))
         .map(|l| l.split("  ").next().unwrap().trim())
         .collect();
-    assert_eq!(specs.len(), 12, "{specs:?}");
+    assert_eq!(specs.len(), 14, "{specs:?}");
     let policies: Vec<String> = specs.iter().map(|s| format!("(policy: {s})")).collect();
     let scenario = SCENARIO
         .replace("users: 3", "users: 3, feedback: SensingAndCollision")

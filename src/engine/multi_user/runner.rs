@@ -241,7 +241,10 @@ pub(crate) fn expected_kind(s: &MultiUserScenario) -> Expected {
 /// How the pseudo-regret of `s` is computed when every user lists one channel (`classic`) or
 /// not.
 pub(crate) fn expected_for(s: &MultiUserScenario, classic: bool) -> Expected {
-    if s.users == 1 {
+    if !s.system_reward.is_linear() {
+        // The closed forms are the sum's.
+        Expected::None
+    } else if s.users == 1 {
         Expected::Single
     } else if s.env.time_left().is_some() {
         // The closed forms are the unit reward's.
@@ -281,6 +284,9 @@ fn benchmarks_until(
 ) -> Vec<Shared> {
     let copies = s.collision == Collision::NoCollision;
     let cost = s.env.mean_cost();
+    if !s.system_reward.is_linear() {
+        return system_benchmarks(s, copies);
+    }
     if s.user_theta.is_some() && s.users > 1 {
         // i.i.d. channels: one epoch.
         let envs = s.user_envs();
@@ -318,6 +324,46 @@ fn benchmarks_until(
                     tl.optimum_on(set, &e.success, &e.stop, cost)
                 }),
             },
+        })
+        .collect()
+}
+
+/// The benchmark of each epoch under a system reward other than the sum (one channel per
+/// user, free probes): the assignment of distinct channels of largest expected system reward
+/// ([`crate::model::system_reward::SystemReward::assign`]), one list per user (empty: silent); without collisions every
+/// user on its own best channel.
+fn system_benchmarks(s: &MultiUserScenario, copies: bool) -> Vec<Shared> {
+    let envs = s.user_envs();
+    let system = s.system_reward;
+    (0..s.env.epochs().len())
+        .map(|e| {
+            let value: Vec<Vec<f64>> = (0..s.users)
+                .map(|u| {
+                    let env = &envs[u.min(envs.len() - 1)];
+                    env.epochs()[e.min(env.epochs().len() - 1)].success.clone()
+                })
+                .collect();
+            let k = s.env.len();
+            let assigned: Vec<Option<usize>> = if copies {
+                value
+                    .iter()
+                    .map(|v| {
+                        (0..k).max_by(|&a, &b| v[a].total_cmp(&v[b]).then(b.cmp(&a)))
+                    })
+                    .collect()
+            } else {
+                system.assign(&value, k)
+            };
+            let p: Vec<f64> = assigned
+                .iter()
+                .enumerate()
+                .map(|(u, c)| c.map_or(0.0, |c| value[u][c]))
+                .collect();
+            Shared {
+                lists: assigned.iter().map(|c| c.map(|c| vec![c]).unwrap_or_default()).collect(),
+                expected_reward: system.expected(&p),
+                exact: true,
+            }
         })
         .collect()
 }
@@ -375,6 +421,7 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
         checkpoints: &checkpoints,
         benchmarks: &benchmarks,
         expected,
+        system: s.system_reward,
     };
     let teams = Teams {
         s,
@@ -520,7 +567,14 @@ impl<'a> Worker<'a> {
         let mut collisions = stream(s.header.seed, label_hash(&["collisions"]), run);
         let team = self
             .entry
-            .build(env, m, s.header.horizon, &mut self.rngs, self.guard);
+            .build(
+                env,
+                m,
+                s.header.horizon,
+                s.system_reward,
+                &mut self.rngs,
+                self.guard,
+            );
         let play = Play {
             setup: self.setup,
             simple: self.simple,

@@ -24,6 +24,7 @@ use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
+use crate::model::system_reward::SystemReward;
 use crate::model::time_left::TimeLeft;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::util::cancel::Cancel;
@@ -71,6 +72,8 @@ pub(crate) struct Setup<'a> {
     pub benchmarks: &'a [Shared],
     /// How the pseudo-regret is computed.
     pub expected: Expected,
+    /// How the users' rewards of a slot combine (the realised regret's measure).
+    pub system: SystemReward,
 }
 
 /// One run's record.
@@ -191,6 +194,12 @@ pub(crate) struct MultiBuffers {
     epoch_slots: Vec<u64>,
     /// Single user: last slot's expected reward, reused while its list is.
     expected: ExpectedReward,
+    /// A system reward other than the sum: each user's and each benchmark list's reward of
+    /// the slot, and the run's system rewards of the users and of the benchmark so far.
+    nets: Vec<f64>,
+    bench_nets: Vec<f64>,
+    system_users: f64,
+    system_bench: f64,
 }
 
 /// Per-run randomness: each user's policy stream and paths, the benchmark's paths and the
@@ -295,6 +304,18 @@ impl MultiBuffers {
         self.epoch_slots.clear();
         self.epoch_slots.resize(epochs, 0);
         self.expected.reset();
+        self.nets.clear();
+        self.nets.resize(m, 0.0);
+        self.bench_nets.clear();
+        self.bench_nets.resize(m, 0.0);
+        self.system_users = 0.0;
+        self.system_bench = 0.0;
+    }
+
+    /// The realised regret by a system reward other than the sum, so far: what the
+    /// benchmark's lists earned together less what the users did.
+    pub(crate) fn system_regret(&self) -> f64 {
+        self.system_bench - self.system_users
     }
 }
 
@@ -586,6 +607,7 @@ impl<'a, S: Spectrum> World<'a, S> {
             };
             team.seen(u, &seen, us.last_cost, &mut rngs[u]);
             let slot = &us.slot;
+            b.nets[u] = slot.net();
             record.user_reward[u] += slot.net();
             record.user_success[u] += u64::from(slot.success);
             slot.add_to(cum);
@@ -598,6 +620,9 @@ impl<'a, S: Spectrum> World<'a, S> {
             b.chosen_before[u] = us.last;
         }
         cum[SU_COLLISIONS] += su_collisions as f64;
+        if !self.setup.system.is_linear() {
+            b.system_users += self.setup.system.of(&b.nets);
+        }
     }
 
     /// The benchmark's lists of epoch `epoch` on the same paths, reusing a user's probe where
@@ -610,7 +635,7 @@ impl<'a, S: Spectrum> World<'a, S> {
         epoch: usize,
         paths: &[Paths],
         bench_states: &mut [Vec<OccupancyState>],
-        b: &MultiBuffers,
+        b: &mut MultiBuffers,
         reward: &mut f64,
     ) {
         let duration = self.spectra[0].duration();
@@ -650,10 +675,19 @@ impl<'a, S: Spectrum> World<'a, S> {
                 }
             }
             *reward += bench.net();
+            if let Some(x) = b.bench_nets.get_mut(j) {
+                *x = bench.net();
+            }
             owner += 1;
             if owner == self.m {
                 owner = 0;
             }
+        }
+        if !self.setup.system.is_linear() {
+            // Users without a benchmark list (more users than channels) earn nothing.
+            let lists = self.setup.benchmarks[epoch].lists.len();
+            b.bench_nets[lists.min(self.m)..].iter_mut().for_each(|x| *x = 0.0);
+            b.system_bench += self.setup.system.of(&b.bench_nets);
         }
     }
 }
@@ -769,6 +803,9 @@ impl Tally {
             return;
         };
         close_row(&mut self.cum, self.benchmark_reward);
+        if !setup.system.is_linear() {
+            self.cum[Metric::RealizedRegret as usize] = b.system_regret();
+        }
         if setup.expected == Expected::Classic {
             let d = decomposition(setup, b);
             self.cum[Metric::PseudoRegret as usize] = d[3].value();

@@ -173,10 +173,15 @@ pub(super) fn charts(
         y_from_zero: true,
         verticals: None,
     };
+    let curves = metric_curves(summary, table, metric, opts.band);
+    let per_log = summary
+        .lower_bound
+        .as_ref()
+        .map(|lb| regret_per_log(summary, &curves, lb, what, opts));
     let chart = line(
         format!("{} — {what}", summary.scenario),
         what,
-        metric_curves(summary, table, metric, opts.band),
+        curves,
         references,
         notes,
     );
@@ -188,6 +193,16 @@ pub(super) fn charts(
         opts,
         &mut out,
     )?;
+    if let Some(chart) = per_log {
+        let stem = "regret-per-log";
+        out.push(Rendered {
+            caption: format!(
+                "The {what} divided by ln t (logarithmic slot axis) against the two constants: a learner whose curve levels off at the centralised one pays nothing for being decentralised"
+            ),
+            files: render_chart(&chart, stem, opts)?,
+            stem: stem.into(),
+        });
+    }
     let chart = line(
         format!("{} — collisions between users", summary.scenario),
         "users in collisions (cumulative)",
@@ -205,6 +220,66 @@ pub(super) fn charts(
     )?;
     out.push(users_chart(summary, opts)?);
     Ok(out)
+}
+
+/// R(t)/ln t of every policy on a logarithmic slot axis (from t = 10, where ln t is no longer
+/// small), with the decentralised and the centralised lower bounds' constants as levels: the
+/// price of decentralisation is the gap between the two.
+fn regret_per_log(
+    summary: &MultiUserSummary,
+    curves: &[Curve],
+    lb: &super::summary::LowerBound,
+    what: &str,
+    opts: &ChartOptions,
+) -> LineChart {
+    let per_log: Vec<Curve> = curves
+        .iter()
+        .map(|c| Curve {
+            key: c.key.clone(),
+            label: c.label.clone(),
+            points: c
+                .points
+                .iter()
+                .filter(|p| p.0 >= 10.0)
+                .map(|&(t, y, s)| (t, y / t.ln(), s / t.ln()))
+                .collect(),
+        })
+        .collect();
+    let (from, to) = (10.0, (summary.horizon as f64).max(10.0));
+    let level = |label: String, c: f64, color| Reference {
+        label,
+        points: vec![(from, c), (to, c)],
+        color,
+        dash: (8, 5),
+    };
+    LineChart {
+        title: format!("{} — {what} / ln t", summary.scenario),
+        x_label: "slot t".into(),
+        y_label: format!("{what} / ln t"),
+        log_x: true,
+        log_y: false,
+        error_bars: false,
+        curves: per_log,
+        band: Some(opts.band.describe().into()),
+        references: vec![
+            level(
+                format!("decentralised constant {} (Besson & Kaufmann)", sig(lb.decentralized, 4)),
+                lb.decentralized,
+                RGBColor(0, 0, 0),
+            ),
+            level(
+                format!("centralised constant {} (Anantharam et al.)", sig(lb.centralized, 4)),
+                lb.centralized,
+                RGBColor(120, 120, 120),
+            ),
+        ],
+        notes: vec![
+            "asymptotic constants (T → ∞) for uniformly efficient policies; a learner reaching the centralised one is as good as a coordinator".into(),
+        ],
+        y_range_from: 10.0,
+        y_from_zero: true,
+        verticals: None,
+    }
 }
 
 /// Each user's acknowledged transmissions per policy, the policy's Jain index under its name.

@@ -81,6 +81,18 @@ pub struct Benchmark {
     pub lists: Vec<Vec<usize>>,
 }
 
+/// A system reward other than the sum.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SystemRewardSummary {
+    /// `max_min` or `proportional_fairness`.
+    pub kind: String,
+    /// What it is, as a formula of the users' rewards `r_u`.
+    pub definition: String,
+    /// ε of proportional fairness.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon: Option<f64>,
+}
+
 /// Besson & Kaufmann's decomposition of the classic pseudo-regret (Lemma 1).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Decomposition {
@@ -188,6 +200,10 @@ pub struct MultiUserSummary {
     /// Per-user means (row: channel, column: user), when the scenario sets them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_theta: Option<Vec<Vec<f64>>>,
+    /// A system reward other than the sum, when the scenario sets one: the realised regret
+    /// and the benchmark are its.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_reward: Option<SystemRewardSummary>,
     /// What the fairness index measures.
     pub fairness: String,
     /// Per policy, in scenario order.
@@ -213,6 +229,12 @@ pub(crate) fn benchmark_name(
     benchmarks: &[Shared],
 ) -> String {
     let exact = benchmarks.iter().all(|b| b.exact);
+    if !s.system_reward.is_linear() {
+        return format!(
+            "the assignment of distinct channels of largest expected {} (max-weight matching)",
+            s.system_reward.describe()
+        );
+    }
     if s.user_theta.is_some() && s.users > 1 {
         let single = s.policies.iter().all(|p| p.is_classic());
         let what = match (single, s.collision == crate::multi::Collision::NoCollision) {
@@ -230,7 +252,7 @@ pub(crate) fn benchmark_name(
             return what.to_string();
         }
         return match (exact, single) {
-            (true, true) => format!("{what}, exact by dynamic programming"),
+            (true, true) => format!("{what}, exact by max-weight matching (Kuhn–Munkres)"),
             (true, false) => format!("{what}, exact by enumeration"),
             (false, _) => format!(
                 "{what}, greedy (heuristic: user 0 its optimum on every channel, user 1 on the rest, …)"
@@ -279,10 +301,15 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
         timing: format!("{:?}", s.timing),
         collision: crate::util::ron_text::to_ron_line(&s.collision),
         feedback: format!("{:?}", s.feedback),
-        pseudo_regret: if s.user_theta.is_some() && s.users > 1 {
+        pseudo_regret: if !s.system_reward.is_linear() {
+            format!(
+                "not computed: the system reward {} has no closed form here; realized_regret is its own, Σ_t f(benchmark's rewards) − f(users' rewards)",
+                s.system_reward.describe()
+            )
+        } else if s.user_theta.is_some() && s.users > 1 {
             "not computed: with per-user means the counts per channel do not give the expected reward; see realized_regret".into()
         } else {
-            expected_note(stats.expected).into()
+            expected_note(stats.expected).to_string()
         },
         benchmark: Benchmark {
             name: benchmark_name(s, stats.expected, &stats.benchmarks),
@@ -292,6 +319,16 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
         },
         lower_bound: lower_bound(s, stats.expected),
         user_theta: s.user_theta.clone(),
+        system_reward: (!s.system_reward.is_linear()).then(|| SystemRewardSummary {
+            kind: s.system_reward.name().into(),
+            definition: s.system_reward.describe(),
+            epsilon: match s.system_reward {
+                crate::model::system_reward::SystemReward::ProportionalFairness { epsilon } => {
+                    Some(epsilon)
+                }
+                _ => None,
+            },
+        }),
         fairness: "Jain's index (Σx)²/(M·Σx²) of the users' acknowledged transmissions on idle channels, per run: 1 = equal shares, 1/M = one user took all (1 when nobody transmitted)".into(),
         policies: s
             .policies

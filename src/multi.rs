@@ -15,8 +15,8 @@ mod shuffled;
 mod registry_macro;
 
 pub(crate) use custom::CheckedTeam;
-pub(crate) use shuffled::{Boxed, Shuffled};
 pub use custom::{CustomTeam, TeamFactory};
+pub(crate) use shuffled::{Boxed, Shuffled};
 
 use crate::model::channel::Environment;
 use crate::model::system_reward::SystemReward;
@@ -195,6 +195,12 @@ pub(crate) enum Collision {
     /// Every user gets its own copy of the channel: users never interact (a check: M users
     /// then behave as M independent single-user runs).
     NoCollision,
+    /// The multi-player bandit's collision: users who end on the same channel all lose,
+    /// whatever each sensed (with per-user means one may sense the primary user where
+    /// another does not; `AllLost` then pays the one that transmitted alone). The model of
+    /// the reference codes for users who see channels differently (BEACON, Game of Thrones,
+    /// CUCB); with shared means and perfect sensing it is `AllLost`.
+    SameChannel,
 }
 
 /// What a user observes (Besson & Kaufmann 2018, section 2).

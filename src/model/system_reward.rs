@@ -134,9 +134,8 @@ impl SystemReward {
                 super::matching::assign_positive(value, channels)
             }
             SystemReward::MaxMin => {
-                let col = super::matching::max_weight(users, channels, |u, k| {
-                    value[u][k].max(TINY).ln()
-                });
+                let col =
+                    super::matching::max_weight(users, channels, |u, k| value[u][k].max(TINY).ln());
                 col.into_iter().map(Some).collect()
             }
         }

@@ -413,8 +413,8 @@ impl Beacon {
                 slots.push(plays.clone());
             }
         }
-        for i in 1..m {
-            let f = &mut self.users[pos[i]];
+        for &u in &pos[1..] {
+            let f = &mut self.users[u];
             f.old_counters.clone_from(&f.counters);
             f.counters = f.pulls.iter().map(|&n| counter(n)).collect();
         }
@@ -582,7 +582,7 @@ impl User {
             self.sums[arm] += 1.0;
         }
         self.pulls[arm] += 1;
-        if self.pulls[arm] % 2 == 0 {
+        if self.pulls[arm].is_multiple_of(2) {
             self.means[arm] = self.sums[arm] / self.pulls[arm] as f64;
         }
     }

@@ -1,7 +1,6 @@
 //! The RON schema exactly as written in scenario files. Nothing here is trusted: `check`
 //! turns these into the checked types of the parent module.
 
-use crate::model::system_reward::SystemReward;
 use crate::identify::AlgorithmSpec;
 use crate::identify::confidence::Setting;
 use crate::identify::instance::{Family, Rewards};
@@ -9,6 +8,7 @@ use crate::model::cost::CostWeights;
 use crate::model::law::LawSpec;
 pub(crate) use crate::model::occupancy::OccupancySpec;
 use crate::model::sensing::RawSensing;
+use crate::model::system_reward::SystemReward;
 use crate::model::time_left::TimeLeftSpec;
 use crate::multi::{Collision, Feedback, TeamSpec, Timing};
 use crate::policy::PolicySpec;

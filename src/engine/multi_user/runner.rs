@@ -15,13 +15,13 @@ use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::{Shared, disjoint_lists, disjoint_lists_by, m_best, per_user};
+use crate::multi::{Boxed, Shuffled};
 use crate::multi::{Collision, Team, TeamVisitor};
 use crate::policy::ListFaults;
 use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::{Guard, TeamEntry};
 use crate::util::cancel::Cancel;
 use crate::util::crn::RunKey;
-use crate::multi::{Boxed, Shuffled};
 use crate::util::rng::{SimRng, label_hash, stream};
 use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
@@ -347,9 +347,7 @@ fn system_benchmarks(s: &MultiUserScenario, copies: bool) -> Vec<Shared> {
             let assigned: Vec<Option<usize>> = if copies {
                 value
                     .iter()
-                    .map(|v| {
-                        (0..k).max_by(|&a, &b| v[a].total_cmp(&v[b]).then(b.cmp(&a)))
-                    })
+                    .map(|v| (0..k).max_by(|&a, &b| v[a].total_cmp(&v[b]).then(b.cmp(&a))))
                     .collect()
             } else {
                 system.assign(&value, k)
@@ -360,7 +358,10 @@ fn system_benchmarks(s: &MultiUserScenario, copies: bool) -> Vec<Shared> {
                 .map(|(u, c)| c.map_or(0.0, |c| value[u][c]))
                 .collect();
             Shared {
-                lists: assigned.iter().map(|c| c.map(|c| vec![c]).unwrap_or_default()).collect(),
+                lists: assigned
+                    .iter()
+                    .map(|c| c.map(|c| vec![c]).unwrap_or_default())
+                    .collect(),
                 expected_reward: system.expected(&p),
                 exact: true,
             }
@@ -565,16 +566,14 @@ impl<'a> Worker<'a> {
         self.rngs
             .extend((0..m).map(|u| stream(s.header.seed, user_domain(u), run)));
         let mut collisions = stream(s.header.seed, label_hash(&["collisions"]), run);
-        let team = self
-            .entry
-            .build(
-                env,
-                m,
-                s.header.horizon,
-                s.system_reward,
-                &mut self.rngs,
-                self.guard,
-            );
+        let team = self.entry.build(
+            env,
+            m,
+            s.header.horizon,
+            s.system_reward,
+            &mut self.rngs,
+            self.guard,
+        );
         let play = Play {
             setup: self.setup,
             simple: self.simple,

@@ -7,6 +7,7 @@
 //! it busy (carrier sensing). A user transmits on the first channel it senses idle (without
 //! sensing, on the first channel of its list). After the last step, collisions are resolved
 //! per channel: two or more transmitters collide (`AllLost`: nobody gets the reward;
+//! `SameChannel`: users who chose one channel lose whatever they sensed;
 //! `OneWinner`: one drawn uniformly does; `Capture`: the nearest does; `NoCollision`: each has
 //! its own copy). A user earns 1 when acknowledged on a truly idle channel, minus its costs.
 //!
@@ -570,13 +571,19 @@ impl<'a, S: Spectrum> World<'a, S> {
             collisions,
         );
         let copies = self.copies;
+        let same = *self.setup.collision == Collision::SameChannel;
         let mut su_collisions = 0u64;
         for u in 0..self.m {
             let us = &mut b.users[u];
-            let collided = us.tx.is_some_and(|i| b.transmitters[i] > 1) && !copies;
+            let collided = if same {
+                us.tx.is_some_and(|i| b.choosers[i] > 1)
+            } else {
+                us.tx.is_some_and(|i| b.transmitters[i] > 1) && !copies
+            };
             let ack = match us.tx {
                 None => false,
                 Some(_) if copies => true,
+                Some(_) if same => !collided,
                 Some(i) if b.transmitters[i] == 1 => true,
                 Some(i) => b.winner[i] == Some(u),
             };
@@ -686,7 +693,9 @@ impl<'a, S: Spectrum> World<'a, S> {
         if !self.setup.system.is_linear() {
             // Users without a benchmark list (more users than channels) earn nothing.
             let lists = self.setup.benchmarks[epoch].lists.len();
-            b.bench_nets[lists.min(self.m)..].iter_mut().for_each(|x| *x = 0.0);
+            b.bench_nets[lists.min(self.m)..]
+                .iter_mut()
+                .for_each(|x| *x = 0.0);
             b.system_bench += self.setup.system.of(&b.bench_nets);
         }
     }
@@ -877,7 +886,7 @@ pub(crate) fn classic_regret(setup: &Setup<'_>, b: &MultiBuffers) -> f64 {
 /// Users rewarded (when the channel is idle) among `n ≥ 1` that chose one channel.
 fn rewarded_users(collision: &Collision, n: u64) -> u64 {
     match collision {
-        Collision::AllLost => u64::from(n == 1),
+        Collision::AllLost | Collision::SameChannel => u64::from(n == 1),
         Collision::OneWinner | Collision::Capture { .. } => 1,
         Collision::NoCollision => n,
     }
@@ -893,7 +902,7 @@ fn resolve(
 ) {
     winner.iter_mut().for_each(|w| *w = None);
     match collision {
-        Collision::AllLost | Collision::NoCollision => {}
+        Collision::AllLost | Collision::NoCollision | Collision::SameChannel => {}
         Collision::OneWinner => {
             // Channels in increasing order, each drawing once: reproducible whatever the
             // users' order.

@@ -47,8 +47,10 @@ pub(crate) fn lower_bound(s: &MultiUserScenario, expected: Expected) -> Option<L
     let k = s.env.len();
     let stationary =
         s.env.epochs().len() == 1 && s.env.channels().iter().all(|c| c.occupancy().is_iid());
-    let their_model = s.collision == crate::multi::Collision::AllLost
-        && s.feedback != crate::multi::Feedback::CollisionOnly;
+    let their_model = matches!(
+        s.collision,
+        crate::multi::Collision::AllLost | crate::multi::Collision::SameChannel
+    ) && s.feedback != crate::multi::Feedback::CollisionOnly;
     if expected != Expected::Classic || m >= k || !stationary || !their_model {
         return None;
     }

@@ -10,6 +10,7 @@ mod determinism;
 mod engine;
 mod faults;
 mod floor;
+mod frontier_reference;
 mod golden;
 mod identification;
 mod layers;

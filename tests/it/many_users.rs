@@ -1310,3 +1310,169 @@ fn a_cancel_stops_the_benchmark_set_up() {
         "stopped after {took:?}"
     );
 }
+
+/// The policies after 2018 are checked against the model they need: the collision indicator
+/// in every slot (not `SensingThenCollision`), fewer users than channels for DPE, at most K
+/// for BEACON; and the rules hold again under `--users`.
+#[test]
+fn the_frontier_policies_name_what_they_need() {
+    let tmp = tempfile::tempdir().unwrap();
+    let with = |users: &str, feedback: &str, policy: &str| {
+        let text = format!(
+            "MultiUser(name: \"f\", seed: 1, horizon: 500, runs: 2, users: {users}, feedback: {feedback},
+             channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))],
+             policies: [(policy: {policy})])"
+        );
+        specprobe::load(&write(tmp.path(), "f.ron", &text))
+    };
+    for policy in ["Dpe", "SicMmab", "GameOfThrones", "Beacon"] {
+        let err = with("2", "SensingThenCollision", policy)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("policies[0].policy: needs the collision indicator in every slot, `feedback: SensingAndCollision` or `CollisionOnly`"),
+            "{policy}: {err}"
+        );
+        assert!(with("2", "CollisionOnly", policy).is_ok(), "{policy}");
+    }
+    let err = with("3", "SensingAndCollision", "Dpe")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("policies[0].policy.users: DPE needs fewer users than channels"),
+        "{err}"
+    );
+    let err = with("4", "SensingAndCollision", "Beacon")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("BEACON assigns every user a channel of its own"),
+        "{err}"
+    );
+    // An override is held to the same rule.
+    let ok = with("2", "SensingAndCollision", "Dpe").unwrap();
+    let err = Simulation::new(ok)
+        .overrides(specprobe::Overrides {
+            users: Some(3),
+            ..Default::default()
+        })
+        .run()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("--users: policy `dpe`'s `users` DPE needs fewer users than channels"),
+        "{err}"
+    );
+}
+
+/// `shuffle: true` relabels the channels per run, the same relabelling for every policy of
+/// the run: two entries of one policy give the same runs; a policy that depends on the labels
+/// (SIC-MMAB's communication sits on the first active channels) gives other runs than without
+/// the shuffle, whose paths are the same.
+#[test]
+fn a_shuffle_is_the_runs_and_every_policy_sees_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = |shuffle: &str| {
+        format!(
+            "MultiUser(name: \"s\", seed: 4, horizon: 3000, runs: 6, users: 2, feedback: SensingAndCollision, {shuffle}
+             channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.7, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))],
+             policies: [(label: \"a\", policy: SicMmab(t0: Slots(40))), (label: \"b\", policy: SicMmab(t0: Slots(40)))])"
+        )
+    };
+    let rows = |text: &str| -> Vec<Vec<String>> {
+        let s = specprobe::parse(text, Path::new("s.ron")).unwrap();
+        let files = Simulation::new(s)
+            .run()
+            .unwrap()
+            .files(&ChartOptions {
+                formats: Vec::new(),
+                ..ChartOptions::default()
+            })
+            .unwrap();
+        let runs = &files.iter().find(|f| f.name == "runs.csv").unwrap().bytes;
+        String::from_utf8(runs.clone())
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').skip(1).map(str::to_string).collect())
+            .collect()
+    };
+    let shuffled = rows(&text("shuffle: true,"));
+    let plain = rows(&text(""));
+    let half = shuffled.len() / 2;
+    assert_eq!(
+        shuffled[..half],
+        shuffled[half..],
+        "both entries see the run's relabelling"
+    );
+    assert_ne!(shuffled, plain);
+    let _ = tmp;
+}
+
+/// A system reward other than the sum: its benchmark is the matching of the largest expected
+/// system reward, the realised regret its own; refused where rewards are not 0 or 1.
+#[test]
+fn system_rewards_have_their_own_benchmark_and_rules() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = |reward: &str, cost: &str, policy: &str| {
+        format!(
+            "MultiUser(name: \"sr\", seed: 2, horizon: 2000, runs: 4, users: 2, feedback: SensingAndCollision, system_reward: {reward},
+             channels: [(theta: 0.9, cost: {cost}), (theta: 0.5, cost: Constant(0.0))],
+             user_theta: [[0.9, 0.5], [0.5, 0.1]],
+             policies: [(policy: {policy})])"
+        )
+    };
+    let path = write(
+        tmp.path(),
+        "mm.ron",
+        &scenario("MaxMin", "Constant(0.0)", "Cucb"),
+    );
+    let summary = run_summary(&path);
+    // The sum is best with (0.9, 0.1), the product with (0.5, 0.5).
+    assert_eq!(summary["benchmark"]["lists"], serde_json::json!([[1], [0]]));
+    assert_eq!(summary["benchmark"]["expected_reward_per_slot"], 0.25);
+    assert_eq!(summary["system_reward"]["kind"], "max_min");
+    let pf = run_summary(&write(
+        tmp.path(),
+        "pf.ron",
+        &scenario(
+            "ProportionalFairness(epsilon: 0.5)",
+            "Constant(0.0)",
+            "Cucb",
+        ),
+    ));
+    let want = 0.9 * 1.5f64.ln() + 0.1 * 0.5f64.ln() + 0.1 * 1.5f64.ln() + 0.9 * 0.5f64.ln();
+    let got = pf["benchmark"]["expected_reward_per_slot"]
+        .as_f64()
+        .unwrap();
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    for (reward, cost, policy, want) in [
+        (
+            "MaxMin",
+            "Constant(0.1)",
+            "Cucb",
+            "every probe must be free",
+        ),
+        (
+            "MaxMin",
+            "Constant(0.0)",
+            "Selfish(policy: CcUcb)",
+            "probes cascades",
+        ),
+        (
+            "ProportionalFairness(epsilon: 0.0)",
+            "Constant(0.0)",
+            "Cucb",
+            "epsilon must lie in (0, 1e6]",
+        ),
+    ] {
+        let err = specprobe::load(&write(
+            tmp.path(),
+            "bad.ron",
+            &scenario(reward, cost, policy),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}

@@ -485,3 +485,34 @@ def test_a_run_refuses_more_threads_than_the_command_line_allows():
     with pytest.raises(specprobe.SpecprobeError, match=r"threads: must lie in 1\.\.=4095 \(got 4611686018427387904\)"):
         specprobe.run(FIG1A, runs=1, horizon=10, threads=2**62)
     assert specprobe._specprobe.MAX_THREADS == 4095
+
+
+def test_the_policies_after_2018_and_system_rewards_from_python():
+    """DPE, BEACON, CUCB and Game of Thrones run from a dict scenario, with users who see Markov
+    channels differently and a system reward; the summary names the benchmark and its kind."""
+    channels = [{"occupancy": {"Markov": {"idle_to_busy": 0.05, "busy_to_idle": 0.15}}, "cost": {"Constant": 0.0}},
+                {"theta": 0.5, "cost": {"Constant": 0.0}},
+                {"theta": 0.3, "cost": {"Constant": 0.0}}]
+    scenario = {"MultiUser": {
+        "name": "frontier", "seed": 3, "horizon": 3000, "runs": 2, "users": 2,
+        "feedback": "SensingAndCollision", "collision": "SameChannel",
+        "system_reward": "MaxMin",
+        "channels": channels,
+        "user_theta": [[0.75, 0.3], [0.5, 0.9], [0.3, 0.2]],
+        "policies": [{"policy": {"Beacon": {"initial_pulls": 20}}}, {"policy": {"Cucb": {}}},
+                     {"policy": {"GameOfThrones": {}}}]}}
+    res = specprobe.run(scenario, threads=1)
+    assert [p["name"] for p in res.summary["policies"]] == ["beacon", "cucb", "got"]
+    assert res.summary["system_reward"]["kind"] == "max_min"
+    assert res.summary["benchmark"]["lists"] == [[0], [1]]
+    assert abs(res.summary["benchmark"]["expected_reward_per_slot"] - 0.75 * 0.9) < 1e-12
+    dpe = {"MultiUser": {
+        "name": "dpe", "seed": 3, "horizon": 2000, "runs": 2, "users": 2,
+        "feedback": "SensingAndCollision", "shuffle": True,
+        "channels": [{"theta": t, "cost": {"Constant": 0.0}} for t in (0.9, 0.6, 0.3)],
+        "policies": [{"policy": {"Dpe": {"convention": "Reference"}}}]}}
+    res = specprobe.run(dpe, threads=1)
+    assert res.summary["policies"][0]["name"] == "dpe-ref"
+    with pytest.raises(specprobe.ScenarioError, match="needs the collision indicator in every slot"):
+        dpe["MultiUser"]["feedback"] = "SensingThenCollision"
+        specprobe.run(dpe)

@@ -43,7 +43,7 @@ def main():
         means = np.linspace(float(lo_hi[0]), float(lo_hi[1]), a.k)
     else:
         means = np.array([float(x) for x in a.means.split(",")])
-    checkpoints = [int(x) for x in a.checkpoints.split(",")]
+    checkpoints = [c for c in (int(x) for x in a.checkpoints.split(",")) if c <= a.horizon]
     table = {"DPE": (DPE, {}), "SynchComm": (SynchComm, {}), "MCTopM": (MCTopM, {"M": a.users})}
     np.random.seed(a.seed)
     out = {"horizon": a.horizon, "k": len(means), "users": a.users, "runs": a.runs,
@@ -61,7 +61,8 @@ def main():
         cpu = time.process_time() - start
         f = np.array(finals)
         per = cpu / (a.runs * a.horizon * a.users)
-        row = {"mean": list(f.mean(axis=0)), "std": list(f.std(axis=0, ddof=1)),
+        row = {"mean": list(f.mean(axis=0)),
+               "std": list(f.std(axis=0, ddof=1)) if a.runs > 1 else [0.0] * len(checkpoints),
                "n": a.runs, "cpu_s": cpu, "us_per_user_slot": per * 1e6}
         out["strategies"][name] = row
         cells = ", ".join(f"t={c}: {m:.1f} ± {s / np.sqrt(a.runs):.1f} (sd {s:.1f})"

@@ -41,7 +41,7 @@ def main():
     rows, cols = linear_sum_assignment(-means)
     best = means[rows, cols].sum()
     matching = list(cols)
-    checkpoints = [int(x) for x in a.checkpoints.split(",")]
+    checkpoints = [c for c in (int(x) for x in a.checkpoints.split(",")) if c <= a.horizon]
     np.random.seed(a.seed)
     finals, optimal = [], 0
     start = time.process_time()
@@ -62,7 +62,8 @@ def main():
     per = cpu / (a.runs * a.horizon * m)
     out = {"horizon": a.horizon, "means": means.tolist(), "matching": [int(c) for c in matching],
            "benchmark": best, "checkpoints": checkpoints, "runs": a.runs,
-           "mean": list(f.mean(axis=0)), "std": list(f.std(axis=0, ddof=1)),
+           "mean": list(f.mean(axis=0)),
+           "std": list(f.std(axis=0, ddof=1)) if a.runs > 1 else [0.0] * len(checkpoints),
            "optimal_runs": optimal, "us_per_user_slot": per * 1e6}
     cells = ", ".join(f"t={c}: {mu:.1f} ± {s / np.sqrt(a.runs):.1f} (sd {s:.1f})"
                       for c, mu, s in zip(checkpoints, out["mean"], out["std"]))

@@ -78,6 +78,16 @@ pub enum SimulationError {
     /// The scenario would need more memory than allowed.
     #[error(transparent)]
     Budget(#[from] crate::engine::budget::BudgetError),
+    /// More worker threads than [`crate::MAX_THREADS`] (or none).
+    #[error(
+        "threads: must lie in 1..={max} (got {threads}): more workers than that only contend for the cores"
+    )]
+    Threads {
+        /// Threads asked for.
+        threads: usize,
+        /// The largest count allowed.
+        max: usize,
+    },
     /// The scenario would take longer than allowed.
     #[error(transparent)]
     Time(#[from] crate::engine::budget::TimeError),
@@ -233,6 +243,15 @@ impl Simulation {
     /// is checked before running. The prepared simulation can open its destination before the
     /// long run, as the command line does.
     pub fn prepare(&self) -> Result<Prepared, SimulationError> {
+        // Before the estimate, which counts each thread's buffers.
+        if let Some(threads) = self.options.threads
+            && !(1..=crate::MAX_THREADS).contains(&threads)
+        {
+            return Err(SimulationError::Threads {
+                threads,
+                max: crate::MAX_THREADS,
+            });
+        }
         let scenario = self.scenario.clone().with_overrides(&self.overrides)?;
         let runs = scenario.runs();
         if self.sharded && self.options.shard.count > runs {

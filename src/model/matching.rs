@@ -4,56 +4,98 @@
 //! O(n³) for any numbers of users and channels.
 //!
 //! `pathfinding` needs weights with a total order and exact arithmetic: they are scaled to
-//! integers, `round(w · 2^s)` with `s` the largest power that keeps every weight within 2⁵²
+//! integers, `trunc(w · 2^s)` with `s` the largest power that keeps every weight below 2⁵²
 //! (so a total over 1 024 users stays within `i64`). The assignment is optimal for the scaled
-//! weights, hence within `rows · 2^−s` of the optimum of the real ones (a relative 2⁻⁵¹ of the
-//! largest weight per row, at the resolution of `f64` itself); the caller computes the value
-//! of the assignment from the real weights.
+//! weights, hence within `2·rows · 2^−s` of the optimum of the real ones (a relative 2⁻⁵⁰ of
+//! the largest weight per row, at the resolution of `f64` itself); the caller computes the
+//! value of the assignment from the real weights.
 
-use pathfinding::kuhn_munkres::kuhn_munkres;
-use pathfinding::matrix::Matrix;
+use pathfinding::kuhn_munkres::{Weights, kuhn_munkres};
 
 /// The largest scaled weight (see the module docs).
 const SCALE_BITS: i32 = 52;
 
-/// The assignment of each of `rows` rows to a distinct column of `cols ≥ rows` maximising the
-/// total of `weight(row, col)` (finite), as `col[row]`.
-///
-/// # Panics
-///
-/// When `rows > cols` or a weight is not finite (the callers guarantee neither happens).
+/// The scaled integer weights of one matching problem, kept from one problem to the next
+/// by a caller that solves many (a learner's oracle every slot): no allocation but
+/// `pathfinding`'s own.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scaled {
+    rows: usize,
+    cols: usize,
+    real: Vec<f64>,
+    w: Vec<i64>,
+}
+
+impl Weights<i64> for Scaled {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn columns(&self) -> usize {
+        self.cols
+    }
+    fn at(&self, row: usize, col: usize) -> i64 {
+        self.w[row * self.cols + col]
+    }
+    fn neg(&self) -> Self {
+        Scaled {
+            w: self.w.iter().map(|&x| -x).collect(),
+            real: self.real.iter().map(|&x| -x).collect(),
+            ..*self
+        }
+    }
+}
+
+impl Scaled {
+    /// The assignment of each of `rows` rows to a distinct column of `cols ≥ rows` maximising
+    /// the total of `weight(row, col)` (finite), as `col[row]`.
+    ///
+    /// # Panics
+    ///
+    /// When `rows > cols` or a weight is not finite (the callers guarantee neither happens).
+    pub(crate) fn max_weight(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        weight: impl Fn(usize, usize) -> f64,
+    ) -> Vec<usize> {
+        assert!(
+            rows <= cols,
+            "every row needs a column: {rows} rows, {cols} columns"
+        );
+        if rows == 0 {
+            return Vec::new();
+        }
+        self.rows = rows;
+        self.cols = cols;
+        self.real.clear();
+        let mut largest = 0.0f64;
+        for r in 0..rows {
+            for c in 0..cols {
+                let w = weight(r, c);
+                assert!(w.is_finite(), "weight ({r}, {c}) is not finite: {w}");
+                largest = largest.max(w.abs());
+                self.real.push(w);
+            }
+        }
+        // largest < 2^(e + 1) with e its binary exponent (read from its bits: `log2` and
+        // `round` are libm calls here, and this runs every slot of an oracle learner), so
+        // 2^s · largest < 2^52 with s = 51 − e; truncation keeps every weight within one unit.
+        let e = ((largest.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+        let s = if largest > 0.0 { SCALE_BITS - 1 - e } else { 0 };
+        let scale = 2f64.powi(s);
+        self.w.clear();
+        self.w.extend(self.real.iter().map(|&w| (w * scale) as i64));
+        kuhn_munkres(self).1
+    }
+}
+
+/// [`Scaled::max_weight`] of a single problem.
 pub(crate) fn max_weight(
     rows: usize,
     cols: usize,
     weight: impl Fn(usize, usize) -> f64,
 ) -> Vec<usize> {
-    assert!(
-        rows <= cols,
-        "every row needs a column: {rows} rows, {cols} columns"
-    );
-    if rows == 0 {
-        return Vec::new();
-    }
-    let mut largest = 0.0f64;
-    let mut real = Vec::with_capacity(rows * cols);
-    for r in 0..rows {
-        for c in 0..cols {
-            let w = weight(r, c);
-            assert!(w.is_finite(), "weight ({r}, {c}) is not finite: {w}");
-            largest = largest.max(w.abs());
-            real.push(w);
-        }
-    }
-    // 2^s · largest ≤ 2^52: every scaled weight is an integer of at most 53 bits.
-    let s = if largest > 0.0 {
-        SCALE_BITS - largest.log2().ceil() as i32
-    } else {
-        0
-    };
-    let scale = 2f64.powi(s);
-    let scaled: Vec<i64> = real.iter().map(|&w| (w * scale).round() as i64).collect();
-    let m = Matrix::from_vec(rows, cols, scaled).expect("rows × cols weights");
-    kuhn_munkres(&m).1
+    Scaled::default().max_weight(rows, cols, weight)
 }
 
 /// Users' values of channels: the assignment of at most one channel to each user (distinct

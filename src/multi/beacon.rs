@@ -71,7 +71,7 @@ impl Default for BeaconSpec {
 }
 
 impl TeamBuiltin for BeaconSpec {
-    const SUMMARY: &'static str = "BEACON: a leader matches users who see channels differently; batched exploration, differential communication (feedback: SensingAndCollision)";
+    const SUMMARY: &'static str = "BEACON: a leader matches users who see channels differently; batched exploration, differential communication";
     type Team = Beacon;
 
     fn example() -> Self {

@@ -13,6 +13,7 @@
 
 use super::{CodeConvention, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
+use crate::model::matching::Scaled;
 use crate::model::system_reward::SystemReward;
 use crate::util::rng::SimRng;
 use serde::{Deserialize, Serialize};
@@ -71,6 +72,7 @@ impl TeamBuiltin for CucbSpec {
                 system
             },
             reference,
+            scaled: Scaled::default(),
         }
     }
 }
@@ -85,6 +87,8 @@ pub(crate) struct Cucb {
     k: usize,
     oracle: SystemReward,
     reference: bool,
+    /// The oracle's scratch.
+    scaled: Scaled,
 }
 
 impl Team for Cucb {
@@ -113,9 +117,23 @@ impl Team for Cucb {
                 };
             }
         }
-        for (list, c) in lists.iter_mut().zip(self.oracle.assign(&self.index, k)) {
-            if let Some(c) = c {
+        if lists.len() <= k {
+            // Every index is positive and every user can have a channel of its own: the
+            // oracle's matching on the M × K indices (on their logarithms for max-min), no
+            // silent columns, the weights' buffers reused.
+            let index = &self.index;
+            let log = self.oracle == SystemReward::MaxMin;
+            let col = self.scaled.max_weight(lists.len(), k, |u, c| {
+                if log { index[u][c].max(1e-300).ln() } else { index[u][c] }
+            });
+            for (list, c) in lists.iter_mut().zip(col) {
                 list.push(c);
+            }
+        } else {
+            for (list, c) in lists.iter_mut().zip(self.oracle.assign(&self.index, k)) {
+                if let Some(c) = c {
+                    list.push(c);
+                }
             }
         }
     }

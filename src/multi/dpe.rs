@@ -67,7 +67,8 @@ pub(crate) struct DpeSpec {
 }
 
 impl TeamBuiltin for DpeSpec {
-    const SUMMARY: &'static str = "DPE: a leader explores, followers rotate; communication through collisions (feedback: SensingAndCollision)";
+    const SUMMARY: &'static str =
+        "DPE: a leader explores, followers rotate over the M best; one swap at a time through collisions";
     type Team = Dpe;
 
     fn example() -> Self {

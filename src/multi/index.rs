@@ -290,7 +290,10 @@ impl Indices {
     /// Channel `i`'s exact index at the current slot.
     #[inline]
     pub(crate) fn value(&mut self, i: usize) -> f64 {
-        if self.stamp[i] != self.t {
+        // Under a fixed clock (`time: Horizon`) an index changes only with its samples, which
+        // clear the stamp: one computed in an earlier slot still holds.
+        let fixed = self.rules.clock == Clock::Horizon && self.stamp[i] != 0;
+        if self.stamp[i] != self.t && !fixed {
             self.exact[i] = self.kind.value_log(self.n[i], self.s[i], self.log_t);
             self.stamp[i] = self.t;
         }

@@ -79,7 +79,7 @@ fn is_hop(f: &SicFixation) -> bool {
 
 impl TeamBuiltin for SicMmabSpec {
     const SUMMARY: &'static str =
-        "SIC-MMAB: communication through collisions (feedback: SensingAndCollision)";
+        "SIC-MMAB: exploration phases, then everyone's statistics sent through collisions";
     type Team = SicMmab;
 
     fn example() -> Self {

@@ -66,7 +66,7 @@ pub fn policies() -> String {
     );
     let _ = writeln!(
         out,
-        "\nMany-users policies (in a `MultiUser(...)` scenario's `policies` list; index: KlUcb or Ucb):\n"
+        "\nMany-users policies (in a `MultiUser(...)` scenario's `policies` list; index: KlUcb, Ucb or UcbH):\n"
     );
     for (spec, summary) in crate::multi::TeamSpec::catalogue() {
         let ron = spec.to_ron();
@@ -83,7 +83,10 @@ pub fn policies() -> String {
          (Ucb1, KlUcb, CentralizedMultiplePlay, RhoRand, RandTopM, McTopM), Mega and \
          MusicalChairs: the index's t counted in samples, ties as its code breaks them, the \
          reference code's start and rules (README, \"Many users\"); the index policies also take \
-         `time: Slots | Samples` and `ties: LowerChannel | HigherChannel | Random` alone."
+         `time: Slots | Samples | Horizon` and `ties: LowerChannel | HigherChannel | Random` \
+         alone. `convention: Reference` gives the authors' code's definitions of Dpe, Beacon and \
+         Cucb; Dpe, SicMmab, GameOfThrones and Beacon need the collision indicator in every \
+         slot (`feedback: SensingAndCollision` or `CollisionOnly`)."
     );
     out
 }

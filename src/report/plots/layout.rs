@@ -43,13 +43,32 @@ pub(crate) fn text_width<DB: DrawingBackend>(
         .map_or(text.chars().count() as u32 * size * 6 / 10, |(w, _)| w)
 }
 
-/// Splits `text` at spaces into lines no wider than `width` pixels (a longer word is split).
+/// Most characters of one text a chart draws (a title, a label, a note): a longer one is cut
+/// with an ellipsis in the drawing (the data keep it whole). Splitting a word measures its
+/// prefixes, so a 2 000-character label cost seconds of CPU per chart.
+pub(crate) const MAX_DRAWN_CHARS: usize = 160;
+
+/// `text` as a chart draws it: at most [`MAX_DRAWN_CHARS`] characters, the last an ellipsis
+/// when it was cut.
+pub(crate) fn drawn(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.chars().count() <= MAX_DRAWN_CHARS {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        let mut cut: String = text.chars().take(MAX_DRAWN_CHARS - 1).collect();
+        cut.push('…');
+        std::borrow::Cow::Owned(cut)
+    }
+}
+
+/// Splits `text` (as [`drawn`] bounds it) at spaces into lines no wider than `width` pixels (a
+/// longer word is split).
 pub(crate) fn wrap<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
     size: u32,
     width: u32,
 ) -> Vec<String> {
+    let text = &*drawn(text);
     let mut lines: Vec<String> = Vec::new();
     let mut current = String::new();
     for word in text.split(' ') {
@@ -227,7 +246,7 @@ pub(crate) fn legend_plan<DB: DrawingBackend>(
         let widest = legend
             .iter()
             .filter(|e| !matches!(e.key, LegendKey::Note))
-            .map(|e| text_width(root, &e.label, size))
+            .map(|e| text_width(root, &drawn(&e.label), size))
             .max()
             .unwrap_or(0);
         let col_w = (widest + key_w + 16).min(w);

@@ -35,6 +35,10 @@ use serde::{Deserialize, Serialize};
 /// Most channels the dynamic programme takes (2^20 states, 8 MiB).
 pub(crate) const MAX_DP_CHANNELS: usize = 20;
 
+/// The largest rate: over 2⁴⁰ slots, 2⁶⁴ runs and 1 024 users the sums of squares of the
+/// rewards stay below `f64::MAX` (rate · 2⁴⁰ ≤ 1.1·10¹¹², squared and summed ≤ 10²⁶⁰).
+pub(crate) const MAX_RATE: f64 = 1e100;
+
 /// `reward: TimeLeft(..)` as a scenario writes it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -104,17 +108,28 @@ impl TimeLeftSpec {
     ) -> Result<TimeLeft, Vec<TimeLeftProblem>> {
         let mut problems = Vec::new();
         let finite_nonneg = |v: f64| v.is_finite() && v >= 0.0;
+        // A run's reward is at most rate × 2⁴⁰ slots, and the statistics sum its square over
+        // the runs and users: a rate up to MAX_RATE keeps every such sum finite.
+        let beyond = |v: f64| {
+            format!(
+                "must be at most {MAX_RATE:e}: a run's rewards (up to rate × horizon) and their squares summed over runs must stay finite (got {v:e})"
+            )
+        };
         if !(self.rate.is_finite() && self.rate > 0.0) {
             problems.push((
                 ("rate", None),
                 format!("must be a positive finite number (got {})", self.rate),
             ));
+        } else if self.rate > MAX_RATE {
+            problems.push((("rate", None), beyond(self.rate)));
         }
         if !finite_nonneg(self.busy_rate) {
             problems.push((
                 ("busy_rate", None),
                 format!("must be a finite number ≥ 0 (got {})", self.busy_rate),
             ));
+        } else if self.busy_rate > MAX_RATE {
+            problems.push((("busy_rate", None), beyond(self.busy_rate)));
         }
         if let Some(rates) = &self.rates {
             if rates.len() != k {
@@ -132,6 +147,8 @@ impl TimeLeftSpec {
                         ("rates", Some(i)),
                         format!("must be a finite number ≥ 0 (got {r})"),
                     ));
+                } else if r > MAX_RATE {
+                    problems.push((("rates", Some(i)), beyond(r)));
                 }
             }
         }

@@ -522,6 +522,13 @@ fn a_very_long_label_is_cut_in_the_drawing_and_kept_in_the_data() {
     )
     .unwrap();
     assert!(svg.contains('…'), "cut with an ellipsis");
-    let summary = &files.iter().find(|f| f.name == "summary.json").unwrap().bytes;
-    assert!(String::from_utf8_lossy(summary).contains(&label), "the data keep it whole");
+    let summary = &files
+        .iter()
+        .find(|f| f.name == "summary.json")
+        .unwrap()
+        .bytes;
+    assert!(
+        String::from_utf8_lossy(summary).contains(&label),
+        "the data keep it whole"
+    );
 }

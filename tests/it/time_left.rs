@@ -160,6 +160,29 @@ fn time_left_rules_are_named() {
             "reward.TimeLeft.busy_rate",
             "≥ 0",
         ),
+        // Finite, but a run's rewards overflowed and the report failed at the end on a
+        // `ci95` message that never named the field (issue 50, item 5).
+        (
+            "0.0",
+            "slot: (duration: 1.0),",
+            "rate: 1e308",
+            "reward.TimeLeft.rate",
+            "must be at most 1e100",
+        ),
+        (
+            "0.0",
+            "slot: (duration: 1.0),",
+            "rates: [1.0, 1e200]",
+            "reward.TimeLeft.rates[1]",
+            "must be at most 1e100",
+        ),
+        (
+            "0.0",
+            "slot: (duration: 1.0),",
+            "busy_rate: 1e101",
+            "reward.TimeLeft.busy_rate",
+            "squares summed over runs must stay finite",
+        ),
     ] {
         let text = base
             .replace("DELAY", delay)

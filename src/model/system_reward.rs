@@ -165,10 +165,10 @@ mod tests {
     }
 
     /// The max-min matching maximises the product, which the linear one need not: here the
-    /// sum is best with (0.9, 0.1) and the product with (0.5, 0.5).
+    /// sum is best with (0.9, 0.15) and the product with (0.5, 0.5).
     #[test]
     fn max_min_maximises_the_product() {
-        let value = vec![vec![0.9, 0.5], vec![0.5, 0.1]];
+        let value = vec![vec![0.9, 0.5], vec![0.5, 0.15]];
         let lin = SystemReward::Linear.assign(&value, 2);
         assert_eq!(lin, vec![Some(0), Some(1)]);
         let mm = SystemReward::MaxMin.assign(&value, 2);

@@ -492,7 +492,7 @@ fn many_users_charts_follow_the_axis_options() {
 
 /// A 2 000-character policy label burned over 12 s of CPU drawing a many-users SVG (its
 /// words were split by measuring every prefix): the drawing shows it cut with an ellipsis,
-/// at most 160 characters, within a second or two, and the data keep it whole.
+/// at most 400 characters, within a second or two, and the data keep it whole.
 #[test]
 fn a_very_long_label_is_cut_in_the_drawing_and_kept_in_the_data() {
     let label: String = "x".repeat(2000);

@@ -44,9 +44,9 @@ pub(crate) fn text_width<DB: DrawingBackend>(
 }
 
 /// Most characters of one text a chart draws (a title, a label, a note): a longer one is cut
-/// with an ellipsis in the drawing (the data keep it whole). Splitting a word measures its
-/// prefixes, so a 2 000-character label cost seconds of CPU per chart.
-pub(crate) const MAX_DRAWN_CHARS: usize = 160;
+/// with an ellipsis in the drawing (the data keep it whole). A 2 000-character label filled
+/// a chart and cost seconds of CPU (its words were split by measuring every prefix).
+pub(crate) const MAX_DRAWN_CHARS: usize = 400;
 
 /// `text` as a chart draws it: at most [`MAX_DRAWN_CHARS`] characters, the last an ellipsis
 /// when it was cut.
@@ -86,13 +86,21 @@ pub(crate) fn wrap<DB: DrawingBackend>(
         // A single word wider than the line is cut into pieces that fit: after a hyphen,
         // underscore or slash where one fits ("centralized-" / "klucb"), else between letters.
         while text_width(area, &current, size) > width && current.chars().count() > 1 {
-            let mut cut = current.chars().count() - 1;
-            while cut > 1
-                && text_width(area, &current.chars().take(cut).collect::<String>(), size) > width
-            {
-                cut -= 1;
-            }
+            // The longest prefix that fits (at least one letter), by bisection: a prefix's
+            // width grows with its length.
             let chars: Vec<char> = current.chars().collect();
+            let fits =
+                |n: usize| text_width(area, &chars[..n].iter().collect::<String>(), size) <= width;
+            let (mut lo, mut hi) = (1, chars.len() - 1);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if fits(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            let mut cut = lo;
             if let Some(after) = (1..cut)
                 .rev()
                 .find(|&i| matches!(chars[i - 1], '-' | '_' | '/'))

@@ -26,15 +26,23 @@ pub(crate) fn parse_raw(text: &str, path: &Path) -> Result<RawScenario, Scenario
         from = at;
     }
     parsed.push_str(&text[from..]);
-    let inserted_at: Vec<(usize, usize)> = inserted
-        .iter()
-        .map(|&at| {
-            let before = &text[..at];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            (line, col)
-        })
-        .collect();
+    // The (line, column) of each insertion, in one pass over the text (the insertions are in
+    // increasing order): measured from the start for each, 20 000 of them on one line took
+    // seconds.
+    let mut inserted_at: Vec<(usize, usize)> = Vec::with_capacity(inserted.len());
+    let (mut line, mut col, mut pos) = (1, 1, 0);
+    for &at in &inserted {
+        for ch in text[pos..at].chars() {
+            if ch == '\n' {
+                line += 1;
+                col = 1;
+            } else {
+                col += 1;
+            }
+        }
+        pos = at;
+        inserted_at.push((line, col));
+    }
     let parse_error = |err: ron::error::SpannedError, field: String| {
         let (line, mut col) = (err.span.start.line, err.span.start.col);
         col -= 2 * inserted_at
@@ -133,4 +141,33 @@ fn strip_position(message: &str) -> String {
 pub(crate) fn is_json(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Twenty thousand policies written bare on one line: the insertions are found and placed
+    /// in one pass (they took 8 s of CPU, every entry found again from the top), and an error
+    /// after them is reported at its column in the file, not in the text with `()` inserted.
+    #[test]
+    fn many_bare_policies_on_one_line_are_one_pass_and_keep_the_columns() {
+        let policies: String = (0..20_000)
+            .map(|i| format!("(label: \"p{i}\", policy: CcUcb), "))
+            .collect();
+        let head = "Regret(name: \"m\", horizon: 10, runs: 1, channels: [(theta: 0.5, cost: Constant(0.1))], policies: [";
+        let text = format!("{head}{policies}(policy: CcUcb(alfa: 1.0))])");
+        let started = std::time::Instant::now();
+        let err = parse_raw(&text, Path::new("m.ron")).unwrap_err();
+        assert!(
+            started.elapsed().as_secs_f64() < 5.0,
+            "{:?}",
+            started.elapsed()
+        );
+        let ScenarioError::Parse { problem, .. } = err else {
+            panic!("{err}")
+        };
+        let want = text.find("alfa").unwrap() + 1;
+        assert_eq!((problem.line, problem.col), (1, want), "{}", problem.rule);
+    }
 }

@@ -409,9 +409,10 @@ fn baseline() {
     }
     println!();
     if let Some(readme) = std::env::var_os("SPEED_README") {
+        // The baseline's path is the measuring machine's: the README names its role, not where
+        // it lay.
         let note = format!(
-            "\n(`SPECPROBE_BASELINE={} SPEED_PARTS=4 SPEED_README=README.md cargo bench --bench speed`: whole-process CPU, `--threads 1 --no-charts`, interleaved, medians of {reps}; written by the bench.)",
-            old.to_string_lossy()
+            "\n(`SPECPROBE_BASELINE=path/to/previous/specprobe SPEED_PARTS=4 SPEED_README=README.md cargo bench --bench speed`: whole-process CPU, `--threads 1 --no-charts`, interleaved, medians of {reps}; written by the bench.)"
         );
         splice_readme(std::path::Path::new(&readme), "baseline", &(table + &note));
     }

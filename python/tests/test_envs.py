@@ -327,7 +327,7 @@ def test_bad_single_actions_name_the_argument_and_the_rule(make, bad, error, mat
     (lambda: envs.MultiUserVectorEnv(multi(), 2, threads=0), r"threads: expected a whole number in 1\.\.4095"),
     # A multiple of 2^52 made the batch size 4096·threads wrap to 0, and every step looped
     # for ever (issue 50, item 1): refused at construction, as the command line's --threads.
-    (lambda: envs.SpectrumVectorEnv(small(), 2, threads=2**52), r"threads: expected a whole number in 1\.\.4095 \(got 4503599627370496\)"),
+    (lambda: envs.SpectrumVectorEnv(small(), 2, threads=2**52), r"threads: expected a whole number in 1\.\.4095, got 4503599627370496"),
     (lambda: envs.MultiUserVectorEnv(multi(), 2, threads=2**62), r"threads: expected a whole number in 1\.\.4095"),
     (lambda: envs.SpectrumVectorEnv(small(), 2, threads=2**64), r"threads: expected a whole number in 1\.\.4095"),
     (lambda: envs.SpectrumVectorEnv(small(), 2, threads=4096), r"threads: expected a whole number in 1\.\.4095"),

@@ -6,7 +6,7 @@
 //! rather than tests.
 //!
 //! A cell fails at |z| > 4 (z: the difference of the means over the combined standard
-//! error): with six cells of two sides that agree that happens by chance with probability
+//! error): with seven cells of two sides that agree that happens by chance with probability
 //! under 10⁻³, and the seeds are fixed, so a failure is a change of definition.
 
 use serde_json::Value;

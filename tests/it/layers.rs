@@ -366,3 +366,14 @@ fn the_check_fails_on_a_back_edge() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("util/a") && found[0].contains("util/b"));
 }
+
+/// The README names no path of the machine it was measured on (the bench wrote
+/// `/work/base-target/...` into it): commands read as a user pastes them.
+#[test]
+fn the_readme_names_no_development_machine_path() {
+    let readme = include_str!("../../README.md");
+    for bad in ["/work/", "/root/", "/home/", "/tmp/"] {
+        let hit = readme.lines().find(|l| l.contains(bad));
+        assert!(hit.is_none(), "{bad}: {}", hit.unwrap_or_default());
+    }
+}

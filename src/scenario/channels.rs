@@ -3,11 +3,12 @@
 
 use super::MAX_CHANNELS;
 use super::Source;
-use super::checker::Checker;
+use super::checker::{Checker, MAX_FADED_SEARCHES};
 use super::locate::FieldPath;
 use super::raw::{RawChannel, RawHeader};
 use crate::model::channel::{Channel, EPOCH_OVERHEAD, Environment, MAX_EPOCH_ENTRIES};
 use crate::model::cost::{CostModel, CostWeights, SplitCost};
+use crate::model::detector::Fading;
 use crate::model::law::{Law, LawSpec};
 use crate::model::occupancy::{IidSpec, Occupancy, OccupancySpec, SpecContext, Step, probability};
 use crate::model::sensing::{RawSensing, Sensing, SensingModel, SensingSpec};
@@ -156,16 +157,38 @@ fn check_occupancy(
 fn check_sensing(raw: RawSensing, at: &FieldPath, ck: &mut Checker) -> Option<Sensing> {
     match raw {
         RawSensing::Rates(spec) => check_rates(spec, at, ck),
-        RawSensing::Model(SensingModel::EnergyDetector(spec)) => match spec.check() {
-            Ok(detector) => Some(Sensing::of_detector(detector)),
-            Err(problems) => {
-                let at = at.field("EnergyDetector");
-                for p in problems {
-                    ck.fail(&at.field(p.field), p.rule);
+        RawSensing::Model(SensingModel::EnergyDetector(spec)) => {
+            let searched = spec.fading == Fading::Rayleigh && spec.threshold.is_none();
+            if searched {
+                if let Some((_, d)) = ck.faded.iter().find(|(s, _)| *s == spec) {
+                    return Some(Sensing::of_detector(*d));
                 }
-                None
+                if ck.faded.len() >= MAX_FADED_SEARCHES {
+                    ck.fail(
+                        &at.field("EnergyDetector").field("target_pd"),
+                        format!(
+                            "at most {MAX_FADED_SEARCHES} distinct Rayleigh-faded detectors may set their threshold from `target_pd` (each is a numerical search of a few milliseconds); give the others `threshold:`"
+                        ),
+                    );
+                    return None;
+                }
             }
-        },
+            match spec.check() {
+                Ok(detector) => {
+                    if searched {
+                        ck.faded.push((spec, detector));
+                    }
+                    Some(Sensing::of_detector(detector))
+                }
+                Err(problems) => {
+                    let at = at.field("EnergyDetector");
+                    for p in problems {
+                        ck.fail(&at.field(p.field), p.rule);
+                    }
+                    None
+                }
+            }
+        }
     }
 }
 

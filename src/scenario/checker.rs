@@ -1,11 +1,22 @@
 //! The collector every scenario check reports to: each broken rule with its position in the
 //! file (found from the field path, in RON or JSON text), its field and its rule.
 
+use crate::model::detector::{EnergyDetector, EnergyDetectorSpec};
 use crate::scenario::Scenario;
 use crate::scenario::error::{Problem, ScenarioError};
 use crate::scenario::locate::{FieldPath, locate};
 use crate::scenario::locate_json;
 use std::collections::BTreeSet;
+
+/// Most distinct Rayleigh-faded detectors whose threshold a scenario may leave to a search
+/// (`target_pd` without `threshold`): about 4 ms each, so a `validate` of any scenario stays
+/// near a second (20 000 of them took 82 s, issue 50).
+pub(crate) const MAX_FADED_SEARCHES: usize = 256;
+
+/// Problems located in the text: finding one walks the file from its top, so a file of
+/// 20 000 broken entries cost 90 s of CPU to locate them all (issue 50); those beyond are
+/// reported by field alone.
+const MAX_LOCATED: usize = 200;
 
 /// Collects problems with their positions.
 pub(crate) struct Checker<'a> {
@@ -15,6 +26,10 @@ pub(crate) struct Checker<'a> {
     pub(crate) problems: Vec<Problem>,
     /// Trace files read so far.
     pub(crate) traces: crate::model::occupancy::TraceFiles,
+    /// Faded detectors whose threshold was searched for, with the result: each search costs
+    /// milliseconds, so a detector written again (on another channel or in another sweep
+    /// cell) reuses it, and at most [`MAX_FADED_SEARCHES`] distinct ones are searched.
+    pub(crate) faded: Vec<(EnergyDetectorSpec, EnergyDetector)>,
     /// The whole loader, for a scenario that refers to another one (an identification
     /// instance whose arms are a regret scenario's channels): handed in by the loader itself,
     /// so that the checks do not import it back.
@@ -33,10 +48,14 @@ impl Checker<'_> {
         } else {
             locate
         };
-        let (line, col) = (0..=path.0.len())
-            .rev()
-            .find_map(|n| find(self.src, &FieldPath(path.0[..n].to_vec())))
-            .unwrap_or((0, 0));
+        let (line, col) = if self.problems.len() < MAX_LOCATED {
+            (0..=path.0.len())
+                .rev()
+                .find_map(|n| find(self.src, &FieldPath(path.0[..n].to_vec())))
+                .unwrap_or((0, 0))
+        } else {
+            (0, 0)
+        };
         self.problems.push(Problem {
             line,
             col,

@@ -70,12 +70,22 @@ fn invalid_message(path: &std::path::Path, problems: &[Problem]) -> String {
         problems.len(),
         if problems.len() == 1 { "" } else { "s" }
     );
-    for p in problems {
+    // A message a reader can take in: the rest are one fix away from showing up.
+    for p in problems.iter().take(MAX_SHOWN) {
         out.push_str("\n  ");
         out.push_str(&p.at(path));
     }
+    if problems.len() > MAX_SHOWN {
+        out.push_str(&format!(
+            "\n  … and {} more problems",
+            problems.len() - MAX_SHOWN
+        ));
+    }
     out
 }
+
+/// Problems an invalid-scenario message lists; the count says how many there were.
+const MAX_SHOWN: usize = 100;
 
 impl ScenarioError {
     /// All problems reported (one for a parse error).

@@ -42,6 +42,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         json,
         problems: Vec::new(),
         traces: Default::default(),
+        faded: Vec::new(),
     };
     let source = Source {
         path: path.to_path_buf(),

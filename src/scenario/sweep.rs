@@ -567,9 +567,11 @@ where
         json: ck.json,
         problems: Vec::new(),
         traces: std::mem::take(&mut ck.traces),
+        faded: std::mem::take(&mut ck.faded),
     };
     let cell = check(cell_raw, source, &mut cell_ck);
     ck.traces = cell_ck.traces;
+    ck.faded = cell_ck.faded;
     let own: Vec<Problem> = cell_ck
         .problems
         .into_iter()

@@ -416,3 +416,50 @@ fn labels_with_control_characters_are_refused() {
         .to_string();
     assert!(err.contains("free of control characters"), "{err}");
 }
+
+/// A scenario whose channels carry the given detectors, one per channel.
+fn with_detectors(detectors: impl Iterator<Item = String>) -> String {
+    let channels: Vec<String> = detectors
+        .map(|d| format!("(theta: 0.5, cost: Constant(0.1), sensing: EnergyDetector({d}))"))
+        .collect();
+    format!(
+        "Regret(name: \"r\", seed: 1, horizon: 100, runs: 2, channels: [{}], \
+         policies: [(label: \"a\", policy: CcUcb(alpha: 1.5))])",
+        channels.join(",\n")
+    )
+}
+
+fn faded(snr_db: f64) -> String {
+    format!(
+        "snr_db: {snr_db:.5}, sample_rate: 6e6, duration: 0.0002, target_pd: 0.9, fading: Rayleigh"
+    )
+}
+
+#[test]
+fn faded_threshold_searches_are_bounded_and_shared() {
+    // Each distinct faded detector with a `target_pd` is a root search of milliseconds: 20 000
+    // of them made `validate` take 82 s. Past 256 the scenario is refused at the field...
+    let many = with_detectors((0..300).map(|i| faded(-15.0 - 1e-4 * i as f64)));
+    let t = std::time::Instant::now();
+    let msg = fails_with(&many, &["target_pd", "at most 256 distinct", "threshold:"]);
+    assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
+    assert!(msg.contains("channels[256]"), "{msg}");
+    assert!(!msg.contains("channels[255]"), "{msg}");
+    // ...while the same detector written on 1 000 channels is searched once.
+    parse(&with_detectors((0..1000).map(|_| faded(-15.0)))).unwrap();
+}
+
+#[test]
+fn a_file_of_many_problems_answers_fast_and_briefly() {
+    // Locating a problem walks the text from its top; 20 000 of them took 90 s.
+    let channels = vec!["(theta: 1.5, cost: Constant(0.1))"; 20_000].join(",\n");
+    let text = format!(
+        "Regret(name: \"r\", seed: 1, horizon: 100, runs: 2, channels: [{channels}], \
+         policies: [(label: \"a\", policy: CcUcb(alpha: 1.5))])"
+    );
+    let t = std::time::Instant::now();
+    let msg = fails_with(&text, &["20000 problems", "… and 19900 more problems"]);
+    assert!(t.elapsed().as_secs_f64() < 10.0, "{:?}", t.elapsed());
+    assert!(msg.contains("bad.ron:1:"), "{msg}");
+    assert!(msg.lines().count() < 110, "{} lines", msg.lines().count());
+}

@@ -21,7 +21,7 @@ use crate::engine::multi_user::slot_loop::N_MULTI;
 use crate::engine::pipeline::RunOptions;
 use crate::engine::recorder::N_METRICS;
 use crate::identify::confidence::Setting;
-use crate::model::channel::{Channel, Environment};
+use crate::model::channel::{Channel, EPOCH_OVERHEAD, Environment};
 use crate::scenario::multi_user::TeamKind;
 use crate::scenario::{
     IdentificationScenario, MultiUserScenario, PolicyKind, RegretScenario, Scenario,
@@ -36,6 +36,17 @@ const FINAL_ROW: u64 = 3 * (8 + 8 * N_METRICS as u64);
 const OUTCOME: u64 = 3 * 32;
 /// Bytes of per-channel state of a policy, a sample path and the run records.
 const PER_CHANNEL: u64 = 64 + 80 + 3 * 8;
+/// Bytes per channel of the report written after a run (the summary's description of each
+/// channel, serialized and read back to render the tables and charts): measured 1.7 KB over
+/// the run's own per channel at 65 536 channels, rounded up so that the estimate bounds the
+/// peak (issue 50: 1.7 GiB estimated against 2.27 GB used).
+const REPORT_PER_CHANNEL: u64 = 2048;
+/// Bytes per channel and policy of the report (each policy's per-channel counts).
+const REPORT_PER_POLICY_CHANNEL: u64 = 96;
+/// Bytes per epoch entry of a piecewise benchmark ([`Environment::epoch_entries`]: epochs ×
+/// (channels + overhead)), held by the set-up and written and read back by the report:
+/// measured 89 per entry (peak resident) at 49 001 epochs of 8 channels.
+const PER_EPOCH_ENTRY: u64 = 96;
 /// Bytes the process needs whatever the scenario (code, fonts, thread stacks).
 const BASE: u64 = 16 << 20;
 /// Worker accumulators alive per thread (rayon splits the runs adaptively).
@@ -266,6 +277,7 @@ impl Estimate {
         // (memory, slot-steps or samples, CPU seconds)
         let (memory, work, cpu_seconds) = match scenario {
             Scenario::Regret(s) => {
+                setup = programme_seconds(s);
                 let (memory, steps, cpu) = regret(s, runs(s.header.runs), threads as u64, true);
                 (memory, Work::SlotSteps(steps), cpu)
             }
@@ -275,6 +287,7 @@ impl Estimate {
                 let (mut steps, mut cpu) = (0.0, 0.0);
                 let mut workers = 0u64;
                 for c in s.sweep.cells() {
+                    setup += programme_seconds(c);
                     let (m, w, seconds) = regret(c, runs(c.header.runs), threads as u64, false);
                     memory = memory.saturating_add(m);
                     steps += w;
@@ -374,6 +387,19 @@ impl Estimate {
     }
 }
 
+/// Seconds of the set-up spent on the time-left benchmark's programmes (one per epoch, about
+/// 4 ns per state and channel, measured at K = 20).
+fn programme_seconds(s: &RegretScenario) -> f64 {
+    s.experiments
+        .iter()
+        .filter(|e| e.env.time_left().is_some())
+        .map(|e| {
+            crate::model::time_left::programme_work(e.env.len(), e.env.epochs().len() as u64) as f64
+                * 4e-9
+        })
+        .sum()
+}
+
 /// Memory held by the worker threads of a regret scenario (buffers, policy state, windows).
 fn regret_workers(s: &RegretScenario, threads: u64) -> u64 {
     let checkpoints = s.header.checkpoints.slots(s.header.horizon).len() as u64;
@@ -419,9 +445,15 @@ fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u
     let mut cpu = 0.0f64;
     for e in &s.experiments {
         let k = e.env.len() as u64;
+        let epochs = product(&[e.env.epochs().len() as u64, k + EPOCH_OVERHEAD]);
         memory = memory
             .saturating_add(product(&[policies, stats_bytes(checkpoints, k, runs)]))
-            .saturating_add(channels(&e.env));
+            .saturating_add(channels(&e.env))
+            .saturating_add(product(&[epochs, PER_EPOCH_ENTRY]))
+            .saturating_add(product(&[
+                k,
+                REPORT_PER_CHANNEL + REPORT_PER_POLICY_CHANNEL * policies,
+            ]));
         let slots = runs as f64 * s.header.horizon as f64;
         steps += slots * policies as f64;
         cpu += slots

@@ -263,8 +263,17 @@ impl Environment {
         channels: u64,
         horizon: u64,
     ) -> u64 {
-        let epochs = boundaries(occupancies, horizon).len() as u64 + 1;
-        epochs.saturating_mul(channels.saturating_add(EPOCH_OVERHEAD))
+        Environment::epoch_count(occupancies, horizon)
+            .saturating_mul(channels.saturating_add(EPOCH_OVERHEAD))
+    }
+
+    /// Epochs of the benchmark for `occupancies` over `horizon` (one, plus one per distinct
+    /// piecewise boundary before the horizon), counted without building them.
+    pub(crate) fn epoch_count<'a>(
+        occupancies: impl Iterator<Item = &'a Occupancy>,
+        horizon: u64,
+    ) -> u64 {
+        boundaries(occupancies, horizon).len() as u64 + 1
     }
 
     /// Recomputes what depends on the horizon (an override changed it).

@@ -35,6 +35,38 @@ use serde::{Deserialize, Serialize};
 /// Most channels the dynamic programme takes (2^20 states, 8 MiB).
 pub(crate) const MAX_DP_CHANNELS: usize = 20;
 
+/// Most work the benchmark's programmes may take over all epochs of a horizon (states ×
+/// channels × epochs, [`programme_work`]): about a second (85 ms per programme at K = 20). 20
+/// piecewise channels of 1 000 segments asked for 20 minutes of it before `validate` answered
+/// (issue 50).
+pub(crate) const MAX_DP_WORK: u64 = 1 << 28;
+
+/// The benchmark's work on `k` channels over `epochs` epochs: 2^k states of k choices each,
+/// once per epoch (saturating).
+pub(crate) fn programme_work(k: usize, epochs: u64) -> u64 {
+    let states = 1u64.checked_shl(k as u32).unwrap_or(u64::MAX);
+    states.saturating_mul(k as u64).saturating_mul(epochs)
+}
+
+/// The rule a scenario breaks when its epochs' programmes take more than [`MAX_DP_WORK`].
+pub(crate) fn too_much_work(k: usize, epochs: u64) -> Option<String> {
+    (k <= MAX_DP_CHANNELS && programme_work(k, epochs) > MAX_DP_WORK).then(|| {
+        let most = MAX_DP_WORK / programme_work(k, 1).max(1);
+        format!(
+            "the time-left benchmark solves a dynamic programme over 2^{k} subsets for each of the {epochs} piecewise epochs before the horizon; with {k} channels at most {most} epochs fit its budget of about a second: fewer segments, fewer channels or a shorter horizon"
+        )
+    })
+}
+
+/// The rule a configuration of `k` channels breaks beyond [`MAX_DP_CHANNELS`] (checked from
+/// the channel count before the channels are built: a `count` of 2²⁰ took 0.4 s and 500 MB
+/// per sweep cell to be told so).
+pub(crate) fn too_many_channels(k: u64) -> String {
+    format!(
+        "the time-left benchmark is an exact dynamic programme over subsets of channels, for at most {MAX_DP_CHANNELS} channels (this configuration has {k})"
+    )
+}
+
 /// The largest rate: over 2⁴⁰ slots, 2⁶⁴ runs and 1 024 users the sums of squares of the
 /// rewards stay below `f64::MAX` (rate · 2⁴⁰ ≤ 1.1·10¹¹², squared and summed ≤ 10²⁶⁰).
 pub(crate) const MAX_RATE: f64 = 1e100;
@@ -153,10 +185,7 @@ impl TimeLeftSpec {
             }
         }
         if k > MAX_DP_CHANNELS {
-            problems.push((
-                ("", None),
-                format!("the time-left benchmark is an exact dynamic programme over subsets of channels, for at most {MAX_DP_CHANNELS} channels (this configuration has {k})"),
-            ));
+            problems.push((("", None), too_many_channels(k as u64)));
         }
         if slot.is_none() {
             problems.push((

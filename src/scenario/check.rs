@@ -107,8 +107,9 @@ fn check_experiments(
     }
     if !raw.channels.is_empty() {
         sizes.push((String::new(), channel_count(&raw.channels)));
-        if let Some(env) = check_channels(&raw.channels, &root.field("channels"), &cx, ck)
-            .and_then(|env| with_reward(env, raw.reward.as_ref(), raw.weights.delay, root, ck))
+        if fits_reward(raw.reward.as_ref(), channel_count(&raw.channels), root, ck)
+            && let Some(env) = check_channels(&raw.channels, &root.field("channels"), &cx, ck)
+                .and_then(|env| with_reward(env, raw.reward.as_ref(), raw.weights.delay, root, ck))
         {
             experiments.push(Experiment {
                 label: raw.name.clone(),
@@ -146,8 +147,9 @@ fn check_experiments(
             format!(" (configuration {:?})", conf.label),
             channel_count(&conf.channels),
         ));
-        if let Some(env) = check_channels(&conf.channels, &at.field("channels"), &cx, ck)
-            .and_then(|env| with_reward(env, raw.reward.as_ref(), raw.weights.delay, root, ck))
+        if fits_reward(raw.reward.as_ref(), channel_count(&conf.channels), root, ck)
+            && let Some(env) = check_channels(&conf.channels, &at.field("channels"), &cx, ck)
+                .and_then(|env| with_reward(env, raw.reward.as_ref(), raw.weights.delay, root, ck))
         {
             experiments.push(Experiment {
                 label: conf.label.clone(),
@@ -157,6 +159,27 @@ fn check_experiments(
         }
     }
     (experiments, sizes)
+}
+
+/// Whether `count` channels can take the scenario's `reward` rule, told before they are built
+/// (the time-left benchmark's programme takes at most [`MAX_DP_CHANNELS`] of them).
+///
+/// [`MAX_DP_CHANNELS`]: crate::model::time_left::MAX_DP_CHANNELS
+pub(crate) fn fits_reward(
+    reward: Option<&RewardSpec>,
+    count: u64,
+    root: &FieldPath,
+    ck: &mut Checker,
+) -> bool {
+    use crate::model::time_left::{MAX_DP_CHANNELS, too_many_channels};
+    if matches!(reward, Some(RewardSpec::TimeLeft(_))) && count > MAX_DP_CHANNELS as u64 {
+        ck.fail(
+            &root.field("reward").field("TimeLeft"),
+            too_many_channels(count),
+        );
+        return false;
+    }
+    true
 }
 
 /// The experiment's channels with the scenario's `reward` rule, checked against them (its
@@ -171,6 +194,12 @@ pub(crate) fn with_reward(
     match reward {
         None | Some(RewardSpec::Unit) => Some(env),
         Some(RewardSpec::TimeLeft(spec)) => {
+            if let Some(rule) =
+                crate::model::time_left::too_much_work(env.len(), env.epochs().len() as u64)
+            {
+                ck.fail(&root.field("reward").field("TimeLeft"), rule);
+                return None;
+            }
             match spec.check(env.len(), env.slot_duration(), delay_weight) {
                 Ok(tl) => Some(env.with_time_left(tl)),
                 Err(problems) => {

@@ -2,7 +2,7 @@
 //! schema, its checks into a [`MultiUserScenario`], and the checked type.
 
 use super::channels::{self, check_channels};
-use super::check::with_reward;
+use super::check::{fits_reward, with_reward};
 use super::checker::Checker;
 use super::header::check_header;
 use super::locate::FieldPath;
@@ -304,7 +304,16 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
     if raw.channels.is_empty() {
         ck.fail(&root.field("channels"), "the channel list is empty");
     }
-    let env = check_channels(&raw.channels, &root.field("channels"), &cx, ck);
+    let env = if fits_reward(
+        raw.reward.as_ref(),
+        channels::channel_count(&raw.channels),
+        &root,
+        ck,
+    ) {
+        check_channels(&raw.channels, &root.field("channels"), &cx, ck)
+    } else {
+        None
+    };
     if raw.policies.is_empty() {
         ck.fail(&root.field("policies"), "must list at least one policy");
     }

@@ -87,6 +87,10 @@ pub enum OverrideError {
         /// Channels × epochs.
         entries: u64,
     },
+    /// `--horizon` reaching so many piecewise epochs that the time-left benchmark's programmes
+    /// exceed their budget of work.
+    #[error("--horizon: {0}")]
+    ProgrammeWork(String),
 }
 
 // The message of `UsersOutOfRange` spells the limit out.
@@ -246,6 +250,15 @@ fn rehorizon(env: &mut crate::model::channel::Environment, h: u64) -> Result<(),
     );
     if epochs > crate::model::channel::MAX_EPOCH_ENTRIES {
         return Err(OverrideError::TooManyEpochs { entries: epochs });
+    }
+    if env.time_left().is_some() {
+        let count = crate::model::channel::Environment::epoch_count(
+            env.channels().iter().map(|c| c.occupancy()),
+            h,
+        );
+        if let Some(rule) = crate::model::time_left::too_much_work(env.len(), count) {
+            return Err(OverrideError::ProgrammeWork(rule));
+        }
     }
     env.set_horizon(h);
     Ok(())

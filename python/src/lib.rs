@@ -710,7 +710,7 @@ fn identifier_entry(
 /// Runs `work` on a worker thread with the interpreter detached, looking at Python's signal
 /// handlers every 20 ms: a KeyboardInterrupt (or any exception a handler raises) cancels the
 /// work and is returned once the worker has stopped.
-fn interruptible<T: Send>(
+pub(crate) fn interruptible<T: Send>(
     py: Python<'_>,
     cancel: &Cancel,
     work: impl FnOnce() -> T + Send,

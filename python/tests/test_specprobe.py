@@ -256,6 +256,20 @@ def test_ctrl_c_interrupts_a_run_within_a_second(tmp_path):
     assert not out.exists()
 
 
+def test_ctrl_c_stops_a_run_whose_slots_are_slow():
+    # Thompson sampling on 65 536 channels draws 65 536 Betas a slot (milliseconds): the
+    # engine looks at the flag by channel-slots, not every 2^10 slots (a minute here).
+    scenario = {"Regret": {"name": "wide", "seed": 1, "horizon": 10**6, "runs": 1,
+                           "channels": [{"count": 65536, "theta": 0.5, "cost": {"Bernoulli": 0.4}}],
+                           "policies": [{"policy": "ThompsonSampling"}]}}
+    timer = threading.Timer(0.5, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        specprobe.run(scenario, threads=1)
+    assert time.monotonic() - started < 0.5 + 1.5
+
+
 class SlowOracle(PyOracle):
     def plan(self, t):
         time.sleep(0.01)

@@ -22,7 +22,7 @@ use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::theory::expected_reward_prefix;
 use crate::model::time_left::TimeLeft;
 use crate::policy::Policy;
-use crate::util::cancel::{CHECK_MASK, Cancel};
+use crate::util::cancel::{Cancel, check_mask};
 use crate::util::rng::SimRng;
 
 /// The buffers one episode works in, kept from run to run.
@@ -307,7 +307,7 @@ impl ExpectedReward {
 /// (increasing, the last one equal to `horizon`) into `record`, which must be sized for them and
 /// reset; the realised regret against the benchmark on the same paths included. `paths` must be
 /// reset for this run; `rng` is the policy's own stream. Returns early, with the record
-/// incomplete, when `cancel` is set (looked at every 2¹⁰ slots).
+/// incomplete, when `cancel` is set (looked at every 2¹⁰ slots, fewer on many channels: [`check_mask`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn episode<P: Policy, S: Spectrum>(
     env: &Environment,
@@ -334,8 +334,9 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
     probes.expected.reset();
     let mut totals = Totals::default();
     let mut rows = Checkpoints::new(checkpoints);
+    let check = check_mask(env.len());
     for t in 1..=horizon {
-        if t & CHECK_MASK == 0 && cancel.is_cancelled() {
+        if t & check == 0 && cancel.is_cancelled() {
             return;
         }
         if t > epochs[epoch].last {

@@ -81,9 +81,35 @@ pub struct Cancelled {
 /// 0.6 s. (Every 2¹⁶ slots, a slow slot held a stop for a minute.)
 pub(crate) const CHECK_MASK: u64 = (1 << 10) - 1;
 
+/// Channel-slots between two looks at the flag: a slot's work grows with K (Thompson sampling
+/// draws K Betas), so a fixed 2¹⁰ slots at K = 65 536 held a Ctrl-C for a minute (issue 50).
+const CHECK_WORK: u64 = 1 << 16;
+
+/// The mask of [`CHECK_MASK`]'s kind for a loop over `k` channels: every 2¹⁰ slots up to
+/// K = 64, then every 2¹⁶/K slots (rounded down to a power of two; every slot from K = 2¹⁶).
+pub(crate) fn check_mask(k: usize) -> u64 {
+    let slots = (CHECK_WORK / (k as u64).max(1)).max(1);
+    (1u64 << slots.ilog2()).min(CHECK_MASK + 1) - 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interval_is_bounded_in_channel_slots() {
+        assert_eq!(check_mask(1), CHECK_MASK);
+        assert_eq!(check_mask(64), CHECK_MASK);
+        assert_eq!(check_mask(100), 511);
+        assert_eq!(check_mask(4096), 15);
+        assert_eq!(check_mask(65_536), 0);
+        assert_eq!(check_mask(1 << 18), 0);
+        for k in 1..5000 {
+            let m = check_mask(k);
+            assert!((m + 1).is_power_of_two());
+            assert!((m + 1) * k as u64 <= CHECK_WORK.max(k as u64), "{k}");
+        }
+    }
 
     #[test]
     fn clones_share_the_flag_and_keep_the_first_reason() {

@@ -276,7 +276,7 @@ pub(crate) fn benchmarks_for(
 /// [`benchmarks_for`], giving up early once `cancel` is set (the exact benchmarks enumerate up
 /// to 2²⁰ assignments per epoch: seconds, and minutes over many piecewise epochs). What it
 /// then returns is inexact: the caller stops.
-fn benchmarks_until(
+pub(crate) fn benchmarks_until(
     s: &MultiUserScenario,
     expected: Expected,
     classic: bool,
@@ -306,6 +306,8 @@ fn benchmarks_until(
     s.env
         .epochs()
         .iter()
+        // Between epochs too: 49 000 piecewise epochs of disjoint lists took minutes.
+        .take_while(|_| !cancel.is_cancelled())
         .map(|e| match expected {
             Expected::Single => Shared {
                 lists: vec![e.optimum.list.clone()],

@@ -17,7 +17,7 @@ use crate::engine::spectrum::{Simple, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::theory::expected_reward_prefix;
 use crate::policy::Policy;
-use crate::util::cancel::{CHECK_MASK, Cancel};
+use crate::util::cancel::{Cancel, check_mask};
 use crate::util::rng::SimRng;
 
 /// The buffers of the classic loop, kept from run to run.
@@ -78,8 +78,9 @@ pub(crate) fn episode<P: Policy>(
     let mut cum = [0.0f64; N_METRICS];
     let mut benchmark_reward = 0.0f64;
     let mut rows = Checkpoints::new(checkpoints);
+    let check = check_mask(env.len());
     for t in 1..=horizon {
-        if t & CHECK_MASK == 0 && cancel.is_cancelled() {
+        if t & check == 0 && cancel.is_cancelled() {
             return;
         }
         if t > current.last {

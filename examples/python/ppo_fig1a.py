@@ -70,7 +70,11 @@ def main():
     # The built-in policies on the same runs.
     res = specprobe.run(test, threads=os.cpu_count())
     curves = res.curves()
-    rows = curves if isinstance(curves, list) else curves.to_dict("records")
+    # A DataFrame with pandas, a dict of columns without it (the `[envs,sb3]` install).
+    if isinstance(curves, dict):
+        rows = [dict(zip(curves, values)) for values in zip(*curves.values())]
+    else:
+        rows = curves.to_dict("records")
     per_slot = {}
     for label in ("cc-ucb", "oracle"):
         pts = sorted((int(r["t"]), float(r["reward_mean"])) for r in rows if r["policy"] == label)

@@ -65,6 +65,22 @@ except ImportError as e:  # pragma: no cover - the message is the point
 __all__ = ["SpectrumEnv", "SpectrumVectorEnv", "SpectrumProbeEnv", "MultiUserParallelEnv",
            "MultiUserVectorEnv", "OBSERVATION_PARTS"]
 
+_CLOSED = "the environment is closed (close() was called): make a new one"
+_NOT_RESET = "reset() the environment before its first step()"
+_NO_PICKLE = (
+    "specprobe's environments are not picklable: their worlds (paths, streams, the learners' "
+    "statistics) live in Rust. Make a new one from the same scenario, seed and index instead: "
+    "environment i of seed S replays run i of `specprobe run` bit for bit")
+
+
+class _NoPickle:
+    """Refuses pickling with the reason and the way round it (subprocess vector envs build
+    their copies from a constructor, which works)."""
+
+    def __reduce__(self) -> Any:
+        raise TypeError(_NO_PICKLE)
+
+
 #: The parts an observation may hold, in the order they are laid out.
 OBSERVATION_PARTS = ("last", "stats", "time")
 
@@ -215,7 +231,7 @@ def _mode(mode: Any) -> Tuple[str, Any]:
     return names[mode], mode
 
 
-class SpectrumVectorEnv(VectorEnv):
+class SpectrumVectorEnv(_NoPickle, VectorEnv):
     """``num_envs`` copies of a scenario's world, stepped in Rust in one call.
 
     ``scenario``: a path (``.ron``/``.json``) or a dict, as ``specprobe.run`` takes it, of a
@@ -287,6 +303,7 @@ class SpectrumVectorEnv(VectorEnv):
         self.metadata = {"autoreset_mode": self._autoreset, "render_modes": []}
         self.render_mode = None
         self._seeded = seed
+        self._started = False
 
     # -- Gymnasium's VectorEnv ---------------------------------------------------------------
 
@@ -303,11 +320,15 @@ class SpectrumVectorEnv(VectorEnv):
                     f"options['reset_mask']: expected {self.num_envs} booleans, got shape {mask.shape}")
             mask = [bool(m) for m in mask]
         self._live().reset(seed, mask)
+        self._started = True
         return self._out(self._obs), {}
 
     def step(self, actions: Any):
+        core = self._live()
+        if not self._started:
+            raise gymnasium.error.ResetNeeded(_NOT_RESET)
         self._write_actions(actions)
-        self._live().step()
+        core.step()
         buf = self._buf
         # Gymnasium's vector convention: each key with its mask `_key` of the environments
         # that reported it. Those reset by this step report nothing (NEXT_STEP); those whose
@@ -329,7 +350,7 @@ class SpectrumVectorEnv(VectorEnv):
 
     def _live(self) -> Any:
         if self._core is None:
-            raise RuntimeError("the environment is closed (close() was called): make a new one")
+            raise RuntimeError(_CLOSED)
         return self._core
 
     # -- specprobe's extras ---------------------------------------------------------------------
@@ -365,7 +386,7 @@ class SpectrumVectorEnv(VectorEnv):
         self._act[...] = raw
 
 
-class SpectrumEnv(gymnasium.Env):
+class SpectrumEnv(_NoPickle, gymnasium.Env):
     """One copy of a scenario's world as a ``gymnasium.Env``: the slot-level environment of
     :class:`SpectrumVectorEnv` with ``num_envs=1`` (see the module's docs for the spaces).
     ``reset(seed=S)`` starts run ``index`` of seed S (its episode e: run index + e·2³²), so
@@ -411,6 +432,8 @@ class SpectrumEnv(gymnasium.Env):
         if a.shape != self._shape or a.dtype.kind != self._fast:
             _check_actions(a, self._shape, self._vec._action, "action")
         core = self._vec._live()
+        if not self._vec._started:
+            raise gymnasium.error.ResetNeeded(_NOT_RESET)
         act, obs, reward, terminated, truncated, oracle, regret = self._views
         act[...] = a
         core.step()
@@ -421,8 +444,12 @@ class SpectrumEnv(gymnasium.Env):
         """The episode so far: (reward, pseudo-regret, realised regret)."""
         return self._vec.totals()[0]
 
+    def close(self) -> None:
+        """Frees the world; ``reset`` and ``step`` then raise."""
+        self._vec.close()
 
-class SpectrumProbeEnv(gymnasium.Env):
+
+class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
     """A regret scenario's world played probe by probe: one step is one probe.
 
     The action (``Discrete(K + 1)``) is the channel to probe next, or K to stop the slot
@@ -464,6 +491,7 @@ class SpectrumProbeEnv(gymnasium.Env):
         self.render_mode = None
         self._scale = 1.0 / np.log1p(horizon)
         self._reset_stats()
+        self._started = False
 
     def _reset_stats(self) -> None:
         k = self.channels
@@ -486,12 +514,26 @@ class SpectrumProbeEnv(gymnasium.Env):
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
         seed = _seed(seed)
+        core = self._live()
         super().reset(seed=seed)
-        self._core.reset(seed)
+        core.reset(seed)
         self._reset_stats()
+        self._started = True
         return self._obs(), {}
 
+    def _live(self) -> Any:
+        if self._core is None:
+            raise RuntimeError(_CLOSED)
+        return self._core
+
+    def close(self) -> None:
+        """Frees the world; ``reset`` and ``step`` then raise."""
+        self._core = None
+
     def step(self, action: Any):
+        self._live()
+        if not self._started:
+            raise gymnasium.error.ResetNeeded(_NOT_RESET)
         if self._done:
             raise ValueError("the episode ended (the horizon's slot): reset before stepping again")
         k = self.channels
@@ -518,7 +560,7 @@ class SpectrumProbeEnv(gymnasium.Env):
 
     def totals(self) -> Tuple[float, float, float]:
         """The episode so far: (reward, pseudo-regret, realised regret)."""
-        return self._core.totals()
+        return self._live().totals()
 
 
 def _action_space(action: str, k: int) -> "spaces.Space[Any]":
@@ -531,7 +573,7 @@ def _action_space(action: str, k: int) -> "spaces.Space[Any]":
     raise ValueError(f"action: {action!r} is not an action kind (channel, scores or list)")
 
 
-class MultiUserVectorEnv:
+class MultiUserVectorEnv(_NoPickle):
     """``num_envs`` copies of a many-users scenario's world, its M users stepped together, in
     one Rust call: the batched form of :class:`MultiUserParallelEnv`, arrays shaped
     ``(num_envs, M, …)``.
@@ -579,8 +621,10 @@ class MultiUserVectorEnv:
         low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim, window)
         self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.single_action_space = _action_space(action, k)
+        self._started = False
 
     def reset(self, *, seed: Any = None, options: Optional[Dict[str, Any]] = None):
+        self._live()
         seed = _vector_seed(seed, self.num_envs)
         mask = None
         if options and "reset_mask" in options:
@@ -590,15 +634,29 @@ class MultiUserVectorEnv:
                     f"options['reset_mask']: expected {self.num_envs} booleans, got shape {mask.shape}")
             mask = [bool(m) for m in mask]
         self._core.reset(seed, mask)
+        self._started = True
         return self._out(self._obs), {}
 
+    def _live(self) -> Any:
+        if self._core is None:
+            raise RuntimeError(_CLOSED)
+        return self._core
+
+    def close(self) -> None:
+        """Frees the copies' worlds (arrays already returned stay readable); ``reset``,
+        ``step`` and ``totals`` then raise."""
+        self._core = None
+
     def step(self, actions: Any):
+        core = self._live()
+        if not self._started:
+            raise gymnasium.error.ResetNeeded(_NOT_RESET)
         raw = np.asarray(actions)
         n, u, k = self.num_envs, self.users, self.channels
         want = (n, u) if self._action == "channel" else (n, u, k)
         _check_actions(raw, want, self._action, "actions")
         self._act[...] = raw
-        self._core.step()
+        core.step()
         buf = self._buf
         info = {"oracle_expected_reward": self._out(buf["oracle"]),
                 "pseudo_regret": self._out(buf["regret"]),
@@ -615,7 +673,7 @@ class MultiUserVectorEnv:
     def totals(self) -> List[Tuple[float, float, float]]:
         """Each copy's episode so far, summed over its users: (reward, pseudo-regret,
         realised regret)."""
-        return list(self._core.totals())
+        return list(self._live().totals())
 
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self._copy else array
@@ -627,7 +685,7 @@ except ImportError:  # pragma: no cover - PettingZoo is optional
     _ParallelEnv = object  # type: ignore[misc,assignment]
 
 
-class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
+class MultiUserParallelEnv(_NoPickle, _ParallelEnv):  # type: ignore[misc,valid-type]
     """A many-users scenario as a PettingZoo ``ParallelEnv``: the agents are the users
     (``user_0`` … ``user_{M-1}``), stepped together through the scenario's timing, collision and
     feedback models. Each agent observes its own probes (the observation parts of
@@ -668,6 +726,9 @@ class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
                 {a: {} for a in self.agents})
 
     def step(self, actions: Dict[str, Any]):
+        self._vec._live()
+        if not self._vec._started:
+            raise gymnasium.error.ResetNeeded(_NOT_RESET)
         if not isinstance(actions, dict):
             raise TypeError(f"actions: expected a dict of one action per agent, got {type(actions).__name__}")
         missing = [a for a in self.agents if a not in actions]
@@ -702,6 +763,10 @@ class MultiUserParallelEnv(_ParallelEnv):  # type: ignore[misc,valid-type]
     def totals(self) -> Tuple[float, float, float]:
         """The episode so far, summed over users: (reward, pseudo-regret, realised regret)."""
         return self._vec.totals()[0]
+
+    def close(self) -> None:
+        """Frees the world; ``reset`` and ``step`` then raise."""
+        self._vec.close()
 
 
 # `gymnasium.make_vec("specprobe/Spectrum-v0", num_envs=N, scenario=...)` builds the vector

@@ -455,6 +455,45 @@ def interrupt_when(started):
     return thread
 
 
+def test_ctrl_c_stops_building_a_many_users_vector_on_a_long_benchmark():
+    # 300 piecewise epochs of 10 channels and 3 users who may probe several: each epoch's
+    # benchmark enumerates the 4^10 assignments of disjoint lists (about 20 s in all; 3 000
+    # epochs took 194 s and ignored Ctrl-C). Built on a worker, Ctrl-C looked at every 20 ms.
+    def segments(c):
+        return [{"until": 2 * (i + 1), "theta": 0.1 + 0.08 * ((i * 37 + c * 5) % 11)}
+                for i in range(300)] + [{"theta": 0.5}]
+    scenario = {"MultiUser": {
+        "name": "long-benchmark", "seed": 1, "horizon": 100000, "runs": 1, "users": 3,
+        "collision": "AllLost", "feedback": "SensingThenCollision",
+        "channels": [{"occupancy": {"Piecewise": segments(c)}, "cost": {"Bernoulli": 0.03 * c}}
+                     for c in range(10)],
+        "policies": [{"policy": {"McTopM": {"index": "KlUcb"}}}]}}
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        envs.MultiUserVectorEnv(scenario, 1, action="scores")
+    assert time.monotonic() - started < 0.3 + 2.0
+
+
+def test_a_step_of_long_lists_checks_them_in_linear_time():
+    # 1 024 users each listing all 4 096 channels: the world looked for repeats pairwise (0.7 s
+    # a step); now against marks.
+    users, k = 1024, 4096
+    scenario = {"MultiUser": {
+        "name": "long-lists", "seed": 1, "horizon": 100, "runs": 1, "users": users,
+        "collision": "AllLost", "feedback": "SensingThenCollision",
+        "channels": [{"count": k, "theta": 0.5, "cost": {"Bernoulli": 0.3}}],
+        "policies": [{"policy": {"McTopM": {"index": "KlUcb"}}}]}}
+    vec = envs.MultiUserVectorEnv(scenario, 1, action="list")
+    vec.reset(seed=1)
+    lists = np.tile(np.arange(k, dtype=np.int64), (1, users, 1))
+    started = time.process_time()
+    for _ in range(3):
+        vec.step(lists)
+    assert time.process_time() - started < 1.0
+
+
 def test_ctrl_c_stops_a_long_step_and_the_vector_asks_for_a_reset():
     # 100 000 copies of two channels: a step of about 0.1 s (25 batches between two looks at
     # the signal handlers), a few hundred MB.
@@ -717,3 +756,35 @@ def test_the_readme_snippet_runs(monkeypatch):
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     monkeypatch.chdir(ROOT)
     exec(compile(code, "README.md", "exec"), {})
+
+
+def _each_env():
+    """One of each environment class, with a valid action for it."""
+    many = os.path.join(ROOT, "scenarios", "multi-markov-4users.ron")
+    out = [
+        (envs.SpectrumEnv(FIG1A), lambda e: e.action_space.sample()),
+        (envs.SpectrumProbeEnv(FIG1A), lambda e: 0),
+        (envs.SpectrumVectorEnv(FIG1A, 2), lambda e: e.action_space.sample()),
+        (envs.MultiUserVectorEnv(many, 2), lambda e: np.zeros((2, e.users), np.int64)),
+    ]
+    try:
+        out.append((envs.MultiUserParallelEnv(many), lambda e: {a: 0 for a in e.possible_agents}))
+    except ImportError:  # pragma: no cover - PettingZoo is optional
+        pass
+    return out
+
+
+def test_every_env_refuses_a_step_before_reset_and_after_close_and_pickling():
+    import pickle
+    for env, action in _each_env():
+        with pytest.raises(gymnasium.error.ResetNeeded, match="reset"):
+            env.step(action(env))
+        with pytest.raises(TypeError, match="not picklable.*seed"):
+            pickle.dumps(env)
+        env.reset(seed=3)
+        env.step(action(env))
+        env.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            env.step(action(env))
+        with pytest.raises(RuntimeError, match="closed"):
+            env.reset(seed=3)

@@ -9,7 +9,7 @@ use super::tables::{CurveTable, csv_bytes, num};
 use super::{cell, render};
 use crate::engine::multi_user::runner::MultiStats;
 use crate::report::format::sig;
-use crate::report::plots::lines::{Curve, LineChart};
+use crate::report::plots::lines::{Curve, LineChart, spans_decades};
 use crate::report::plots::{Band, ChartOptions, render_chart};
 use crate::report::{Artifact, Rendered, ReportError, embedded, parse_json};
 use crate::scenario::MultiUserScenario;
@@ -374,7 +374,7 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
     }
     let (metric, what) = regret_metric(top);
     let log_x = SweepAxis::is_log(top.log_axis, &top.values);
-    let curves = top
+    let curves: Vec<Curve> = top
         .policies
         .iter()
         .map(|p| Curve {
@@ -391,6 +391,7 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
                 .collect(),
         })
         .collect();
+    let log_y = spans_decades(&curves);
     let chart = LineChart {
         title: format!("{} — {what}", top.scenario),
         x_label: format!(
@@ -398,9 +399,9 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
             top.axis_title(),
             if log_x { " (log scale)" } else { "" }
         ),
-        y_label: what.into(),
+        y_label: format!("{what}{}", if log_y { " (log scale)" } else { "" }),
         log_x,
-        log_y: false,
+        log_y,
         error_bars: true,
         curves,
         band: Some(opts.band.describe().into()),
@@ -410,7 +411,7 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
             top.values.len()
         )],
         y_range_from: 0.0,
-        y_from_zero: true,
+        y_from_zero: !log_y,
         verticals: None,
     };
     Ok(vec![Rendered {

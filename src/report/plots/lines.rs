@@ -25,6 +25,16 @@ pub(crate) struct Curve {
     pub key: Option<String>,
 }
 
+/// Whether `curves`' means call for a log value axis: all positive and spanning more than two
+/// decades (a linear axis over a 400× range flattens all but the largest; issue 50).
+pub(crate) fn spans_decades(curves: &[Curve]) -> bool {
+    let means = || curves.iter().flat_map(|c| c.points.iter().map(|p| p.1));
+    let (lo, hi) = means().fold((f64::INFINITY, 0.0f64), |(lo, hi), m| {
+        (lo.min(m), hi.max(m))
+    });
+    means().all(|m| m.is_finite() && m > 0.0) && lo.is_finite() && hi > 100.0 * lo
+}
+
 /// A reference curve (a bound, an optimum), drawn dashed without a band.
 #[derive(Clone, Debug)]
 pub(crate) struct Reference {
@@ -434,6 +444,24 @@ impl Chart for LineChart {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_log_value_axis_where_the_means_span_two_decades() {
+        let curve = |means: &[f64]| Curve {
+            label: "a".into(),
+            points: means
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| (i as f64, m, 0.0))
+                .collect(),
+            key: None,
+        };
+        assert!(spans_decades(&[curve(&[1.0, 20.0]), curve(&[400.0])]));
+        assert!(!spans_decades(&[curve(&[1.0, 20.0]), curve(&[99.0])]));
+        assert!(!spans_decades(&[curve(&[0.0, 400.0])]));
+        assert!(!spans_decades(&[curve(&[-1.0, 400.0])]));
+        assert!(!spans_decades(&[]));
+    }
 
     fn chart(values: &[f64]) -> LineChart {
         LineChart {

@@ -129,7 +129,7 @@ pub(crate) struct Epoch {
 #[derive(Clone, Debug)]
 pub struct Environment {
     /// Shared, not copied, when an environment is cloned (an override or an estimate works on
-    /// a copy of the scenario, and a scenario may declare a million channels).
+    /// a copy of the scenario, and a scenario may declare 2¹⁸ channels).
     channels: Arc<Vec<Channel>>,
     slot_duration: Option<f64>,
     horizon: u64,

@@ -50,7 +50,7 @@ pub(crate) enum CostModel {
     /// The paper's single cost law.
     Plain(Law),
     /// Separate energy and delay laws, weighted into the bandit cost (boxed: twice a plain
-    /// law's size, and a scenario may declare a million channels).
+    /// law's size, and a scenario may declare 2¹⁸ channels).
     Split(Box<SplitCost>),
 }
 

@@ -55,6 +55,7 @@ pub use engine::budget::{
     parse_duration, peak_memory,
 };
 pub use engine::pipeline::{MAX_THREADS, RunError};
+pub use engine::progress::RunCounter;
 pub use engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };

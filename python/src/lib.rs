@@ -715,6 +715,68 @@ pub(crate) fn interruptible<T: Send>(
     cancel: &Cancel,
     work: impl FnOnce() -> T + Send,
 ) -> Result<T, PyErr> {
+    interruptible_with(py, cancel, |_| {}, work)
+}
+
+/// Progress of a run on `sys.stderr`, a line rewritten at most once a second (`progress=True`;
+/// the Python wrapper turns it on when stderr is a terminal, as the command line draws its bar).
+struct Shown {
+    on: bool,
+    started: std::time::Instant,
+    last: Option<std::time::Instant>,
+}
+
+impl Shown {
+    fn new(on: bool) -> Shown {
+        Shown {
+            on,
+            started: std::time::Instant::now(),
+            last: None,
+        }
+    }
+
+    fn tick(&mut self, py: Python<'_>, counter: &specprobe::RunCounter) {
+        let now = std::time::Instant::now();
+        if !self.on || self.last.is_some_and(|t| now - t < Duration::from_secs(1)) {
+            return;
+        }
+        if self.last.is_none() && now - self.started < Duration::from_secs(1) {
+            return;
+        }
+        self.last = Some(now);
+        let elapsed = (now - self.started).as_secs();
+        self.write(
+            py,
+            &format!(
+                "\rspecprobe: {}/{} runs, {elapsed} s",
+                counter.done(),
+                counter.total()
+            ),
+        );
+    }
+
+    fn end(&self, py: Python<'_>) {
+        if self.last.is_some() {
+            self.write(py, "\n");
+        }
+    }
+
+    /// Progress is best effort: a stderr that cannot be written to is not an error of the run.
+    fn write(&self, py: Python<'_>, text: &str) {
+        if let Ok(stderr) = py.import("sys").and_then(|s| s.getattr("stderr")) {
+            let _ = stderr.call_method1("write", (text,));
+            let _ = stderr.call_method0("flush");
+        }
+    }
+}
+
+/// [`interruptible`], calling `tick` with the interpreter at every look (progress).
+pub(crate) fn interruptible_with<T: Send>(
+    py: Python<'_>,
+    cancel: &Cancel,
+    mut tick: impl FnMut(Python<'_>) + Send,
+    work: impl FnOnce() -> T + Send,
+) -> Result<T, PyErr> {
     let mut interrupted = None;
     let out = py.detach(|| {
         std::thread::scope(|s| {
@@ -722,7 +784,10 @@ pub(crate) fn interruptible<T: Send>(
             while !worker.is_finished() {
                 std::thread::sleep(SIGNAL_POLL);
                 if interrupted.is_none()
-                    && let Err(e) = Python::attach(|py| py.check_signals())
+                    && let Err(e) = Python::attach(|py| {
+                        tick(py);
+                        py.check_signals()
+                    })
                 {
                     interrupted = Some(e);
                     cancel.cancel();
@@ -748,7 +813,7 @@ use specprobe::DATA_FILES;
 #[pyfunction]
 #[pyo3(signature = (scenario, *, json=false, runs=None, horizon=None, seed=None, threads=None,
     out=None, force=false, formats=None, max_memory=None, max_time=None, policies=Vec::new(),
-    identifiers=Vec::new(), teams=Vec::new()))]
+    identifiers=Vec::new(), teams=Vec::new(), progress=false))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -766,8 +831,10 @@ fn run(
     policies: Vec<(String, Py<PyAny>)>,
     identifiers: Vec<(String, Py<PyAny>)>,
     teams: Vec<(String, Py<PyAny>)>,
+    progress: bool,
 ) -> PyResult<(String, DataFiles)> {
     let loaded = load(py, scenario, json)?;
+    let counter = specprobe::RunCounter::new();
     let charts = chart_options(formats)?;
     let cancel = Cancel::new();
     let failure = Failure::default();
@@ -779,7 +846,8 @@ fn run(
             seed,
             users: None,
         })
-        .cancel(cancel.clone());
+        .cancel(cancel.clone())
+        .counter(counter.clone());
     // Python callbacks serialise on the interpreter: more threads would only contend for it.
     if python_code {
         sim = sim.threads(1);
@@ -837,7 +905,14 @@ fn run(
         })?),
         None => None,
     };
-    let outcome = interruptible(py, &cancel, || prepared.run());
+    let mut shown = Shown::new(progress);
+    let outcome = interruptible_with(
+        py,
+        &cancel,
+        |py| shown.tick(py, &counter),
+        || prepared.run(),
+    );
+    shown.end(py);
     if let Some(e) = failure.take() {
         return Err(e);
     }

@@ -3,6 +3,7 @@
 import _thread
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -530,3 +531,19 @@ def test_the_policies_after_2018_and_system_rewards_from_python():
     with pytest.raises(specprobe.ScenarioError, match="needs the collision indicator in every slot"):
         dpe["MultiUser"]["feedback"] = "SensingThenCollision"
         specprobe.run(dpe)
+
+
+def test_a_long_run_shows_its_progress_on_stderr_when_asked(capfd):
+    # About 3 s of runs: the line appears after the first second and ends with a newline.
+    for horizon in (2_000_000, 8_000_000):
+        started = time.monotonic()
+        specprobe.run(FIG1A, runs=4, horizon=horizon, threads=1, progress=True)
+        if time.monotonic() - started > 2.0:
+            break
+    err = capfd.readouterr().err
+    assert re.search(r"specprobe: \d+/4 runs, \d+ s", err), err
+    assert err.endswith("\n"), err
+    specprobe.run(FIG1A, runs=2, horizon=1000, progress=False)
+    assert capfd.readouterr().err == ""
+    with pytest.raises(TypeError, match="progress"):
+        specprobe.run(FIG1A, runs=2, horizon=1000, progress="yes")

@@ -226,6 +226,13 @@ impl Simulation {
         self
     }
 
+    /// Counts the runs done and to do into `counter`, which another thread may read while the
+    /// simulation runs (the Python extension prints it as progress).
+    pub fn counter(mut self, counter: crate::RunCounter) -> Simulation {
+        self.options.counter = Some(counter);
+        self
+    }
+
     /// Simulates only one shard's runs; its results write `partial.json` for `merge`.
     pub fn shard(mut self, shard: Shard) -> Simulation {
         self.options.shard = shard;

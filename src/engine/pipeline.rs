@@ -37,6 +37,8 @@ pub(crate) struct RunOptions {
     /// What the progress bar names (default: the scenario's name); a sweep's cells say which
     /// cell of how many they are.
     pub label: Option<String>,
+    /// Where the runs done and to do are counted for a watcher on another thread.
+    pub counter: Option<crate::engine::progress::RunCounter>,
 }
 
 /// One batch of one part's per-run rows, as the kind that ran them records them.
@@ -193,7 +195,7 @@ pub(crate) fn run<K: Kind>(
     let pool = thread_pool(opts.threads)?;
     let total = (kind.jobs() as u64).saturating_mul(opts.shard.runs_of(kind.runs()));
     let name = opts.label.as_deref().unwrap_or(kind.name());
-    let progress = Progress::new(span, name, total, "runs");
+    let progress = Progress::new(span, name, total, "runs", opts.counter.clone());
     let stats = {
         let _entered = progress.span().enter();
         pool.install(|| {

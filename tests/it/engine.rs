@@ -162,3 +162,35 @@ fn every_policy_runs_and_regrets_agree() {
     let ucb1 = e.policies.iter().find(|p| p.name == "ucb1").unwrap();
     assert_eq!(ucb1.probes_per_slot.max, 1.0);
 }
+
+/// A counter handed to a simulation sees every run done (a run plays every policy; a sweep
+/// counts each cell's runs): what the Python extension prints as progress (issue 50:
+/// `specprobe.run` showed none on long runs).
+#[test]
+fn a_run_counter_sees_every_run_done() {
+    for (text, cells) in [
+        (
+            r#"Regret(name: "c", seed: 1, horizon: 200, runs: 5,
+                channels: [(theta: 0.8, cost: Bernoulli(0.3)), (theta: 0.4, cost: Bernoulli(0.1))],
+                policies: [(policy: CcUcb), (policy: Oracle), (policy: Ucb1)])"#,
+            1,
+        ),
+        (
+            r#"Regret(name: "c", seed: 1, horizon: 200, runs: 5,
+                channels: [(theta: 0.8, cost: Bernoulli(0.3)), (theta: 0.4, cost: Bernoulli(0.1))],
+                policies: [(policy: CcUcb)],
+                sweep: (field: "channels[0].theta", values: [0.2, 0.5, 0.9, 0.95]))"#,
+            4,
+        ),
+    ] {
+        let scenario = specprobe::parse(text, std::path::Path::new("c.ron")).unwrap();
+        let counter = specprobe::RunCounter::new();
+        assert_eq!((counter.done(), counter.total()), (0, 0));
+        specprobe::Simulation::new(scenario)
+            .counter(counter.clone())
+            .run()
+            .unwrap();
+        assert_eq!(counter.total(), 5 * cells, "{text}");
+        assert_eq!(counter.done(), counter.total(), "{text}");
+    }
+}

@@ -737,10 +737,8 @@ impl Shown {
 
     fn tick(&mut self, py: Python<'_>, counter: &specprobe::RunCounter) {
         let now = std::time::Instant::now();
-        if !self.on || self.last.is_some_and(|t| now - t < Duration::from_secs(1)) {
-            return;
-        }
-        if self.last.is_none() && now - self.started < Duration::from_secs(1) {
+        // A second after the start, then a second after the last line.
+        if !self.on || now - self.last.unwrap_or(self.started) < Duration::from_secs(1) {
             return;
         }
         self.last = Some(now);

@@ -29,7 +29,7 @@
 //! number sets both the probe's time and its errors.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, Normal};
+use statrs::distribution::{Continuous, ContinuousCDF, Normal};
 
 /// Most samples one probe may average (a typing slip beyond: 10¹² samples).
 pub(crate) const MAX_SAMPLES: f64 = 1e12;
@@ -279,9 +279,10 @@ pub(crate) fn q(x: f64) -> f64 {
 /// Q⁻¹(p): the x with Q(x) = p, p ∈ (0, 1): statrs' inverse as the start, then Newton steps
 /// on [`q`] (Q' = −φ) until they stop moving x, so that Q(Q⁻¹(p)) is p to a few ulps.
 pub(crate) fn q_inv(p: f64) -> f64 {
-    let mut x = -std_normal().inverse_cdf(p);
+    let normal = std_normal();
+    let mut x = -normal.inverse_cdf(p);
     for _ in 0..4 {
-        let density = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let density = normal.pdf(x);
         if density.is_nan() || density <= 0.0 {
             break;
         }
@@ -357,10 +358,7 @@ impl FadedGrid {
         let mut sum = 1.0 + tail(last);
         for (i, node) in interior.iter().enumerate() {
             let w = if i % 2 == 0 { 4.0 } else { 2.0 };
-            let t = tail(node);
-            if t != 0.0 {
-                sum += w * t;
-            }
+            sum += w * tail(node);
         }
         (sum * h / 3.0).clamp(0.0, 1.0)
     }

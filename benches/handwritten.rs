@@ -11,6 +11,8 @@
 /// The common random numbers of specprobe's engine, restated (see `src/util/crn.rs`): each
 /// (run, channel) key, and the draw at slot `t` of a key's counter stream, SplitMix64 at
 /// position `t`.
+use specprobe::math;
+
 mod crn {
     const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
 
@@ -106,7 +108,7 @@ pub(crate) fn cc_ucb(
         if t <= k as u64 {
             list.push(t as usize - 1);
         } else {
-            let s = (alpha * (t as f64).ln()).sqrt();
+            let s = (alpha * math::ln(t as f64)).sqrt();
             for i in 0..k {
                 let u = s * inv[i];
                 let ratio = (th[i] + u) / (ch[i] - u).max(eps);
@@ -193,7 +195,7 @@ pub(crate) fn ucb1(theta: &[f64], cost: f64, horizon: u64, seed: u64, run: u64) 
         }
         total
     };
-    let level = |t: u64| (2.0 * (t as f64).ln()).sqrt();
+    let level = |t: u64| (2.0 * math::ln(t as f64)).sqrt();
     let (mut n, mut idles) = (vec![0u64; k], vec![0u64; k]);
     let (mut th, mut inv) = (vec![0.0f64; k], vec![f64::INFINITY; k]);
     // Per channel, the next probe's θ̂ (found busy, found idle) and 1/√N.

@@ -7,6 +7,7 @@
 //! ```
 
 use specprobe::Problem;
+use specprobe::math;
 use specprobe::{Identifier, SimRng, Simulation};
 
 /// Samples the arms in turn; after each full round, stops once the K best empirical means'
@@ -25,7 +26,7 @@ impl RoundRobin {
     fn means_and_radius(&self) -> (Vec<f64>, f64) {
         let n = self.n as f64;
         let arms = self.sum.len() as f64;
-        let radius = self.sigma * (2.0 * (4.0 * arms * n * n / self.delta).ln() / n).sqrt();
+        let radius = self.sigma * (2.0 * math::ln(4.0 * arms * n * n / self.delta) / n).sqrt();
         (self.sum.iter().map(|s| s / n).collect(), radius)
     }
 }

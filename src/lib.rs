@@ -88,6 +88,7 @@ pub use store::partial::{MergeError, merge as merge_shards};
 pub use util::cache::lines as cache_lines;
 pub use util::cancel::{Cancel, Cancelled};
 pub use util::input::ReadError;
+pub use util::math;
 pub use util::rng::{SimRng, stream};
 
 /// Energy-detector sensing (Liang et al. 2008): a scenario's `EnergyDetector(..)` and the

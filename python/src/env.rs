@@ -9,6 +9,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use specprobe::math;
 use specprobe::{Scenario, StepError, StepOutcome, Stepper};
 
 /// A copy's later episodes: episode `e` of copy `i` plays run `i + e·EPISODE_STRIDE`.
@@ -155,7 +156,7 @@ struct Scaled {
 
 impl Scaled {
     fn new(steps: u64) -> Scaled {
-        let scale = 1.0 / (1.0 + steps as f64).ln();
+        let scale = 1.0 / math::ln(1.0 + steps as f64);
         let len = steps.min(4096) as usize + 1;
         let mut s = Scaled {
             scale,
@@ -166,7 +167,7 @@ impl Scaled {
     }
 
     fn compute(&self, n: f64) -> f32 {
-        ((1.0 + n).ln() * self.scale) as f32
+        (math::ln(1.0 + n) * self.scale) as f32
     }
 
     #[inline]

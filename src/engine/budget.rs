@@ -26,6 +26,7 @@ use crate::scenario::multi_user::TeamKind;
 use crate::scenario::{
     IdentificationScenario, MultiUserScenario, PolicyKind, RegretScenario, Scenario,
 };
+use crate::util::math;
 
 /// Bytes of one exact moment (count + two exact sums of about three partials each).
 const MOMENTS: u64 = 8 + 2 * (24 + 3 * 8 + 16);
@@ -242,7 +243,7 @@ fn product(factors: &[u64]) -> u64 {
 
 /// Bytes of an hdrhistogram of probes per slot up to `k` (3 significant figures).
 fn histogram(k: u64) -> u64 {
-    let decades = (k.max(2048) as f64 / 2048.0).log2().ceil() as u64;
+    let decades = math::log2(k.max(2048) as f64 / 2048.0).ceil() as u64;
     8 * (2048 + 1024 * decades)
 }
 
@@ -551,13 +552,13 @@ fn identification(s: &IdentificationScenario, runs: u64, threads: u64) -> (u64, 
     let mut n_max = 0u64;
     let mut means = 0u64;
     let mut samples = 0.0f64;
-    let ln_confidence = (1.0 / s.confidence).ln();
+    let ln_confidence = math::ln(1.0 / s.confidence);
     for inst in &s.instances {
         for arms in &inst.points {
             let n = arms.len() as u64;
             n_max = n_max.max(n);
             means = means.saturating_add(product(&[n, 8]));
-            let hardness = arms.complexity() * (ln_confidence + (n as f64).ln());
+            let hardness = arms.complexity() * (ln_confidence + math::ln(n as f64));
             for &setting in &s.settings {
                 let algorithms = s.algorithms.iter().filter(|a| a.runs_in(setting)).count();
                 cells = cells.saturating_add(algorithms as u64);

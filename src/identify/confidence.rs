@@ -12,6 +12,7 @@
 //! σ-sub-Gaussian reward it is scaled to `sqrt(2σ² ln(k₁ N t⁴/δ) / u)` (the two agree at σ = 1/2,
 //! which covers both Bernoulli rewards and the paper's Gaussians of variance 1/4).
 
+use crate::util::math;
 use serde::{Deserialize, Serialize};
 
 /// The LIL confidence radius for a given ε and sub-Gaussian parameter σ.
@@ -33,14 +34,14 @@ impl Lil {
     /// `ln((1 + ε)t + 2)`.
     #[inline]
     fn log_term(&self, t: u64) -> f64 {
-        ((1.0 + self.epsilon) * t as f64 + 2.0).ln()
+        math::ln((1.0 + self.epsilon) * t as f64 + 2.0)
     }
 
     /// `ln(ln((1 + ε)t + 2) / ω)`, the part of `U(t, ω)` that grows (slowly) with `t`; with
     /// [`Lil::radius_of`] the same operations as [`Lil::radius`], so the same bits.
     #[inline]
     pub(crate) fn iterated_log(&self, t: u64, omega: f64) -> f64 {
-        (self.log_term(t) / omega).ln()
+        math::ln(self.log_term(t) / omega)
     }
 
     /// `U(t, ω)` from its [`Lil::iterated_log`] `g`. Every operation after `g` is monotone in
@@ -67,7 +68,7 @@ impl Lil {
 
 /// `c_ε = (2 + ε)/ε · (1/ln(1 + ε))^{1+ε}` (Lemma 2.1); infinite at ε = 0.
 pub(crate) fn c_epsilon(epsilon: f64) -> f64 {
-    (2.0 + epsilon) / epsilon * (1.0 / (1.0 + epsilon).ln()).powf(1.0 + epsilon)
+    (2.0 + epsilon) / epsilon * math::powf(1.0 / math::ln(1.0 + epsilon), 1.0 + epsilon)
 }
 
 /// LUCB1's radius `sqrt(2σ² ln(k₁ N t⁴ / δ) / u)`, `k₁ = 5/4`, at round `t` after `u` samples.
@@ -78,7 +79,7 @@ pub(crate) fn lucb1_radius(u: u64, t: u64, n: usize, delta: f64, sigma: f64) -> 
 
 /// `ln(k₁ N t⁴ / δ)`, common to every arm in a round (computed in logs: `t⁴` overflows nothing).
 pub(crate) fn lucb1_log_term(t: u64, n: usize, delta: f64) -> f64 {
-    (1.25 * n as f64 / delta).ln() + 4.0 * (t as f64).ln()
+    math::ln(1.25 * n as f64 / delta) + 4.0 * math::ln(t as f64)
 }
 
 /// `sqrt(2σ² / u)`, the per-arm factor of LUCB1's radius.
@@ -125,9 +126,10 @@ impl Guarantee {
         let c = c_epsilon(epsilon);
         match self {
             Guarantee::CEpsDelta => nu / c,
-            Guarantee::CEpsDeltaPowOverN => {
-                (nu * (n as f64).powf(epsilon) / c).powf(1.0 / (1.0 + epsilon))
-            }
+            Guarantee::CEpsDeltaPowOverN => math::powf(
+                nu * math::powf(n as f64, epsilon) / c,
+                1.0 / (1.0 + epsilon),
+            ),
             Guarantee::LilUcb => {
                 let root = ((1.0 + nu).sqrt() - 1.0) / 2.0;
                 root * root / c
@@ -144,7 +146,7 @@ impl Guarantee {
         match self {
             Guarantee::CEpsDelta => c * delta,
             Guarantee::CEpsDeltaPowOverN => {
-                c * delta.powf(1.0 + epsilon) / (n as f64).powf(epsilon)
+                c * math::powf(delta, 1.0 + epsilon) / math::powf(n as f64, epsilon)
             }
             Guarantee::LilUcb => 4.0 * (c * delta).sqrt() + 4.0 * c * delta,
             Guarantee::Delta => delta,
@@ -190,7 +192,7 @@ impl Params {
 
 /// Lemma 2.1 needs `δ < ln(1 + ε)/e`.
 pub(crate) fn lemma_delta_limit(epsilon: f64) -> f64 {
-    (1.0 + epsilon).ln() / std::f64::consts::E
+    math::ln(1.0 + epsilon) / std::f64::consts::E
 }
 
 #[cfg(test)]
@@ -263,7 +265,7 @@ mod tests {
     #[test]
     fn lucb1_radius_is_hoeffding_at_sigma_half() {
         // sqrt(ln(1.25 · 10 · 3⁴ / 0.1) / (2 · 4))
-        let want = ((1.25f64 * 10.0 * 81.0 / 0.1).ln() / 8.0).sqrt();
+        let want = (math::ln(1.25f64 * 10.0 * 81.0 / 0.1) / 8.0).sqrt();
         assert!((lucb1_radius(4, 3, 10, 0.1, 0.5) - want).abs() < 1e-12);
     }
 
@@ -275,6 +277,6 @@ mod tests {
         }
         .radius(1, 0.01);
         // sqrt(2 · 0.25 · ln(ln(3) / 0.01) / 1)
-        assert!((u - (0.5 * (3f64.ln() / 0.01).ln()).sqrt()).abs() < 1e-12);
+        assert!((u - (0.5 * math::ln(math::ln(3f64) / 0.01)).sqrt()).abs() < 1e-12);
     }
 }

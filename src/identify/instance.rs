@@ -1,6 +1,7 @@
 //! Identification instances: the arms' means (from the paper's families, an explicit list or the
 //! channels of a regret scenario) and their reward laws.
 
+use crate::util::math;
 use rand::Rng;
 use rand::distr::{Bernoulli, Distribution};
 use rand_distr::Normal;
@@ -58,9 +59,9 @@ impl Family {
                 .map(|i| {
                     let i = i as f64;
                     if i <= kf {
-                        (nf - kf) / nf + (kf / nf) * ((kf - i) / kf).powf(*alpha)
+                        (nf - kf) / nf + (kf / nf) * math::powf((kf - i) / kf, *alpha)
                     } else {
-                        (nf - kf) / nf - ((nf - kf) / nf) * ((i - kf) / (nf - kf)).powf(*alpha)
+                        (nf - kf) / nf - ((nf - kf) / nf) * math::powf((i - kf) / (nf - kf), *alpha)
                     }
                 })
                 .collect(),
@@ -69,7 +70,7 @@ impl Family {
                     if i == 1 {
                         1.0
                     } else {
-                        1.0 - ((i - 1) as f64 / nf).powf(*alpha)
+                        1.0 - math::powf((i - 1) as f64 / nf, *alpha)
                     }
                 })
                 .collect(),

@@ -28,8 +28,8 @@
 //! channel that gives no `delay` (nor a single `cost`) is charged it as its delay, so one
 //! number sets both the probe's time and its errors.
 
+use crate::util::math;
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{Continuous, ContinuousCDF, Normal};
 
 /// Most samples one probe may average (a typing slip beyond: 10¹² samples).
 pub(crate) const MAX_SAMPLES: f64 = 1e12;
@@ -217,7 +217,7 @@ impl EnergyDetectorSpec {
         let (Some(n), Some(rule)) = (samples, threshold_rule) else {
             return Err(problems);
         };
-        let gamma = 10f64.powf(self.snr_db / 10.0);
+        let gamma = math::powf(10f64, self.snr_db / 10.0);
         let threshold = match rule {
             Threshold::Given(eps) => eps,
             Threshold::ForPd(pd) => threshold_for(pd, gamma, n, self.fading),
@@ -265,34 +265,17 @@ impl EnergyDetector {
     }
 }
 
-fn std_normal() -> Normal {
-    Normal::standard()
-}
-
-/// Q(x) = P(Z > x), Z standard normal: ½·erfc(x/√2) by musl's erfc (the `libm` crate, within
-/// an ulp). statrs' survival function was 2·10⁻¹¹ to 5·10⁻¹¹ relative off (issue 50: a
+/// Q(x) = P(Z > x), Z standard normal ([`math::normal_sf`]: ½·erfc(x/√2) by musl's erfc,
+/// within an ulp). statrs' survival function was 2·10⁻¹¹ to 5·10⁻¹¹ relative off (issue 50: a
 /// target P_d of 0.9 came back as 0.8999999999953777).
 pub(crate) fn q(x: f64) -> f64 {
-    0.5 * libm::erfc(x * std::f64::consts::FRAC_1_SQRT_2)
+    math::normal_sf(x)
 }
 
-/// Q⁻¹(p): the x with Q(x) = p, p ∈ (0, 1): statrs' inverse as the start, then Newton steps
-/// on [`q`] (Q' = −φ) until they stop moving x, so that Q(Q⁻¹(p)) is p to a few ulps.
+/// Q⁻¹(p) ([`math::normal_sf_inv`]): Q(Q⁻¹(p)) is p to a few ulps, the same bits on every
+/// platform.
 pub(crate) fn q_inv(p: f64) -> f64 {
-    let normal = std_normal();
-    let mut x = -normal.inverse_cdf(p);
-    for _ in 0..4 {
-        let density = normal.pdf(x);
-        if density.is_nan() || density <= 0.0 {
-            break;
-        }
-        let step = (q(x) - p) / density;
-        if !step.is_finite() || step.abs() <= f64::EPSILON * x.abs() {
-            break;
-        }
-        x += step;
-    }
-    x
+    math::normal_sf_inv(p)
 }
 
 /// P_fa at threshold ε/σ² = `eps` with N samples (Liang et al., eq. 5).
@@ -328,7 +311,7 @@ impl FadedGrid {
         let n = FADING_INTERVALS;
         let h = 1.0 / n as f64;
         let node = |u: f64| {
-            let g = -gamma * u.ln();
+            let g = -gamma * math::ln(u);
             (g, (samples / (2.0 * g + 1.0)).sqrt())
         };
         let mut nodes: Vec<(f64, f64)> = (1..n).map(|i| node(i as f64 * h)).collect();
@@ -457,8 +440,8 @@ impl SensingThroughput {
     /// R(τ), b/s/Hz.
     pub fn throughput(&self, tau: f64) -> f64 {
         let g = self.primary_snr;
-        let c0 = (1.0 + self.secondary_snr).log2();
-        let c1 = (1.0 + self.secondary_snr / (1.0 + g)).log2();
+        let c0 = math::log2(1.0 + self.secondary_snr);
+        let c1 = math::log2(1.0 + self.secondary_snr / (1.0 + g));
         let pfa = q(
             (2.0 * g + 1.0).sqrt() * q_inv(self.target_pd) + (tau * self.sample_rate).sqrt() * g
         );
@@ -510,7 +493,7 @@ mod tests {
                 sample_rate: 6e6,
                 p_busy: 0.2,
                 secondary_snr: 100.0,
-                primary_snr: 10f64.powf(db / 10.0),
+                primary_snr: math::powf(10f64, db / 10.0),
                 target_pd: 0.9,
             };
             let (best, rate) = m.best_on_grid(1e-4);
@@ -524,7 +507,7 @@ mod tests {
     fn a_target_pd_sets_the_threshold_of_equation_13() {
         for (db, tau) in [(-15.0, 2.6e-3), (-20.0, 14e-3), (0.0, 1e-5)] {
             let d = spec(db, tau, 0.9).check().unwrap();
-            let g = 10f64.powf(db / 10.0);
+            let g = math::powf(10f64, db / 10.0);
             let n = tau * 6e6;
             assert!((d.pd() - 0.9).abs() < 1e-9, "{}", d.pd());
             let eq13 = q((2.0 * g + 1.0).sqrt() * q_inv(0.9) + n.sqrt() * g);
@@ -573,7 +556,7 @@ mod tests {
         let m = 200_000;
         for i in 0..m {
             let u = (i as f64 + 0.5) / m as f64;
-            s += detection_awgn(1.1, -10f64.powf(-0.5) * u.ln(), 600.0);
+            s += detection_awgn(1.1, -math::powf(10f64, -0.5) * math::ln(u), 600.0);
         }
         assert!(
             (s / m as f64 - f.pd()).abs() < 1e-4,
@@ -600,7 +583,7 @@ mod tests {
                 if u <= 0.0 {
                     1.0
                 } else {
-                    detection_awgn(eps, -gamma * u.ln(), samples)
+                    detection_awgn(eps, -gamma * math::ln(u), samples)
                 }
             };
             let n = FADING_INTERVALS;
@@ -613,7 +596,7 @@ mod tests {
             (sum * h / 3.0).clamp(0.0, 1.0)
         };
         for snr_db in [-25.0, -15.0, -5.0, 0.0, 10.0, 30.0] {
-            let gamma = 10f64.powf(snr_db / 10.0);
+            let gamma = math::powf(10f64, snr_db / 10.0);
             for samples in [10.0, 600.0, 1200.0, 6e4, 1e7] {
                 let grid = FadedGrid::new(gamma, samples);
                 for k in -40..=200 {
@@ -636,7 +619,7 @@ mod tests {
     fn the_faded_threshold_meets_its_target() {
         let mut met = 0;
         for snr_db in [-25.0, -10.0, -5.0, 0.0, 10.0, 30.0] {
-            let gamma = 10f64.powf(snr_db / 10.0);
+            let gamma = math::powf(10f64, snr_db / 10.0);
             for samples in [10.0, 600.0, 6e4, 1e7] {
                 for pd in [0.05, 0.5, 0.9, 0.99] {
                     let eps = threshold_for(pd, gamma, samples, Fading::Rayleigh);

@@ -16,6 +16,7 @@
 //! - the generalized Pareto law's residual has the closed form (for ξ < 1): with probability
 //!   `μ/E[X]` uniform on [0, μ), otherwise `μ +` GP(ξ/(1 − ξ), σ/(1 − ξ)).
 
+use crate::util::math;
 use rand::Rng;
 use rand::RngExt;
 use rand_distr::{Distribution, Gamma, LogNormal, Weibull};
@@ -180,7 +181,7 @@ impl Holding {
                 let s = positive("sigma", sigma)?;
                 let ln = |m: f64| LogNormal::new(m, s).expect("parameters checked");
                 (
-                    (mu + 0.5 * s * s).exp(),
+                    math::exp(mu + 0.5 * s * s),
                     Kind::LogNormal {
                         law: ln(mu),
                         biased: ln(mu + s * s),
@@ -190,7 +191,7 @@ impl Holding {
             HoldingSpec::Weibull { shape, scale } => {
                 let (k, l) = (positive("shape", shape)?, positive("scale", scale)?);
                 (
-                    l * statrs::function::gamma::gamma(1.0 + 1.0 / k),
+                    l * math::gamma(1.0 + 1.0 / k),
                     Kind::Weibull {
                         law: Weibull::new(l, k).expect("parameters checked positive"),
                         scale: l,
@@ -282,7 +283,7 @@ impl Holding {
                 inv_shape,
                 biased,
                 ..
-            } => u * scale * biased.sample(rng).powf(*inv_shape),
+            } => u * scale * math::powf(biased.sample(rng), *inv_shape),
             Kind::Pareto {
                 shape,
                 scale,
@@ -305,9 +306,9 @@ impl Holding {
 fn pareto<R: Rng + ?Sized>(xi: f64, sigma: f64, rng: &mut R) -> f64 {
     let v = 1.0 - rng.random::<f64>(); // in (0, 1]
     if xi.abs() < 1e-12 {
-        -sigma * v.ln()
+        -sigma * math::ln(v)
     } else {
-        sigma * (v.powf(-xi) - 1.0) / xi
+        sigma * (math::powf(v, -xi) - 1.0) / xi
     }
 }
 
@@ -347,11 +348,9 @@ mod tests {
     fn second_moment(spec: &HoldingSpec) -> f64 {
         match *spec {
             HoldingSpec::Exponential { mean } => 2.0 * mean * mean,
-            HoldingSpec::LogNormal { mu, sigma } => (2.0 * mu + 2.0 * sigma * sigma).exp(),
+            HoldingSpec::LogNormal { mu, sigma } => math::exp(2.0 * mu + 2.0 * sigma * sigma),
             HoldingSpec::Gamma { shape, scale } => shape * (shape + 1.0) * scale * scale,
-            HoldingSpec::Weibull { shape, scale } => {
-                scale * scale * statrs::function::gamma::gamma(1.0 + 2.0 / shape)
-            }
+            HoldingSpec::Weibull { shape, scale } => scale * scale * math::gamma(1.0 + 2.0 / shape),
             HoldingSpec::GeneralizedPareto {
                 shape,
                 scale,

@@ -6,11 +6,11 @@
 //! parameter and the rule.
 
 use crate::util::crn;
+use crate::util::math;
 use rand::Rng;
 use rand::distr::{Distribution, Uniform};
 use rand_distr::{Beta, Normal};
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{Continuous, ContinuousCDF, Normal as StatNormal};
 use std::sync::Arc;
 
 /// A law as written in a scenario file.
@@ -359,8 +359,7 @@ impl TruncatedNormal {
     /// `mean + std_dev * (φ(a) − φ(b)) / (Φ(b) − Φ(a))`, clamped into `[lo, hi]` against
     /// rounding in extreme tails.
     fn mean(&self) -> f64 {
-        let std = standard();
-        let shift = (std.pdf(self.a) - std.pdf(self.b)) / self.mass;
+        let shift = (math::normal_pdf(self.a) - math::normal_pdf(self.b)) / self.mass;
         (self.mean + self.std_dev * shift).clamp(self.lo, self.hi)
     }
 
@@ -373,31 +372,26 @@ impl TruncatedNormal {
                 }
             }
         }
-        let std = standard();
         let u: f64 = rand::RngExt::random(rng);
         let z = if self.a > 0.0 {
-            // Upper tail: work with survival probabilities, S(z) = Φ(−z).
-            let (s_hi, s_lo) = (std.sf(self.a), std.sf(self.b));
-            -std.inverse_cdf(s_lo + u * (s_hi - s_lo))
+            // Upper tail: work with survival probabilities, S(z) = Φ(−z) = Q(z).
+            let (s_hi, s_lo) = (math::normal_sf(self.a), math::normal_sf(self.b));
+            math::normal_sf_inv(s_lo + u * (s_hi - s_lo))
         } else {
-            let (c_lo, c_hi) = (std.cdf(self.a), std.cdf(self.b));
-            std.inverse_cdf(c_lo + u * (c_hi - c_lo))
+            // Φ⁻¹(c) = −Q⁻¹(c).
+            let (c_lo, c_hi) = (math::normal_cdf(self.a), math::normal_cdf(self.b));
+            -math::normal_sf_inv(c_lo + u * (c_hi - c_lo))
         };
         (self.mean + self.std_dev * z).clamp(self.lo, self.hi)
     }
 }
 
-fn standard() -> StatNormal {
-    StatNormal::standard()
-}
-
 /// `Φ(b) − Φ(a)` for the standard normal, computed in the tail where it is precise.
 fn std_normal_mass(a: f64, b: f64) -> f64 {
-    let std = standard();
     if a > 0.0 {
-        std.sf(a) - std.sf(b)
+        math::normal_sf(a) - math::normal_sf(b)
     } else {
-        std.cdf(b) - std.cdf(a)
+        math::normal_cdf(b) - math::normal_cdf(a)
     }
 }
 

@@ -10,6 +10,7 @@
 //! the largest weight per row, at the resolution of `f64` itself); the caller computes the
 //! value of the assignment from the real weights.
 
+use crate::util::math;
 use pathfinding::kuhn_munkres::{Weights, kuhn_munkres};
 
 /// The largest scaled weight (see the module docs).
@@ -82,7 +83,7 @@ impl Scaled {
         // 2^s · largest < 2^52 with s = 51 − e; truncation keeps every weight within one unit.
         let e = ((largest.to_bits() >> 52) & 0x7ff) as i32 - 1023;
         let s = if largest > 0.0 { SCALE_BITS - 1 - e } else { 0 };
-        let scale = 2f64.powi(s);
+        let scale = math::powi(2f64, s);
         self.w.clear();
         self.w.extend(self.real.iter().map(|&w| (w * scale) as i64));
         kuhn_munkres(self).1

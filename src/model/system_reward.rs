@@ -14,6 +14,7 @@
 //! `ln s` and on `s` again ([`super::matching`]). A scenario's realised regret is then
 //! `Σ_t f(benchmark's rewards) − f(users' rewards)` on the same paths.
 
+use crate::util::math;
 use serde::{Deserialize, Serialize};
 
 /// How the users' rewards of a slot combine (see the module docs).
@@ -95,7 +96,7 @@ impl SystemReward {
             SystemReward::ProportionalFairness { epsilon } => {
                 let mut sum = 0.0;
                 for &x in r {
-                    sum += (epsilon + x).ln();
+                    sum += math::ln(epsilon + x);
                 }
                 sum
             }
@@ -109,7 +110,7 @@ impl SystemReward {
             SystemReward::Linear => p.iter().sum(),
             SystemReward::MaxMin => p.iter().product(),
             SystemReward::ProportionalFairness { epsilon } => {
-                let (hit, miss) = ((1.0 + epsilon).ln(), epsilon.ln());
+                let (hit, miss) = (math::ln(1.0 + epsilon), math::ln(*epsilon));
                 p.iter().map(|&q| q * hit + (1.0 - q) * miss).sum()
             }
         }
@@ -134,8 +135,9 @@ impl SystemReward {
                 super::matching::assign_positive(value, channels)
             }
             SystemReward::MaxMin => {
-                let col =
-                    super::matching::max_weight(users, channels, |u, k| value[u][k].max(TINY).ln());
+                let col = super::matching::max_weight(users, channels, |u, k| {
+                    math::ln(value[u][k].max(TINY))
+                });
                 col.into_iter().map(Some).collect()
             }
         }
@@ -152,10 +154,10 @@ mod tests {
         assert_eq!(SystemReward::Linear.of(&[1.0, 0.0, 1.0]), 2.0);
         assert_eq!(SystemReward::MaxMin.of(&[1.0, 0.0, 1.0]), 0.0);
         assert_eq!(SystemReward::MaxMin.of(&[1.0, 1.0]), 1.0);
-        assert!((pf.of(&[1.0, 0.0]) - (1.01f64.ln() + 0.01f64.ln())).abs() < 1e-15);
+        assert!((pf.of(&[1.0, 0.0]) - (math::ln(1.01f64) + math::ln(0.01f64))).abs() < 1e-15);
         assert!((SystemReward::MaxMin.expected(&[0.5, 0.4]) - 0.2).abs() < 1e-15);
         let e = pf.expected(&[0.5]);
-        assert!((e - (0.5 * 1.01f64.ln() + 0.5 * 0.01f64.ln())).abs() < 1e-15);
+        assert!((e - (0.5 * math::ln(1.01f64) + 0.5 * math::ln(0.01f64))).abs() < 1e-15);
         assert!(pf.check().is_none());
         assert!(
             SystemReward::ProportionalFairness { epsilon: 0.0 }

@@ -3,6 +3,7 @@
 //! (Theorem 3). All of it is computed from the true parameters; the simulator never estimates
 //! what can be computed exactly.
 
+use crate::util::math;
 use serde::{Deserialize, Serialize};
 
 /// Expected net reward of probing `list` in order and stopping at the first idle channel:
@@ -179,7 +180,7 @@ pub(crate) fn kl_bernoulli(p: f64, q: f64) -> f64 {
         } else if y == 0.0 {
             f64::INFINITY
         } else {
-            x * (x / y).ln()
+            x * math::ln(x / y)
         }
     }
     term(p, q) + term(1.0 - p, 1.0 - q)
@@ -211,8 +212,8 @@ pub(crate) fn kl_upper_bound(p: f64, n: f64, budget: f64) -> f64 {
 /// `d(p; q) = −H(p) − p ln q − (1 − p) ln(1 − q)` (H the entropy) and dropping `−p ln q ≥ 0`,
 /// `q* = 1 − exp(−(ℓ + H(p))/(1 − p))` has `d(p; q*) ≥ ℓ`. Exact for `p = 0`.
 fn kl_upper_near_one(p: f64, level: f64) -> f64 {
-    let entropy = -(if p > 0.0 { p * p.ln() } else { 0.0 }) - (1.0 - p) * (1.0 - p).ln();
-    -(-(level + entropy) / (1.0 - p)).exp_m1()
+    let entropy = -(if p > 0.0 { p * math::ln(p) } else { 0.0 }) - (1.0 - p) * math::ln(1.0 - p);
+    -math::exp_m1(-(level + entropy) / (1.0 - p))
 }
 
 /// Whether `kl_upper_near_one(p, level)` (as computed) is at least `bound`, decided without
@@ -336,7 +337,7 @@ pub struct LogBound {
 impl LogBound {
     /// The bound's value at slot `t` (natural logarithm, as in the paper).
     pub fn at(&self, t: f64) -> f64 {
-        self.coefficient * t.ln()
+        self.coefficient * math::ln(t)
     }
 }
 
@@ -377,7 +378,7 @@ impl Bounds {
                 theorem3: None,
             };
         }
-        let log_t = (horizon as f64).ln();
+        let log_t = math::ln(horizon as f64);
         let bad = || (0..theta.len()).filter(|&i| theta[i] < cost[i]);
         let coef2: f64 = bad()
             .map(|i| {
@@ -596,7 +597,7 @@ mod tests {
             log_n in 0.0f64..17.0,
             log_budget in -30.0f64..4.0,
         ) {
-            let (n, budget) = (log_n.exp().round().max(1.0), log_budget.exp());
+            let (n, budget) = (math::exp(log_n).round().max(1.0), math::exp(log_budget));
             let bound = kl_upper_bound(p, n, budget);
             let level = budget / n;
             if bound < 1.0 && near_one_is_above(p, level, bound) {

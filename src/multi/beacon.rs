@@ -40,6 +40,7 @@
 //! its own); and the leader takes the difference of every follower, sending or not (the
 //! protocol, only those it hears from).
 
+use crate::util::math;
 use super::{CodeConvention, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::model::system_reward::SystemReward;
@@ -217,7 +218,7 @@ fn bits(x: f64, q: u32) -> u64 {
 
 /// `x` truncated to `q` bits (the reference's `truncate`).
 fn truncate(x: f64, q: u32) -> f64 {
-    bits(x, q) as f64 / 2f64.powi(q as i32)
+    bits(x, q) as f64 / math::powi(2f64, q as i32)
 }
 
 /// `⌊log₂ n⌋` (0 for n = 0, as no pulls give no counter).
@@ -496,12 +497,12 @@ impl Beacon {
             }
         }
         lead.stat[0].clone_from(&self.users[pos[0]].means);
-        let log_t = (self.t.max(1) as f64).ln();
+        let log_t = math::ln(self.t.max(1) as f64);
         let ucb: Vec<Vec<f64>> = (0..m)
             .map(|i| {
                 (0..k)
                     .map(|j| {
-                        let n = 2f64.powi(lead.counters[i][j] as i32 + 1);
+                        let n = math::powi(2f64, lead.counters[i][j] as i32 + 1);
                         lead.stat[i][j] + (3.0 * log_t / n).sqrt()
                     })
                     .collect()

@@ -11,6 +11,7 @@
 //! learn what they sensed), its oracle is the linear assignment whatever the system reward,
 //! and `t` counts the slots before this one.
 
+use crate::util::math;
 use super::{CodeConvention, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::model::matching::Scaled;
@@ -106,7 +107,7 @@ impl Team for Cucb {
             return;
         }
         let clock = if self.reference { t - 1 } else { t };
-        let log_t = (clock as f64).ln();
+        let log_t = math::ln(clock as f64);
         for ((index, n), s) in self.index.iter_mut().zip(&self.n).zip(&self.s) {
             for ((x, &n), &s) in index.iter_mut().zip(n).zip(s) {
                 *x = if n == 0 {
@@ -124,7 +125,7 @@ impl Team for Cucb {
             let index = &self.index;
             let log = self.oracle == SystemReward::MaxMin;
             let col = self.scaled.max_weight(lists.len(), k, |u, c| {
-                if log { index[u][c].max(1e-300).ln() } else { index[u][c] }
+                if log { math::ln(index[u][c].max(1e-300)) } else { index[u][c] }
             });
             for (list, c) in lists.iter_mut().zip(col) {
                 list.push(c);

@@ -50,6 +50,7 @@
 //! It needs the collision indicator in every slot (`feedback: SensingAndCollision`) and fewer
 //! users than channels (channel K is reserved).
 
+use crate::util::math;
 use super::{CodeConvention, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::model::theory::kl_upper;
@@ -383,7 +384,7 @@ impl Lead {
     /// rank assignment only the indices and B are computed, over the channels M + 1..K).
     fn test(&mut self, u: &mut User, k: usize, reference: bool, compare: bool) -> bool {
         let r = u.r as f64;
-        let f = (r.ln() + 4.0 * r.ln().ln()).max(0.0);
+        let f = (math::ln(r) + 4.0 * math::ln(math::ln(r))).max(0.0);
         self.means.clear();
         self.means.extend((0..=k).map(|c| u.mean(c)));
         for c in 1..=k {

@@ -29,6 +29,7 @@
 //! SensingAndCollision` or `CollisionOnly`); it learns the idle indicator (the paper's positive
 //! rewards), not costs.
 
+use crate::util::math;
 use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
@@ -196,7 +197,7 @@ impl Got {
             users: vec![user; users],
             spec: spec.clone(),
             k,
-            experiment: spec.epsilon.powf(spec.c * users as f64),
+            experiment: math::powf(spec.epsilon, spec.c * users as f64),
             epoch: 0,
             round: 0,
             explore_end: 0,
@@ -213,7 +214,7 @@ impl Got {
     fn next_epoch(&mut self) {
         self.epoch += 1;
         let k = f64::from(self.epoch);
-        let grow = k.powf(self.spec.delta);
+        let grow = math::powf(k, self.spec.delta);
         let len = |x: f64| if x >= 1e18 { 1u64 << 60 } else { x as u64 };
         self.explore_end = len(self.spec.c1 * grow);
         let got = len(self.spec.c2 * grow);
@@ -221,7 +222,7 @@ impl Got {
         self.count_from = self
             .explore_end
             .saturating_add(len((self.spec.rho * self.spec.c2 * grow).ceil()));
-        let exploit = len(self.spec.c3 * 2f64.powi(self.epoch.min(1000) as i32));
+        let exploit = len(self.spec.c3 * math::powi(2f64, self.epoch.min(1000) as i32));
         self.epoch_end = self.dynamics_end.saturating_add(exploit);
         self.round = 0;
     }
@@ -268,7 +269,7 @@ impl User {
         }
         self.baseline = a;
         self.content = if u > 0.0 && self.u_max > 0.0 {
-            let p = (u / self.u_max) * epsilon.powf(self.u_max - u);
+            let p = (u / self.u_max) * math::powf(epsilon, self.u_max - u);
             rng.random::<f64>() < p
         } else {
             false

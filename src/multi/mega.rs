@@ -16,6 +16,7 @@
 //! restores the reference code's step: the best mean over all channels, a never-tried channel's
 //! mean being −∞ (`meanRewards.fill(-inf)`), so that it is exploited last.
 
+use crate::util::math;
 use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::Convention;
@@ -229,7 +230,7 @@ impl Team for Mega {
         let Some(c) = seen.last else { return };
         if seen.collision == Some(true) {
             if rng.random::<f64>() >= user.p {
-                let span = (t as f64).powf(beta).floor() as u64;
+                let span = math::powf(t as f64, beta).floor() as u64;
                 user.next[c] = t + rng.random_range(0..=span);
                 user.p = p0;
                 user.chosen = None;

@@ -23,6 +23,7 @@
 //! K² ln(2/δ²)/0.02)`, 367 680 slots for K = 6, ε = 0.05, δ = 0.01 (the last term's δ² is read as SMPyBandits'
 //! `optimalT0` reads it). The default is SMPyBandits' `Time0 = 0.25`: a quarter of the horizon.
 
+use crate::util::math;
 use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::policy::Convention;
@@ -121,9 +122,9 @@ impl T0 {
             T0::Fraction(f) => ((f * horizon as f64) as u64).max(1),
             T0::Theorem1 { epsilon, delta } => {
                 let k = k as f64;
-                let a = k / 2.0 * (2.0 * k * k / delta).ln();
-                let b = 16.0 * k / (epsilon * epsilon) * (4.0 * k * k / delta).ln();
-                let c = k * k * (2.0 / (delta * delta)).ln() / 0.02;
+                let a = k / 2.0 * math::ln(2.0 * k * k / delta);
+                let b = 16.0 * k / (epsilon * epsilon) * math::ln(4.0 * k * k / delta);
+                let c = k * k * math::ln(2.0 / (delta * delta)) / 0.02;
                 let t0 = a.max(b).max(c).ceil();
                 if t0 >= u64::MAX as f64 {
                     u64::MAX
@@ -203,7 +204,7 @@ impl MusicalChairs {
             return k;
         }
         let free = (t0 - collisions) as f64 / t0 as f64;
-        let m = (free.ln() / (1.0 - 1.0 / k as f64).ln()).round() + 1.0;
+        let m = (math::ln(free) / math::ln(1.0 - 1.0 / k as f64)).round() + 1.0;
         (m.max(1.0) as usize).min(k)
     }
 }
@@ -287,7 +288,7 @@ mod tests {
         // With M users on K channels uniformly, a user is alone w.p. (1 − 1/K)^(M − 1).
         for (k, m) in [(9usize, 1usize), (9, 3), (9, 6), (4, 4)] {
             let t0 = 1_000_000u64;
-            let free = (1.0 - 1.0 / k as f64).powi(m as i32 - 1);
+            let free = math::powi(1.0 - 1.0 / k as f64, m as i32 - 1);
             let collisions = t0 - (free * t0 as f64).round() as u64;
             assert_eq!(
                 MusicalChairs::estimate_m(t0, collisions, k),

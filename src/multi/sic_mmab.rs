@@ -32,6 +32,7 @@
 //! `μ̂ ± sqrt(2 ln T / N)` agree: SMPyBandits' α = 4 in `sqrt(α ln T / (2N))`); run it with
 //! `t0: ReferenceCode`, as that repository does.
 
+use crate::util::math;
 use super::{Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
@@ -115,7 +116,7 @@ impl TeamBuiltin for SicMmabSpec {
 
 impl SicMmabSpec {
     fn t0(&self, k: usize, horizon: u64) -> u64 {
-        let base = k as f64 * (horizon.max(2) as f64).ln();
+        let base = k as f64 * math::ln(horizon.max(2) as f64);
         match self.t0 {
             SicT0::Paper => base.ceil() as u64,
             SicT0::ReferenceCode => (std::f64::consts::E * base).ceil() as u64,
@@ -190,7 +191,7 @@ impl SicMmab {
             users: vec![user; users],
             t0: spec.t0(k, horizon),
             k,
-            log_horizon: (horizon.max(2) as f64).ln(),
+            log_horizon: math::ln(horizon.max(2) as f64),
             stay: spec.fixation == SicFixation::Stay,
         }
     }
@@ -295,7 +296,7 @@ impl User {
                 if self.t == t0 + 2 * k as u64 {
                     self.phase = Phase::Exploration;
                     self.t_phase = 0;
-                    self.round = (self.players as f64).log2().ceil() as u32;
+                    self.round = math::log2(self.players as f64).ceil() as u32;
                 }
             }
             Phase::Exploration => {
@@ -407,7 +408,7 @@ mod tests {
     #[test]
     fn the_two_fixation_lengths() {
         let paper = SicMmabSpec::default().t0(9, 10_000);
-        assert_eq!(paper, (9.0 * 10_000f64.ln()).ceil() as u64);
+        assert_eq!(paper, (9.0 * math::ln(10_000f64)).ceil() as u64);
         let code = SicMmabSpec {
             t0: SicT0::ReferenceCode,
             ..SicMmabSpec::default()
@@ -415,7 +416,7 @@ mod tests {
         .t0(9, 10_000);
         assert_eq!(
             code,
-            (std::f64::consts::E * 9.0 * 10_000f64.ln()).ceil() as u64
+            (std::f64::consts::E * 9.0 * math::ln(10_000f64)).ceil() as u64
         );
     }
 }

@@ -9,6 +9,7 @@
 //! initialisation (each channel probed alone once, counted in the horizon and the regret) is used
 //! instead so that every policy pays for what it learns, and `t` is the slot index.
 
+use crate::util::math;
 use super::{Builtin, Estimates, ParamError, Policy, SlotAhead, initial_probe, top_by_key};
 use crate::model::channel::Environment;
 use serde::{Deserialize, Serialize};
@@ -62,7 +63,7 @@ pub(crate) struct CascadeUcb1 {
 /// CascadeUCB1's exploration factor `sqrt(1.5 ln t)`.
 #[inline]
 fn level(t: u64) -> f64 {
-    (1.5 * (t as f64).ln()).sqrt()
+    (1.5 * math::ln(t as f64)).sqrt()
 }
 
 impl CascadeUcb1 {

@@ -13,6 +13,7 @@
 //! - `N_i`, `θ̂_i`, `ĉ_i` change after each probe; since the list is fixed at the start of the
 //!   slot this is the same as the paper's update at the end of the slot.
 
+use crate::util::math;
 use super::lazy_rank::{Class, LazyRanking, MonotoneIndex};
 use super::{
     Builtin, Estimates, ParamError, Policy, SlotAhead, initial_probe, resort_by_key_desc,
@@ -279,7 +280,7 @@ impl Policy for CcUcb {
             return;
         }
         let alpha = self.alpha;
-        let level = |t: u64| (alpha * (t as f64).ln()).sqrt();
+        let level = |t: u64| (alpha * math::ln(t as f64)).sqrt();
         if let Some(lazy) = &mut self.lazy {
             let index = Index {
                 est: &self.est,

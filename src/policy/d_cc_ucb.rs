@@ -9,6 +9,7 @@
 //! `2B·sqrt(ξ log n_t(γ)/N_t(γ, i))`; here α plays `4ξ` with B = 1, so that γ = 1 is CC-UCB with
 //! `ln n` in place of `ln t`. `ln n` is floored at 1 so that the padding never vanishes.)
 
+use crate::util::math;
 use super::cc_ucb::{DEFAULT_ALPHA, DEFAULT_EPSILON, ratio_list};
 use super::{Builtin, ParamError, Policy, initial_probe};
 use crate::model::channel::Environment;
@@ -145,7 +146,7 @@ impl Policy for DCcUcb {
                     (0.0, 0.0, f64::INFINITY)
                 };
             }
-            let s = (self.alpha * total.ln().max(1.0)).sqrt();
+            let s = (self.alpha * math::ln(total).max(1.0)).sqrt();
             ratio_list(
                 s,
                 &self.theta_hat,

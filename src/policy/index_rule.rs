@@ -16,6 +16,7 @@
 //!
 //! A policy's `time` and `ties` parameters override its convention's choice of each.
 
+use crate::util::math;
 use serde::{Deserialize, Serialize};
 
 /// Which index.
@@ -72,7 +73,7 @@ impl IndexKind {
 /// `ln t` as the indices take it: `ln max(t, 1)` (a clock of 0 has no samples to rank).
 #[inline]
 pub(crate) fn log_clock(t: u64) -> f64 {
-    (t.max(1) as f64).ln()
+    math::ln(t.max(1) as f64)
 }
 
 /// Whose definitions a policy follows where the literature leaves a choice (see the module
@@ -208,7 +209,7 @@ mod tests {
     #[test]
     fn ucb_h_is_the_mean_plus_hoeffdings_bonus() {
         let (n, s, t) = (8u64, 3u64, 1000u64);
-        let bonus = ((t as f64).ln() / (2.0 * n as f64)).sqrt();
+        let bonus = (math::ln(t as f64) / (2.0 * n as f64)).sqrt();
         assert_eq!(IndexKind::UcbH.value(n, s, t), 3.0 / 8.0 + bonus);
         assert!(IndexKind::UcbH.value(n, s, t) < IndexKind::Ucb.value(n, s, t));
     }

@@ -538,6 +538,7 @@ pub(crate) fn same_lists<P: super::Policy>(
 mod tests {
     use super::*;
     use crate::policy::resort_by_key_desc;
+    use crate::util::math;
     use proptest::prelude::*;
 
     /// A CC-UCB-like index over integer statistics, so that classes repeat.
@@ -622,7 +623,7 @@ mod tests {
         ) {
             let mut toy = Toy { n: vec![1; k], hits: (0..k as u64).map(|i| i % 2).collect() };
             let mut lazy = LazyRanking::new(k, threshold);
-            let level = |t: u64| (1.5 * (t as f64).ln()).sqrt();
+            let level = |t: u64| (1.5 * math::ln(t as f64)).sqrt();
             for (t, &(first, idle, depth)) in (k as u64 + 1..).zip(&probes) {
                 lazy.start(t, level, &toy);
                 let want = full_sort(&toy, level(t), threshold);

@@ -7,6 +7,7 @@
 //! and observed. The value is the same expression of the same `t`, so the lists are the same.
 
 /// The factor `f(t)` of the slot it was prepared for.
+
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SlotAhead {
     /// The slot prepared for (0: none; slots count from 1).
@@ -32,10 +33,11 @@ impl SlotAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::math;
 
     #[test]
     fn gives_the_value_of_the_slot_asked_for() {
-        let f = |t: u64| (1.5 * (t as f64).ln()).sqrt();
+        let f = |t: u64| (1.5 * math::ln(t as f64)).sqrt();
         let mut a = SlotAhead::default();
         assert_eq!(a.get(1, f), f(1));
         a.prepare_next(1, f);

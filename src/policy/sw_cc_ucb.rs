@@ -12,6 +12,7 @@
 //! B = 1, as in CC-UCB.) Window sums are updated incrementally (an observation enters when made
 //! and leaves τ slots later).
 
+use crate::util::math;
 use super::cc_ucb::{DEFAULT_ALPHA, DEFAULT_EPSILON, ratio_list};
 use super::{Builtin, ParamError, Policy, initial_probe};
 use crate::model::channel::Environment;
@@ -174,7 +175,7 @@ impl Policy for SwCcUcb {
                 (self.idle[i] as f64 / n, self.cost[i] / n, 1.0 / n.sqrt())
             };
         }
-        let s = (self.alpha * (t.min(self.window) as f64).ln()).sqrt();
+        let s = (self.alpha * math::ln(t.min(self.window) as f64)).sqrt();
         ratio_list(
             s,
             &self.theta_hat,

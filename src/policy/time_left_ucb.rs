@@ -12,6 +12,7 @@
 //! (rate 1, an endless slot), and the programme returns the sensing-aware cascade optimum of
 //! the indices. The programme takes 2^K·K steps a slot: at most [`MAX_CHANNELS`] channels.
 
+use crate::util::math;
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
 use crate::model::channel::Environment;
 use crate::model::time_left::{Programme, TimeLeft};
@@ -107,7 +108,7 @@ impl Policy for TimeLeftUcb {
             list.push(i);
             return;
         }
-        let s = (self.alpha * (t as f64).ln()).sqrt();
+        let s = (self.alpha * math::ln(t as f64)).sqrt();
         let (theta, cost, w) = (
             self.est.theta_hat(),
             self.est.cost_hat(),

@@ -16,6 +16,7 @@
 //! SMPyBandits' `UCB`: `t` counts the samples so far (`t − 1`), and ties, the first K slots'
 //! among them, are broken uniformly at random ([`super::one_channel`]).
 
+use crate::util::math;
 use super::one_channel::{Decide, Reward};
 use super::{
     Builtin, Clock, Convention, Estimates, IndexKind, ParamError, Policy, Rules, SlotAhead, Ties,
@@ -150,7 +151,7 @@ impl Policy for Ucb1 {
 /// UCB1's common exploration factor `sqrt(2 ln t)`.
 #[inline]
 fn level(t: u64) -> f64 {
-    (2.0 * (t as f64).ln()).sqrt()
+    (2.0 * math::ln(t as f64)).sqrt()
 }
 
 /// The channel of largest `mean + s · inv` (strictly: ties go to the lowest index).

@@ -12,6 +12,7 @@ use crate::report::multi_user::summary::{benchmark_name, lower_bound};
 use crate::scenario::{
     IdentificationScenario, MultiUserScenario, RegretScenario, Scenario, SweepScenario,
 };
+use crate::util::math;
 use crate::util::ron_text::to_ron_line;
 use std::fmt::Write;
 
@@ -305,8 +306,8 @@ fn benchmark_lines(out: &mut String, s: &MultiUserScenario) {
             let _ = writeln!(
                 out,
                 "    lower bounds on the regret at T (Besson & Kaufmann 2018, decentralized; Anantharam et al. 1987, centralized): {} and {}; {}",
-                sig(b.decentralized * (s.header.horizon as f64).ln(), 4),
-                sig(b.centralized * (s.header.horizon as f64).ln(), 4),
+                sig(b.decentralized * math::ln(s.header.horizon as f64), 4),
+                sig(b.centralized * math::ln(s.header.horizon as f64), 4),
                 b.caveat
             );
         }

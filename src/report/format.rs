@@ -1,6 +1,7 @@
 //! Text shared by every report: numbers to significant digits, counts with their noun, 95 %
 //! intervals, runs of equal items, CSV floats and file-safe slugs.
 
+use crate::util::math;
 use std::fmt::Write;
 
 /// A unit as a label suffix, ` [unit]`, or nothing for no unit.
@@ -20,7 +21,7 @@ pub(crate) fn sig(x: f64, digits: usize) -> String {
     if x == 0.0 {
         return "0".to_string();
     }
-    let magnitude = x.abs().log10().floor() as i32;
+    let magnitude = math::log10(x.abs()).floor() as i32;
     if !(-4..=9).contains(&magnitude) {
         return format!("{x:.*e}", digits.saturating_sub(1));
     }

@@ -26,6 +26,7 @@ use crate::report::{Artifact, ReportError, parse_json};
 use crate::scenario::MultiUserScenario;
 use crate::store::folder::OutputDir;
 use crate::store::names::{self, ResultKind};
+use crate::util::math;
 use std::fmt::Write;
 use tables::{channels_csv, users_csv};
 
@@ -138,7 +139,7 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
             md,
             "Lower bounds: decentralised {}·ln T = {} at T, centralised {}·ln T ({}).\n",
             sig(lb.decentralized, 4),
-            sig(lb.decentralized * (summary.horizon as f64).ln(), 4),
+            sig(lb.decentralized * math::ln(summary.horizon as f64), 4),
             sig(lb.centralized, 4),
             lb.caveat
         );

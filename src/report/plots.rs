@@ -12,6 +12,7 @@ pub(crate) mod lines;
 pub(crate) mod typeset;
 
 use super::Artifact;
+use crate::util::math;
 use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -580,7 +581,7 @@ pub(crate) fn tick_decimals(lo: f64, hi: f64) -> usize {
     if step.is_nan() || step <= 0.0 || step.is_infinite() {
         return 0;
     }
-    (-step.log10()).ceil().clamp(0.0, 6.0) as usize
+    (-math::log10(step)).ceil().clamp(0.0, 6.0) as usize
 }
 
 /// A tick label with `decimals` decimals below 1000, compact SI form above.
@@ -612,7 +613,7 @@ pub(crate) fn si(x: f64) -> String {
         format!("{v:.1}")
     } else {
         // Small values keep two significant digits (0.01, not 0.0).
-        let decimals = (1 - v.abs().log10().floor() as i32).clamp(1, 12) as usize;
+        let decimals = (1 - math::log10(v.abs()).floor() as i32).clamp(1, 12) as usize;
         let t = format!("{v:.decimals$}");
         t.trim_end_matches('0').trim_end_matches('.').to_string()
     };

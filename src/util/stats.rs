@@ -398,6 +398,7 @@ impl CheckpointSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::math;
     use proptest::prelude::*;
 
     /// A mean inside the range with a spread no values inside it have is caught: 0, 0, 0, 3
@@ -512,7 +513,7 @@ mod tests {
         let mut m = Moments::default();
         xs.iter().for_each(|&x| m.add(x));
         assert_eq!(m.mean(), 6.5);
-        let var = xs.iter().map(|x| (x - 6.5f64).powi(2)).sum::<f64>() / 3.0;
+        let var = xs.iter().map(|x| math::powi(x - 6.5f64, 2)).sum::<f64>() / 3.0;
         assert!((m.std() - var.sqrt()).abs() < 1e-12);
         let mut single = Moments::default();
         single.add(4.0);

@@ -2,6 +2,7 @@
 //! exactly equivalent to writing those rates and that delay by hand; broken detectors named.
 
 use crate::common::{run, scenario_file};
+use specprobe::math;
 use specprobe::parse;
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::path::Path;
@@ -35,7 +36,7 @@ fn scenario(sensing: &str, delay: &str) -> String {
 #[test]
 fn a_detector_is_its_rates_and_its_sensing_time() {
     let dir = tempfile::tempdir().unwrap();
-    let (gamma, n, tau) = (10f64.powf(-1.5), 15_600.0f64, 0.0026);
+    let (gamma, n, tau) = (math::powf(10f64, -1.5), 15_600.0f64, 0.0026);
     let pfa =
         q((2.0 * gamma + 1.0).sqrt() * -Normal::standard().inverse_cdf(0.9) + n.sqrt() * gamma);
     let detector = scenario(

@@ -1,6 +1,7 @@
 //! The simulator against the theory: exact expected rewards, the oracle, CC-UCB's cost knowledge.
 
 use crate::common::{fig1a, run, scenario_file};
+use specprobe::math;
 use specprobe::summary::RegretBody;
 
 /// A long UCR-T1 list with every kind of cost law, split into energy and delay.
@@ -106,7 +107,7 @@ fn known_cost_beats_unknown_cost_on_fig1a() {
         panic!()
     };
     let (unknown, known) = (&e.policies[0].pseudo_regret, &e.policies[1].pseudo_regret);
-    let se = (unknown.stderr.powi(2) + known.stderr.powi(2)).sqrt();
+    let se = (math::powi(unknown.stderr, 2) + math::powi(known.stderr, 2)).sqrt();
     assert!(
         known.mean + 3.0 * se < unknown.mean,
         "known {} ± {}, unknown {} ± {}",

@@ -1,6 +1,7 @@
 //! Many-users scenarios end to end: the binary's files against the library's, the rules a
 //! scenario breaks, and what is refused (with a message) rather than half done.
 
+use specprobe::math;
 use specprobe::{ChartOptions, Simulation};
 use std::path::Path;
 use std::process::Command;
@@ -1441,7 +1442,10 @@ fn system_rewards_have_their_own_benchmark_and_rules() {
             "Cucb",
         ),
     ));
-    let want = 0.9 * 1.5f64.ln() + 0.1 * 0.5f64.ln() + 0.1 * 1.5f64.ln() + 0.9 * 0.5f64.ln();
+    let want = 0.9 * math::ln(1.5f64)
+        + 0.1 * math::ln(0.5f64)
+        + 0.1 * math::ln(1.5f64)
+        + 0.9 * math::ln(0.5f64);
     let got = pf["benchmark"]["expected_reward_per_slot"]
         .as_f64()
         .unwrap();

@@ -2,13 +2,14 @@
 //! (against the closed form), the dynamic-programme benchmark as the oracle, the rules named.
 
 use crate::common::{run, scenario_file};
+use specprobe::math;
 use specprobe::parse;
 use specprobe::sensing::SensingThroughput;
 use std::path::Path;
 
 /// Liang et al.'s one-channel setting at sensing time `tau` (seconds) and primary SNR `db`.
 fn liang(db: f64, tau: f64, horizon: u64) -> String {
-    let gamma = 10f64.powf(db / 10.0);
+    let gamma = math::powf(10f64, db / 10.0);
     format!(
         r#"Regret(
     name: "liang",
@@ -22,8 +23,8 @@ fn liang(db: f64, tau: f64, horizon: u64) -> String {
                 sensing: EnergyDetector(snr_db: {db:?}, sample_rate: 6e6, duration: {tau:?}, target_pd: 0.9))],
     policies: [(policy: Oracle)],
 )"#,
-        c0 = 101f64.log2(),
-        c1 = (1.0 + 100.0 / (1.0 + gamma)).log2(),
+        c0 = math::log2(101f64),
+        c1 = math::log2(1.0 + 100.0 / (1.0 + gamma)),
     )
 }
 
@@ -43,7 +44,7 @@ fn simulated_throughput_is_liangs_closed_form() {
             sample_rate: 6e6,
             p_busy: 0.2,
             secondary_snr: 100.0,
-            primary_snr: 10f64.powf(db / 10.0),
+            primary_snr: math::powf(10f64, db / 10.0),
             target_pd: 0.9,
         }
         .throughput(tau);
@@ -63,7 +64,7 @@ fn simulated_throughput_is_liangs_closed_form() {
         assert_eq!(tl.rates.len(), 1);
         // Realised reward per slot: 2 runs × 10⁵ frames; its per-frame sd is at most C₀.
         let reward = e.policies[0].reward_per_slot;
-        let se = 101f64.log2() / (2.0e5f64).sqrt();
+        let se = math::log2(101f64) / (2.0e5f64).sqrt();
         assert!(
             (reward - closed).abs() < 4.0 * se,
             "{db} dB, τ = {tau}: simulated {reward} vs R(τ) {closed} (4 s.e. = {})",
@@ -294,7 +295,7 @@ fn the_primary_users_return_interrupts_the_transmission() {
     );
     let returns = l.pu_returns_per_slot.expect("counted under TimeLeft");
     let (first, second) = (2.0 / 3.0, 2.0 / 9.0);
-    let expected = first * (1.0 - (-0.5f64).exp()) + second * (1.0 - (-0.45f64).exp());
+    let expected = first * (1.0 - math::exp(-0.5f64)) + second * (1.0 - math::exp(-0.45f64));
     // 2 × 10⁵ slots: a binomial standard error below 0.0012 (idle periods span slots, so a
     // little more).
     assert!(
@@ -307,7 +308,7 @@ fn the_primary_users_return_interrupts_the_transmission() {
         "the same paths either way"
     );
     // Lost: only uninterrupted transmissions earn (0.9 of a slot on channel 0, 0.8 on 1).
-    let clean = first * (-0.5f64).exp() * 0.9 + second * (-0.45f64).exp() * 0.8;
+    let clean = first * math::exp(-0.5f64) * 0.9 + second * math::exp(-0.45f64) * 0.8;
     assert!(
         (l.reward_per_slot - clean).abs() < 0.006,
         "{} vs {clean}",

@@ -22,6 +22,7 @@
 //! to the last event, never past the previous query: expected O(1) blocks of expected O(1)
 //! events each, whatever n (the work counter in [`MarkovState`] makes this testable).
 
+use crate::util::math;
 use super::{Process, ProcessSpec, ProcessStats, SpecContext, SpecProblem, Step, probability};
 use crate::util::crn::{self, Counter};
 use rand::RngExt;
@@ -124,7 +125,7 @@ impl Markov {
         let block = if rate > 0.0 {
             // The largest power of two not above 1/r, in [1, 2^40].
             let target = (1.0 / rate).clamp(1.0, (1u64 << 40) as f64);
-            1u64 << (target.log2().floor() as u32)
+            1u64 << (math::log2(target).floor() as u32)
         } else {
             1
         };
@@ -133,7 +134,7 @@ impl Markov {
             busy_to_idle: b,
             theta,
             rate,
-            ln_keep: (-rate).ln_1p(),
+            ln_keep: math::ln_1p(-rate),
             flips,
             event_threshold: crn::threshold(event_idle),
             start_threshold: crn::threshold(theta),
@@ -166,7 +167,7 @@ impl Markov {
         let u = 1.0 - draws.random::<f64>(); // (0, 1]
         // ⌊g⌋ by truncation: g ≥ 0 (a logarithm of (0, 1] over a negative one), where the
         // two agree, and `floor` is a libm call on x86-64's baseline (no SSE4.1 rounding).
-        let g = u.ln() / self.ln_keep;
+        let g = math::ln(u) / self.ln_keep;
         if g >= 1e18 {
             u64::MAX / 4
         } else {
@@ -544,7 +545,7 @@ mod tests {
         for rate in [1e-12, 1e-6, 0.01, 0.3, 0.55, 0.999_999] {
             let m = Markov::new(rate / 2.0, rate / 2.0);
             let floor = |u: f64| {
-                let g = (u.ln() / m.ln_keep).floor();
+                let g = (math::ln(u) / m.ln_keep).floor();
                 if g >= 1e18 { u64::MAX / 4 } else { 1 + g as u64 }
             };
             let mut draws = Counter::at(key(3), 0);
@@ -554,7 +555,7 @@ mod tests {
                 assert_eq!(m.gap(&mut draws), floor(u), "rate {rate}, u {u}");
             }
             for u in [1.0, f64::EPSILON, 0.5, 1.0 - f64::EPSILON] {
-                let g = u.ln() / m.ln_keep;
+                let g = math::ln(u) / m.ln_keep;
                 let t = if g >= 1e18 { u64::MAX / 4 } else { 1 + g as u64 };
                 assert_eq!(t, floor(u), "rate {rate}, u {u}");
             }

@@ -11,6 +11,7 @@
 //! pass the instant asked: the path never depends on when it is asked, and the work of a query
 //! is the number of periods crossed.
 
+use crate::util::math;
 use super::{Process, ProcessSpec, ProcessStats, SpecContext, SpecProblem, Step, period_stats};
 use crate::model::holding::{Holding, HoldingSpec};
 use crate::util::crn::Counter;
@@ -161,7 +162,7 @@ impl Process for OnOff {
         if let (Exponential { mean: i }, Exponential { mean: b }) =
             (self.idle.spec(), self.busy.spec())
         {
-            stats.autocorrelation = Some((-(1.0 / i + 1.0 / b)).exp());
+            stats.autocorrelation = Some(math::exp(-(1.0 / i + 1.0 / b)));
         }
         stats
     }

@@ -9,6 +9,7 @@ use crate::report::plots::bars::{BarSeries, GroupedBars};
 use crate::report::plots::lines::{Curve, LineChart, Reference};
 use crate::report::plots::{Band, ChartOptions, axis_modes, log_values, render_chart, stem_for};
 use crate::report::{Rendered, ReportError};
+use crate::util::math;
 use crate::util::stats::ci95;
 use plotters::style::RGBColor;
 
@@ -149,7 +150,7 @@ pub(super) fn charts(
         ] {
             references.push(Reference {
                 label,
-                points: dense.iter().map(|&t| (t, c * t.ln())).collect(),
+                points: dense.iter().map(|&t| (t, c * math::ln(t))).collect(),
                 color,
                 dash: (8, 5),
             });
@@ -241,7 +242,7 @@ fn regret_per_log(
                 .points
                 .iter()
                 .filter(|p| p.0 >= 10.0)
-                .map(|&(t, y, s)| (t, y / t.ln(), s / t.ln()))
+                .map(|&(t, y, s)| (t, y / math::ln(t), s / math::ln(t)))
                 .collect(),
         })
         .collect();

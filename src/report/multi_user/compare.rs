@@ -11,6 +11,7 @@ use crate::report::plots::ChartOptions;
 use crate::report::plots::lines::LineChart;
 use crate::report::{Artifact, ReportError, embedded};
 use crate::store::names;
+use crate::util::math;
 use std::fmt::Write;
 
 /// The comparison's charts and `report.md`; `labels[i]` names `loaded[i]`.
@@ -105,7 +106,7 @@ fn markdown(
                 .map(|lb| format!(
                     "; decentralised lower bound {}·ln T = {} at T",
                     sig(lb.decentralized, 4),
-                    sig(lb.decentralized * (s.horizon as f64).ln(), 4)
+                    sig(lb.decentralized * math::ln(s.horizon as f64), 4)
                 ))
                 .unwrap_or_default()
         );

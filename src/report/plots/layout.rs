@@ -4,6 +4,7 @@
 //! is measured with the bundled font, not guessed.
 
 use super::{DrawResult, FAMILY, LegendEntry, LegendKey, draw_marker, draw_polyline};
+use crate::util::math;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -394,7 +395,7 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     if !(lo > 0.0 && hi > lo && lo.is_finite() && hi.is_finite()) {
         return Vec::new();
     }
-    let decades = (hi / lo).log10();
+    let decades = math::log10(hi / lo);
     let steps: &[f64] = if decades <= 1.2 {
         &[1.0, 1.5, 2.0, 3.0, 5.0, 7.0]
     } else if decades <= 3.5 {
@@ -404,14 +405,14 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     };
     let every = if decades > 9.0 { 2 } else { 1 };
     let mut out = Vec::new();
-    let first = lo.log10().floor() as i32;
-    let last = hi.log10().ceil() as i32;
+    let first = math::log10(lo).floor() as i32;
+    let last = math::log10(hi).ceil() as i32;
     for e in first..=last {
         if (e - first) % every != 0 {
             continue;
         }
         for &m in steps {
-            let v = m * 10f64.powi(e);
+            let v = m * math::powi(10f64, e);
             if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
                 out.push(v);
             }

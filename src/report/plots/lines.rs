@@ -7,6 +7,7 @@ use super::{
     Chart, DrawResult, FAMILY, LegendEntry, LegendKey, SeriesStyle, draw_marker, draw_polyline,
     label_styles, si, tick, tick_decimals,
 };
+use crate::util::math;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::prelude::*;
@@ -200,12 +201,12 @@ impl LineChart {
             // Padded around the data in log space, not snapped to whole decades (data in
             // [400, 31k] drawn on [100, 100k] wastes half the height); the ticks fall between
             // decades where the span is short (`log_ticks`).
-            let (l, h) = (lo.log10(), hi.log10());
+            let (l, h) = (math::log10(lo), math::log10(hi));
             let span = (h - l).max(0.5);
             let mid = 0.5 * (l + h);
             let (l, h) = (l.min(mid - span / 2.0), h.max(mid + span / 2.0));
             let pad = 0.06 * (h - l);
-            return (10f64.powf(l - pad), 10f64.powf(h + pad));
+            return (math::powf(10f64, l - pad), math::powf(10f64, h + pad));
         }
         if self.y_from_zero {
             // A band dipping below zero around a non-negative cumulative quantity is clipped.
@@ -503,7 +504,7 @@ mod tests {
         );
         // A narrow span still gets half a decade and several ticks.
         let (lo, hi) = chart(&[90.0, 110.0]).y_range();
-        assert!((hi / lo).log10() >= 0.5, "{lo} {hi}");
+        assert!(math::log10(hi / lo) >= 0.5, "{lo} {hi}");
         assert!(crate::report::plots::layout::log_ticks(lo, hi).len() >= 3);
     }
 }

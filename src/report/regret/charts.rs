@@ -10,6 +10,7 @@ use crate::report::plots::{
 };
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::summary::{ExperimentSummary, RegretSummary};
+use crate::util::math;
 use crate::util::stats::MeanStd;
 use plotters::style::RGBColor;
 
@@ -56,7 +57,7 @@ fn points(
 /// Log-spaced slots from 1 to `horizon` for drawing smooth reference curves.
 fn dense(horizon: u64) -> Vec<f64> {
     let h = horizon.max(2) as f64;
-    (0..=200).map(|i| h.powf(i as f64 / 200.0)).collect()
+    (0..=200).map(|i| math::powf(h, i as f64 / 200.0)).collect()
 }
 
 pub(crate) fn experiment_label(s: &RegretSummary, e: &ExperimentSummary) -> String {

@@ -11,6 +11,7 @@ use crate::model::sensing::SensingSpec;
 use crate::model::theory::{Bounds, Optimum};
 use crate::scenario::{RegretScenario, Units};
 use crate::store::names::ResultKind;
+use crate::util::math;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -267,7 +268,7 @@ impl Difference {
             mean: d.mean(),
             stderr: d.stderr(),
             ci95: crate::util::stats::ci95(d.count(), d.mean(), d.std()),
-            unpaired_stderr: se(stats).hypot(se(reference)),
+            unpaired_stderr: math::hypot(se(stats), se(reference)),
         }
     }
 }

@@ -64,6 +64,8 @@ pub use engine::stepper::{ProbeStep, StepError, StepOutcome, Stepper, UserStep};
 pub use identify::confidence::{Params, Setting};
 pub use identify::{CustomIdentifier, Identifier, IdentifierFactory, Problem, builtin_identifier};
 pub use model::channel::Environment;
+#[doc(hidden)]
+pub use model::occupancy::set_certification_band;
 pub use model::theory::Optimum;
 pub use multi::{CustomTeam, Seen, Team, TeamFactory};
 pub use policy::{CustomPolicy, ListFault, Policy, PolicyFactory, builtin_policy};

@@ -16,6 +16,7 @@ mod registry_macro;
 
 #[cfg(test)]
 pub(crate) use iid::Iid;
+pub use markov::set_certification_band;
 pub(crate) use trace::TraceFiles;
 
 use serde::de::DeserializeOwned;

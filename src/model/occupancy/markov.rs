@@ -93,6 +93,31 @@ pub(crate) struct Markov {
     start_threshold: u64,
     /// Slots per block of events.
     block: u64,
+    /// `(1 − r)^k` for k = 1 ..= block, each as the interval `[lo, hi]` certain to hold the
+    /// reference gap's own boundary (see [`Markov::gap`]); empty when the block is longer than
+    /// [`CERTIFIED_BLOCK`] slots.
+    certified: Box<[(f64, f64)]>,
+}
+
+/// Blocks up to this many slots decide gaps by thresholds (rates above 1/128); slower chains
+/// keep the logarithm, whose cost is then spread over a block of that many slots or more.
+const CERTIFIED_BLOCK: u64 = 64;
+
+/// The relative band around each threshold `(1 − r)^k` inside which a gap is left to the
+/// reference logarithm. 1e-12 is ~60× the reference's worst error: `ln` (1 ulp), the division
+/// (½ ulp) and the threshold's own `exp` (|k·ln(1 − r)| ≤ 2 ulps on a block of ≤ 1/r slots).
+const BAND: f64 = 1e-12;
+
+/// The band new chains use, as `f64` bits: [`BAND`] unless a test widened it.
+static BAND_BITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(BAND.to_bits());
+
+/// Widens (or restores, with `None`) the certification band of Markov chains built from now on,
+/// so that tests send many gaps down the reference logarithm's path: paths must not change by a
+/// bit (the gap is the reference's either way). Test-only; not an API.
+#[doc(hidden)]
+pub fn set_certification_band(band: Option<f64>) {
+    let band = band.unwrap_or(BAND).clamp(BAND, 0.5);
+    BAND_BITS.store(band.to_bits(), std::sync::atomic::Ordering::Relaxed);
 }
 
 /// One player's knowledge of a Markov path: the state at the last query and where event
@@ -129,16 +154,29 @@ impl Markov {
         } else {
             1
         };
+        let ln_keep = math::ln_1p(-rate);
+        let band = f64::from_bits(BAND_BITS.load(std::sync::atomic::Ordering::Relaxed));
+        let certified = if rate > 0.0 && rate < 1.0 && block <= CERTIFIED_BLOCK {
+            (1..=block)
+                .map(|k| {
+                    let t = math::exp(k as f64 * ln_keep);
+                    (t * (1.0 - band), t * (1.0 + band))
+                })
+                .collect()
+        } else {
+            Box::default()
+        };
         Markov {
             idle_to_busy: a,
             busy_to_idle: b,
             theta,
             rate,
-            ln_keep: math::ln_1p(-rate),
+            ln_keep,
             flips,
             event_threshold: crn::threshold(event_idle),
             start_threshold: crn::threshold(theta),
             block,
+            certified,
         }
     }
 
@@ -158,13 +196,43 @@ impl Markov {
         }
     }
 
-    /// A geometric gap ≥ 1 with success probability `rate`.
+    /// A geometric gap ≥ 1 with success probability `rate`: `1 + ⌊ln u / ln(1 − r)⌋`, exactly
+    /// as the reference logarithm computes it, or any gap past the block when that is one.
+    ///
+    /// ⌊ln u / ln(1 − r)⌋ ≥ k ⇔ u ≤ (1 − r)^k, so within a block of B slots the gap is the
+    /// number of thresholds (1 − r)^k, k ≤ B, at or above u (B of them: the gap leaves the
+    /// block, whose events end there). Where u lies within a relative 1e-12 of a threshold,
+    /// rounding could tip the reference's quotient either way, and the reference decides.
+    /// Comparisons cost a few cycles where `ln` costs ~10 ns; the paths are unchanged bit for
+    /// bit (tests widen the band to send thousands of gaps down both ways).
     #[inline]
     fn gap(&self, draws: &mut Counter) -> u64 {
         if self.rate >= 1.0 {
             return 1;
         }
         let u = 1.0 - draws.random::<f64>(); // (0, 1]
+        self.gap_of(u)
+    }
+
+    /// [`Markov::gap`] for the uniform `u` ∈ (0, 1].
+    #[inline]
+    fn gap_of(&self, u: f64) -> u64 {
+        if !self.certified.is_empty() {
+            let (mut surely, mut maybe) = (0u64, 0u64);
+            for &(lo, hi) in self.certified.iter() {
+                surely += u64::from(u <= lo);
+                maybe += u64::from(u <= hi);
+            }
+            if surely == maybe {
+                return 1 + surely;
+            }
+        }
+        self.reference_gap(u)
+    }
+
+    /// [`Markov::gap`] by the logarithm itself.
+    #[inline(never)]
+    fn reference_gap(&self, u: f64) -> u64 {
         // ⌊g⌋ by truncation: g ≥ 0 (a logarithm of (0, 1] over a negative one), where the
         // two agree, and `floor` is a libm call on x86-64's baseline (no SSE4.1 rounding).
         let g = math::ln(u) / self.ln_keep;
@@ -537,6 +605,51 @@ mod tests {
         }
     }
 
+    /// Thresholds give the reference logarithm's gap draw for draw, with the real band and
+    /// with bands so wide that a large share of the draws take the logarithm's path: at every
+    /// rate with a certified block, and at the rounding boundaries themselves.
+    #[test]
+    fn certified_gaps_are_the_logarithms() {
+        use rand::RngExt;
+        for band in [BAND, 1e-3, 0.2] {
+            for rate in [1.0 / 64.0, 0.02, 0.1, 0.3, 0.4, 0.46, 0.5, 0.55, 0.9, 0.999_999] {
+                let mut m = Markov::new(rate / 2.0, rate / 2.0);
+                m.certified = (1..=m.block)
+                    .map(|k| {
+                        let t = math::exp(k as f64 * m.ln_keep);
+                        (t * (1.0 - band), t * (1.0 + band))
+                    })
+                    .collect();
+                assert!(!m.certified.is_empty(), "rate {rate}");
+                let within = |g: u64| if g > m.block { m.block + 1 } else { g };
+                let mut draws = Counter::at(key(5), 0);
+                let mut copy = draws.clone();
+                let mut referred = 0;
+                for _ in 0..50_000 {
+                    let u = 1.0 - copy.random::<f64>();
+                    let (got, want) = (m.gap(&mut draws), m.reference_gap(u));
+                    assert_eq!(within(got), within(want), "rate {rate}, band {band}, u {u}");
+                    let hi = m.certified.iter().filter(|t| u <= t.1).count();
+                    referred += usize::from(hi != m.certified.iter().filter(|t| u <= t.0).count());
+                }
+                if band >= 1e-3 && rate <= 0.9 {
+                    assert!(referred > 0, "rate {rate}, band {band}: {referred}");
+                }
+                if band >= 0.2 && rate <= 0.9 {
+                    assert!(referred > 1_000, "rate {rate}, band {band}: {referred}");
+                }
+                // On the thresholds and one ulp either side.
+                for k in 1..=m.block {
+                    let t = math::exp(k as f64 * m.ln_keep);
+                    for u in [t.next_down(), t, t.next_up()] {
+                        let got = m.gap_of(u);
+                        assert_eq!(within(got), within(m.reference_gap(u)), "{rate} {k} {u}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The gap's truncation is the floor it replaced, draw for draw (every golden of a
     /// Markov channel rests on it), at rates from slow to fast and at the extremes of u.
     #[test]
@@ -548,11 +661,15 @@ mod tests {
                 let g = (math::ln(u) / m.ln_keep).floor();
                 if g >= 1e18 { u64::MAX / 4 } else { 1 + g as u64 }
             };
+            // A gap past the block ends it, whatever its length: certified chains tell only
+            // that much (`gap`), and nothing reads more.
+            let certified = !m.certified.is_empty();
+            let within = |g: u64| if certified && g > m.block { m.block + 1 } else { g };
             let mut draws = Counter::at(key(3), 0);
             let mut copy = draws.clone();
             for _ in 0..20_000 {
                 let u = 1.0 - copy.random::<f64>();
-                assert_eq!(m.gap(&mut draws), floor(u), "rate {rate}, u {u}");
+                assert_eq!(within(m.gap(&mut draws)), within(floor(u)), "rate {rate}, u {u}");
             }
             for u in [1.0, f64::EPSILON, 0.5, 1.0 - f64::EPSILON] {
                 let g = math::ln(u) / m.ln_keep;

@@ -282,6 +282,7 @@ pub(crate) fn sort_by_key_desc(list: &mut [usize], key: &[f64]) {
 /// When too many elements move (early exploration, a big jump in a key) it stops after a budget
 /// of `4·len + 64` shifts and lets `sort_unstable_by` finish in O(n log n) without allocating.
 /// The result depends only on the keys (the order is total), never on the path taken.
+#[inline]
 pub(crate) fn resort_by_key_desc(order: &mut [usize], key: &[f64]) {
     // `total_cmp` as one integer comparison (its own transform of the bits), and the item's
     // key taken once per insertion rather than once per comparison.

@@ -7,7 +7,6 @@
 //! and observed. The value is the same expression of the same `t`, so the lists are the same.
 
 /// The factor `f(t)` of the slot it was prepared for.
-
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SlotAhead {
     /// The slot prepared for (0: none; slots count from 1).

@@ -12,7 +12,7 @@
 //!
 //! The cost, counted by callgrind (load-independent): `libm`'s `log` is 63 instructions a call
 //! against glibc's 50, which is 13 of CC-UCB's ~920 a slot at K = 6 (one `ln t` a slot). Markov
-//! paths no longer call it on their hot path ([`crate::model`]'s certified gaps), and depend
+//! paths no longer call it on their hot path (the occupancy model's certified gaps), and depend
 //! only on ⌊ln u / ln(1 − r)⌋, which no gap of 1.34·10⁸ draws saw change between the two.
 
 /// ln x.

@@ -84,6 +84,13 @@ pub(crate) trait TeamBuiltin:
         false
     }
 
+    /// Whether the policy's statistics include the probing costs, so that it can rank channels
+    /// by net reward as the benchmark does. Default: no (most many-users policies learn the
+    /// idle probability alone: a cost-aware team says so).
+    fn sees_costs(&self) -> bool {
+        false
+    }
+
     /// Whether the policy reads the collision indicator in every slot (communication
     /// through collisions, estimates from the slots without one), which
     /// `feedback: SensingAndCollision` and `CollisionOnly` give and `SensingThenCollision`

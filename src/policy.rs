@@ -30,6 +30,7 @@ pub use custom::CustomPolicy;
 pub use custom::PolicyFactory;
 pub(crate) use estimates::Estimates;
 pub(crate) use index_rule::{Clock, Convention, IndexKind, Rules, Ties, log_clock};
+pub(crate) use one_channel::Reward;
 pub(crate) use registry::CatalogueEntry;
 pub(crate) use registry::PolicyVisitor;
 pub use registry::builtin_policy;
@@ -228,6 +229,13 @@ pub(crate) trait Builtin:
 
     /// Checks the parameters against an instance of `k` channels; every broken rule.
     fn check(&self, k: usize) -> Vec<ParamError>;
+
+    /// Whether the policy learns the idle probability alone, blind to the probing costs
+    /// (`reward: Idle`), so that its ranking of the channels may differ from the net reward's
+    /// (default: no).
+    fn learns_idle_only(&self) -> bool {
+        false
+    }
 
     /// Whether every list holds exactly one channel (a classic bandit policy): many users
     /// running it form the classic multi-player bandit.

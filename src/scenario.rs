@@ -20,6 +20,7 @@ mod parse;
 pub(crate) mod raw;
 pub(crate) mod sweep;
 mod syntax;
+pub(crate) mod target;
 
 pub(crate) use checker::label_is_printable;
 pub(crate) use header::{Header, MAX_HORIZON};

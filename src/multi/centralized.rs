@@ -28,6 +28,9 @@ impl TeamBuiltin for CentralizedSpec {
     const SUMMARY: &'static str =
         "one coordinator gives the M channels of largest index to the users";
     type Team = Centralized;
+    fn sees_costs(&self) -> bool {
+        self.0.sees_costs()
+    }
 
     fn example() -> Self {
         CentralizedSpec::default()
@@ -53,6 +56,8 @@ impl TeamBuiltin for CentralizedSpec {
 pub(crate) struct Centralized {
     // Boxed: the team enum's variants stay of similar size.
     ix: Box<Indices>,
+    /// The index and what it averages (each sample: [`IndexSpec::sample`]).
+    spec: IndexSpec,
     users: usize,
     best: Vec<usize>,
     /// Scratch of the reference's draw: every index, and the candidates.
@@ -63,6 +68,7 @@ impl Centralized {
     /// `k` channels, `users` users.
     pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, horizon: u64) -> Centralized {
         Centralized {
+            spec,
             ix: Box::new(Indices::new(k, spec.index, spec.rules(horizon))),
             users,
             best: Vec::with_capacity(k),
@@ -115,9 +121,9 @@ impl Team for Centralized {
         }
     }
 
-    fn seen(&mut self, _u: usize, seen: &Seen, _cost: f64, _rng: &mut SimRng) {
+    fn seen(&mut self, _u: usize, seen: &Seen, cost: f64, _rng: &mut SimRng) {
         if let Some(c) = seen.last {
-            self.ix.add(c, seen.sample);
+            self.ix.add(c, self.spec.sample(seen.sample, cost));
         }
     }
 }
@@ -168,7 +174,7 @@ mod tests {
         // Channels 1 and 2 alike, channel 0 unseen: indices [∞, g, g].
         let mut c = Centralized::new(3, 2, spec, 100);
         for ch in [1, 2] {
-            c.ix.add(ch, true);
+            c.ix.add(ch, 1.0);
         }
         let mut kept = [0u32; 3];
         for t in 3..3003u64 {

@@ -21,7 +21,7 @@
 
 use crate::model::theory::{kl_upper_bound, kl_upper_one_step};
 pub(crate) use crate::policy::IndexKind;
-use crate::policy::{Clock, Convention, Rules, Ties, log_clock};
+use crate::policy::{Clock, Convention, Reward, Rules, Ties, log_clock};
 use crate::util::ranking::Ranked;
 use crate::util::rng::SimRng;
 use rand::Rng;
@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 // `IndexKind`, private to this module).
 impl IndexKind {
     /// Bounds on the index at every clock of `[first, last]` (samples unchanged).
-    fn bounds(self, n: u64, s: u64, first: u64, last: u64) -> (f64, f64) {
+    fn bounds(self, n: u64, s: f64, first: u64, last: u64) -> (f64, f64) {
         let (lo, hi) = (self.value(n, s, first), self.value(n, s, last));
         if n == 0 {
             return (lo, hi);
@@ -58,12 +58,12 @@ impl IndexKind {
     /// i.e. `q` is at least that quadratic's larger root; widened by the relative margin, as
     /// the epoch bounds are, for the root's tolerance, and never below `p` (the root search
     /// never returns less).
-    fn cheap_bounds(self, n: u64, s: u64, log_t: f64) -> Option<(f64, f64)> {
+    fn cheap_bounds(self, n: u64, s: f64, log_t: f64) -> Option<(f64, f64)> {
         if self != IndexKind::KlUcb || n == 0 {
             return None;
         }
         let n = n as f64;
-        let p = s as f64 / n;
+        let p = s / n;
         let hi = kl_upper_bound(p, n, log_t);
         let level = log_t / n;
         let root = (2.0 * p + level + (level * (level + 4.0 * p * (1.0 - p))).sqrt())
@@ -79,12 +79,12 @@ impl IndexKind {
     /// widened by the relative margin for rounding and the root's tolerance; `None` for UCB1,
     /// for a channel never sampled, and where the one-step bounds do not apply. `bound` is the
     /// channel's [`kl_upper_bound`] at this slot when the caller has it.
-    fn step_bounds(self, n: u64, s: u64, log_t: f64, bound: Option<f64>) -> Option<(f64, f64)> {
+    fn step_bounds(self, n: u64, s: f64, log_t: f64, bound: Option<f64>) -> Option<(f64, f64)> {
         if self != IndexKind::KlUcb || n == 0 {
             return None;
         }
         let n = n as f64;
-        let p = s as f64 / n;
+        let p = s / n;
         let bound = bound.unwrap_or_else(|| kl_upper_bound(p, n, log_t));
         let (secant, newton) = kl_upper_one_step(p, n, log_t, bound)?;
         Some((
@@ -103,7 +103,7 @@ const MARGIN: f64 = 1e-9;
 
 /// `(index: Ucb)` or `(index: KlUcb)`, with the definitions it follows
 /// (`convention: SMPyBandits`, `time: Samples`, `ties: Random`; see [`crate::policy::Rules`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct IndexSpec {
     /// The index (default kl-UCB).
@@ -118,6 +118,11 @@ pub(crate) struct IndexSpec {
     /// How ties are broken, overriding the convention's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ties: Option<Ties>,
+    /// What the index averages: the idle indicator (default, the multi-player bandit
+    /// literature's reward) or the net reward `(X − Y + 1)/2`, as the single-user `Ucb1` and
+    /// `KlUcb` can, for channels whose costs reorder them.
+    #[serde(default = "Reward::idle", skip_serializing_if = "Reward::is_idle")]
+    pub reward: Reward,
 }
 
 impl IndexSpec {
@@ -133,15 +138,49 @@ impl IndexSpec {
     }
 }
 
+impl Default for IndexSpec {
+    fn default() -> IndexSpec {
+        IndexSpec {
+            index: IndexKind::default(),
+            convention: Convention::default(),
+            time: None,
+            ties: None,
+            reward: Reward::Idle,
+        }
+    }
+}
+
 impl IndexSpec {
     /// The rules the index follows in a run of `horizon` slots.
     pub(crate) fn rules(&self, horizon: u64) -> Rules {
         Rules::new(self.convention, self.time, self.ties).at_horizon(horizon)
     }
 
-    /// The label suffix: the index, then `-smpy` under SMPyBandits' convention.
+    /// The label suffix: the index, `-net` for the net reward, then `-smpy` under
+    /// SMPyBandits' convention.
     pub(crate) fn label(&self) -> String {
-        format!("{}{}", self.index.label(), self.convention.suffix())
+        let net = if self.reward == Reward::Net {
+            "-net"
+        } else {
+            ""
+        };
+        format!("{}{net}{}", self.index.label(), self.convention.suffix())
+    }
+
+    /// Whether the index sees the probing costs (`reward: Net`).
+    pub(crate) fn sees_costs(&self) -> bool {
+        self.reward == Reward::Net
+    }
+
+    /// The sample a slot gives a channel: the idle indicator `x` (acknowledged, under the
+    /// many-users feedback), or the rescaled net reward `(x − cost + 1)/2`.
+    #[inline]
+    pub(crate) fn sample(&self, x: bool, cost: f64) -> f64 {
+        let x = f64::from(u8::from(x));
+        match self.reward {
+            Reward::Idle => x,
+            Reward::Net => 0.5 * (x - cost + 1.0),
+        }
     }
 }
 
@@ -151,7 +190,8 @@ pub(crate) struct Indices {
     kind: IndexKind,
     rules: Rules,
     n: Vec<u64>,
-    s: Vec<u64>,
+    /// Each channel's sum of samples (each in [0, 1]).
+    s: Vec<f64>,
     /// Samples of every channel.
     total: u64,
     /// Under `ties: Random`, each channel's rank among equal indices in the current slot
@@ -193,7 +233,7 @@ impl Indices {
             kind,
             rules,
             n: vec![0; k],
-            s: vec![0; k],
+            s: vec![0.0; k],
             total: 0,
             prio: if rules.ties == Ties::Random {
                 vec![0; k]
@@ -224,11 +264,12 @@ impl Indices {
         self.n.len()
     }
 
-    /// One sample of `channel`.
+    /// One sample of `channel`, `x` in [0, 1] (the idle indicator, or a rescaled net reward:
+    /// [`IndexSpec::sample`]).
     #[inline]
-    pub(crate) fn add(&mut self, channel: usize, one: bool) {
+    pub(crate) fn add(&mut self, channel: usize, x: f64) {
         self.n[channel] += 1;
-        self.s[channel] += u64::from(one);
+        self.s[channel] += x;
         self.total += 1;
         self.changed[channel] = true;
         self.stamp[channel] = 0;
@@ -236,8 +277,8 @@ impl Indices {
         self.step_stamp[channel] = 0;
     }
 
-    /// The samples of `channel` (count, ones).
-    pub(crate) fn samples(&self, channel: usize) -> (u64, u64) {
+    /// The samples of `channel` (count, sum).
+    pub(crate) fn samples(&self, channel: usize) -> (u64, f64) {
         (self.n[channel], self.s[channel])
     }
 
@@ -459,15 +500,15 @@ mod tests {
         for kind in [IndexKind::Ucb, IndexKind::KlUcb] {
             let mut ix = Indices::new(3, kind, Rules::default());
             for _ in 0..10 {
-                ix.add(0, true);
-                ix.add(1, false);
+                ix.add(0, 1.0);
+                ix.add(1, 0.0);
             }
             ix.start(20, &mut crate::util::rng::stream(1, 0, 0));
             assert!(ix.value(2).is_infinite());
             assert!(ix.value(0) >= 1.0 - 1e-12, "{kind:?}");
             assert!(ix.value(1) > 0.0 && ix.value(1) < ix.value(0));
         }
-        assert!(IndexKind::KlUcb.value(100, 0, 1000) < IndexKind::Ucb.value(100, 0, 1000));
+        assert!(IndexKind::KlUcb.value(100, 0.0, 1000) < IndexKind::Ucb.value(100, 0.0, 1000));
     }
 
     /// The cheap kl-UCB bounds hold the computed index (the root search's own value, not the
@@ -476,16 +517,16 @@ mod tests {
     #[test]
     fn cheap_kl_bounds_hold_the_computed_index() {
         let kind = IndexKind::KlUcb;
-        assert_eq!(IndexKind::Ucb.cheap_bounds(10, 5, log_clock(100)), None);
-        assert_eq!(kind.cheap_bounds(0, 0, log_clock(100)), None);
+        assert_eq!(IndexKind::Ucb.cheap_bounds(10, 5.0, log_clock(100)), None);
+        assert_eq!(kind.cheap_bounds(0, 0.0, log_clock(100)), None);
         for n in [1u64, 2, 3, 7, 10, 64, 1000, 123_457, 10_000_000] {
             for s in [0, 1, n / 3, n / 2, n - n / 10, n.saturating_sub(1), n] {
-                let s = s.min(n);
+                let s = s.min(n) as f64;
                 for t in [1u64, 2, 3, 10, 1000, 100_000, 1 << 40] {
                     let v = kind.value(n, s, t);
                     let (lo, hi) = kind.cheap_bounds(n, s, log_clock(t)).unwrap();
                     assert!(lo <= v && v <= hi, "n {n} s {s} t {t}: {lo} <= {v} <= {hi}");
-                    let p = s as f64 / n as f64;
+                    let p = s / n as f64;
                     if n >= 64 && t >= 1000 && p > 0.1 && p < 0.9 {
                         assert!(hi - lo < 2.0 * (v - p), "n {n} s {s} t {t}: {lo} {v} {hi}");
                     }
@@ -501,14 +542,14 @@ mod tests {
     fn one_step_kl_bounds_hold_the_computed_index() {
         let kind = IndexKind::KlUcb;
         assert_eq!(
-            IndexKind::Ucb.step_bounds(10, 5, log_clock(100), None),
+            IndexKind::Ucb.step_bounds(10, 5.0, log_clock(100), None),
             None
         );
-        assert_eq!(kind.step_bounds(0, 0, log_clock(100), None), None);
+        assert_eq!(kind.step_bounds(0, 0.0, log_clock(100), None), None);
         let mut used = 0;
         for n in [1u64, 2, 3, 7, 10, 64, 1000, 123_457, 10_000_000] {
             for s in [0, 1, n / 3, n / 2, n - n / 10, n.saturating_sub(1), n] {
-                let s = s.min(n);
+                let s = s.min(n) as f64;
                 for t in [1u64, 2, 3, 10, 1000, 100_000, 1 << 40] {
                     let Some((lo, hi)) = kind.step_bounds(n, s, log_clock(t), None) else {
                         continue;
@@ -516,7 +557,7 @@ mod tests {
                     used += 1;
                     let v = kind.value(n, s, t);
                     assert!(lo <= v && v <= hi, "n {n} s {s} t {t}: {lo} <= {v} <= {hi}");
-                    let p = s as f64 / n as f64;
+                    let p = s / n as f64;
                     if n >= 1000 && p > 0.1 && p < 0.9 {
                         assert!(hi - lo < 0.1 * (v - p), "n {n} s {s} t {t}: {lo} {v} {hi}");
                     }
@@ -590,7 +631,11 @@ mod tests {
                 // A few samples per slot, on channels near the top.
                 for _ in 0..2 {
                     let c = if rng.random::<f64>() < 0.7 { want[rng.random_range(0..want.len())] } else { rng.random_range(0..k) };
-                    ix.add(c, rng.random::<f64>() < theta[c]);
+                    // Idle indicators on even channels, rescaled net rewards (fractional
+                    // sums) on odd ones: the lazy comparisons hold for both.
+                    let x = f64::from(u8::from(rng.random::<f64>() < theta[c]));
+                    let sample = if c % 2 == 0 { x } else { 0.5 * (x - rng.random::<f64>() + 1.0) };
+                    ix.add(c, sample);
                 }
             }
         }

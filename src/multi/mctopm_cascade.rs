@@ -51,6 +51,9 @@ impl TeamBuiltin for McTopMCascadeSpec {
     fn params_ron(&self) -> String {
         self.0.policy_ron()
     }
+    fn sees_costs(&self) -> bool {
+        true
+    }
     // Users probe slices of a list: not one channel each.
     fn is_classic(&self) -> bool {
         false

@@ -35,6 +35,9 @@ impl TeamBuiltin for RankOffsetSpec {
     fn params_ron(&self) -> String {
         self.0.policy_ron()
     }
+    fn sees_costs(&self) -> bool {
+        true
+    }
     // Users of rank r > 1 skip the head of the list: not one channel each.
     fn is_classic(&self) -> bool {
         false

@@ -67,6 +67,13 @@ macro_rules! builtin_teams {
                 }
             }
 
+            /// See [`TeamBuiltin::sees_costs`].
+            pub(crate) fn sees_costs(&self) -> bool {
+                match self {
+                    $(TeamSpec::$name(s) => s.sees_costs(),)*
+                }
+            }
+
             /// See [`TeamBuiltin::allows_user_means`].
             pub(crate) fn allows_user_means(&self) -> bool {
                 match self {

@@ -22,6 +22,9 @@ impl TeamBuiltin for RhoRandSpec {
     const SUMMARY: &'static str =
         "rhoRand: the channel of one's rank, a new rank after a collision";
     type Team = RhoRand;
+    fn sees_costs(&self) -> bool {
+        self.0.sees_costs()
+    }
 
     fn example() -> Self {
         RhoRandSpec::default()
@@ -44,6 +47,8 @@ impl TeamBuiltin for RhoRandSpec {
 #[derive(Clone, Debug)]
 pub(crate) struct RhoRand {
     ix: Vec<Indices>,
+    /// The index and what it averages (each sample: [`IndexSpec::sample`]).
+    spec: IndexSpec,
     /// Each user's rank minus one (`None` before its first draw).
     rank: Vec<Option<usize>>,
     m: usize,
@@ -56,6 +61,7 @@ impl RhoRand {
     /// `k` channels, `users` users.
     pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, horizon: u64) -> RhoRand {
         RhoRand {
+            spec,
             ix: (0..users)
                 .map(|_| Indices::new(k, spec.index, spec.rules(horizon)))
                 .collect(),
@@ -90,9 +96,9 @@ impl Team for RhoRand {
         }
     }
 
-    fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, rng: &mut SimRng) {
+    fn seen(&mut self, u: usize, seen: &Seen, cost: f64, rng: &mut SimRng) {
         if let Some(c) = seen.last {
-            self.ix[u].add(c, seen.sample);
+            self.ix[u].add(c, self.spec.sample(seen.sample, cost));
         }
         if seen.collision == Some(true) {
             self.rank[u] = Some(rng.random_range(0..self.m));

@@ -71,6 +71,9 @@ impl TeamBuiltin for SelfishSpec {
     fn allows_user_means(&self) -> bool {
         true
     }
+    fn sees_costs(&self) -> bool {
+        !self.policy.learns_idle_only()
+    }
     fn check(&self, k: usize, _users: usize, _horizon: u64) -> Vec<(String, String)> {
         self.policy_check(k)
     }

@@ -63,6 +63,9 @@ pub(crate) struct McTopMSpec(pub IndexSpec);
 impl TeamBuiltin for RandTopMSpec {
     const SUMMARY: &'static str = "RandTopM: stay in one's M best, move after a collision";
     type Team = TopM;
+    fn sees_costs(&self) -> bool {
+        self.0.sees_costs()
+    }
 
     fn example() -> Self {
         RandTopMSpec::default()
@@ -85,6 +88,9 @@ impl TeamBuiltin for McTopMSpec {
     const SUMMARY: &'static str =
         "MCTopM: RandTopM with a chair (a seated user ignores collisions)";
     type Team = TopM;
+    fn sees_costs(&self) -> bool {
+        self.0.sees_costs()
+    }
 
     fn example() -> Self {
         McTopMSpec::default()
@@ -107,8 +113,10 @@ impl TeamBuiltin for McTopMSpec {
 #[derive(Clone, Debug)]
 pub(crate) struct TopM {
     ix: Vec<Indices>,
+    /// The index and what it averages (each sample: [`IndexSpec::sample`]).
+    spec: IndexSpec,
     /// Each user's samples of its channel before last slot's sample (for `g(t − 1)`).
-    before: Vec<(u64, u64)>,
+    before: Vec<(u64, f64)>,
     /// Each user's clock at its previous slot (the `t − 1` of `g(t − 1)`).
     clock_before: Vec<u64>,
     chosen: Vec<Option<usize>>,
@@ -143,10 +151,11 @@ impl TopM {
             rules.ties = Ties::HigherChannel;
         }
         TopM {
+            spec,
             ix: (0..users)
                 .map(|_| Indices::new(k, spec.index, rules))
                 .collect(),
-            before: vec![(0, 0); users],
+            before: vec![(0, 0.0); users],
             clock_before: vec![0; users],
             chosen: vec![None; users],
             collided: vec![None; users],
@@ -272,10 +281,10 @@ impl Team for TopM {
         }
     }
 
-    fn seen(&mut self, u: usize, seen: &Seen, _cost: f64, _rng: &mut SimRng) {
+    fn seen(&mut self, u: usize, seen: &Seen, cost: f64, _rng: &mut SimRng) {
         if let Some(c) = seen.last {
             self.before[u] = self.ix[u].samples(c);
-            self.ix[u].add(c, seen.sample);
+            self.ix[u].add(c, self.spec.sample(seen.sample, cost));
         }
         self.collided[u] = seen.collision;
         // SMPyBandits' getReward: a transmission seen without collision seats the user, from
@@ -363,7 +372,7 @@ mod tests {
         // Every channel seen once and idle: four equal indices, the M = 2 best are 3 and 2.
         let mut team = TopM::new(4, 2, smpy, true, 100);
         for c in 0..4 {
-            team.ix[0].add(c, true);
+            team.ix[0].add(c, 1.0);
         }
         team.ix[0].start(5, &mut crate::util::rng::stream(1, 0, 0));
         let mut best = Vec::new();

@@ -43,19 +43,20 @@ impl IndexKind {
         }
     }
 
-    /// The index of a channel with `n` samples, `s` of them ones, at clock `t` (`ln t` with
-    /// `t` at least 1: a clock of 0 reads as 1).
-    pub(crate) fn value(self, n: u64, s: u64, t: u64) -> f64 {
+    /// The index of a channel with `n` samples summing to `s` (each in `[0, 1]`: ones and
+    /// zeros of the idle indicator, or rescaled net rewards), at clock `t` (`ln t` with `t` at
+    /// least 1: a clock of 0 reads as 1).
+    pub(crate) fn value(self, n: u64, s: f64, t: u64) -> f64 {
         self.value_log(n, s, log_clock(t))
     }
 
     /// [`IndexKind::value`] with `ln t` given (the same bits: `log_t` is [`log_clock`]`(t)`).
     #[inline]
-    pub(crate) fn value_log(self, n: u64, s: u64, log_t: f64) -> f64 {
+    pub(crate) fn value_log(self, n: u64, s: f64, log_t: f64) -> f64 {
         if n == 0 {
             return f64::INFINITY;
         }
-        self.of_mean(s as f64 / n as f64, n, log_t)
+        self.of_mean(s / n as f64, n, log_t)
     }
 
     /// The index of a channel with `n ≥ 1` samples of mean `mean` (in `[0, 1]`).
@@ -208,7 +209,7 @@ mod tests {
     /// UCB-H is Hoeffding's bonus: UCB1's with a quarter of its level.
     #[test]
     fn ucb_h_is_the_mean_plus_hoeffdings_bonus() {
-        let (n, s, t) = (8u64, 3u64, 1000u64);
+        let (n, s, t) = (8u64, 3.0, 1000u64);
         let bonus = (math::ln(t as f64) / (2.0 * n as f64)).sqrt();
         assert_eq!(IndexKind::UcbH.value(n, s, t), 3.0 / 8.0 + bonus);
         assert!(IndexKind::UcbH.value(n, s, t) < IndexKind::Ucb.value(n, s, t));
@@ -220,9 +221,9 @@ mod tests {
     #[test]
     fn the_first_clocks_give_the_mean() {
         for kind in [IndexKind::Ucb, IndexKind::KlUcb, IndexKind::UcbH] {
-            assert_eq!(kind.value(4, 1, 0), 0.25);
-            assert_eq!(kind.value(4, 1, 1), 0.25);
-            assert!(kind.value(0, 0, 5).is_infinite());
+            assert_eq!(kind.value(4, 1.0, 0), 0.25);
+            assert_eq!(kind.value(4, 1.0, 1), 0.25);
+            assert!(kind.value(0, 0.0, 5).is_infinite());
         }
     }
 }

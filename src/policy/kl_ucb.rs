@@ -62,6 +62,9 @@ impl Builtin for KlUcbSpec {
     fn single_channel(&self) -> bool {
         true
     }
+    fn learns_idle_only(&self) -> bool {
+        self.reward == Reward::Idle
+    }
     fn build(&self, env: &Environment) -> KlUcb {
         KlUcb {
             est: Estimates::new(env.len()),

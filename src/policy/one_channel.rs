@@ -28,6 +28,17 @@ impl Reward {
         *self == Reward::Net
     }
 
+    /// Whether this is the idle indicator (the many-users index policies' default, for
+    /// `skip_serializing_if`).
+    pub(crate) fn is_idle(&self) -> bool {
+        *self == Reward::Idle
+    }
+
+    /// The idle indicator (the many-users index policies' default, for `serde(default)`).
+    pub(crate) fn idle() -> Reward {
+        Reward::Idle
+    }
+
     /// The mean a channel's index is built on, from its sample means of X and Y.
     #[inline]
     pub(crate) fn mean(self, theta_hat: f64, cost_hat: f64) -> f64 {
@@ -139,7 +150,7 @@ mod tests {
             0
         );
         assert_eq!(
-            IndexKind::Ucb.value(5, 0, 10),
+            IndexKind::Ucb.value(5, 0.0, 10),
             (2.0 * math::ln(10f64) / 5.0).sqrt()
         );
     }

@@ -110,6 +110,13 @@ macro_rules! builtin_policies {
                 (base + per_channel * k as f64) * 1e-9
             }
 
+            /// See [`Builtin::learns_idle_only`].
+            pub(crate) fn learns_idle_only(&self) -> bool {
+                match self {
+                    $(PolicySpec::$name(s) => s.learns_idle_only(),)*
+                }
+            }
+
             /// See [`Builtin::single_channel`].
             pub(crate) fn single_channel(&self) -> bool {
                 match self {

@@ -70,6 +70,9 @@ impl Builtin for Ucb1Spec {
     fn single_channel(&self) -> bool {
         true
     }
+    fn learns_idle_only(&self) -> bool {
+        self.reward == Reward::Idle
+    }
     fn build(&self, env: &Environment) -> Ucb1 {
         let rules = Rules::new(self.convention, self.time, self.ties).at_horizon(env.horizon());
         let mut p = Ucb1::new(env.len(), self.reward);

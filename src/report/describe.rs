@@ -278,6 +278,9 @@ fn describe_multi_user(s: &MultiUserScenario) -> String {
         }
         None => benchmark_lines(&mut out, s),
     }
+    for w in crate::scenario::target::multi_user_warnings(s) {
+        let _ = writeln!(out, "warning: {w}");
+    }
     out
 }
 

@@ -50,6 +50,9 @@ pub fn run(args: &RunArgs) -> Result<RunOutcome, CommandError> {
         args.force,
         &[args.scenario.as_path()],
     )?;
+    for w in crate::scenario::target::warnings(prepared.scenario()) {
+        tracing::warn!("{w}");
+    }
     let estimate = prepared.estimate();
     if let Some(seconds) = estimate.seconds()
         && seconds > 3600.0

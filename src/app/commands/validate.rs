@@ -84,7 +84,8 @@ pub fn policies() -> String {
          MusicalChairs: the index's t counted in samples, ties as its code breaks them, the \
          reference code's start and rules (README, \"Many users\"); the index policies also take \
          `time: Slots | Samples | Horizon` and `ties: LowerChannel | HigherChannel | Random` \
-         alone. `convention: Reference` gives the authors' code's definitions of Dpe, Beacon and \
+         alone, and `reward: Net` (the net reward, for channels whose costs reorder them; \
+         default `Idle`). `convention: Reference` gives the authors' code's definitions of Dpe, Beacon and \
          Cucb; Dpe, SicMmab, GameOfThrones and Beacon need the collision indicator in every \
          slot (`feedback: SensingAndCollision` or `CollisionOnly`)."
     );

@@ -1527,3 +1527,50 @@ fn index_policies_learn_the_net_reward_when_told_and_validate_warns_otherwise() 
         regret(0)
     );
 }
+
+/// A sweep whose policies all play their benchmark (issue 50): `report.md` says the regret is
+/// zero in one sentence rather than a table of zeros, and every sweep's report has the
+/// throughput table, the benchmark's row first.
+#[test]
+fn an_oracle_sweep_reports_throughput_not_zero_regret() {
+    let tmp = tempfile::tempdir().unwrap();
+    let report = |policies: &str| {
+        let text = format!(
+            r#"MultiUser(name: "osweep", seed: 1, horizon: 300, runs: 3, users: 1,
+            channels: [(theta: 0.9, cost: Constant(0.1)), (theta: 0.5, cost: Constant(0.1)), (theta: 0.3, cost: Constant(0.0))],
+            policies: [{policies}],
+            sweep: (field: "channels[0].theta", values: [0.2, 0.6, 0.95]))"#
+        );
+        let path = write(tmp.path(), "osweep.ron", &text);
+        let files = Simulation::new(specprobe::load(&path).unwrap())
+            .run()
+            .unwrap()
+            .files(&ChartOptions {
+                formats: Vec::new(),
+                ..ChartOptions::default()
+            })
+            .unwrap();
+        let md = files.iter().find(|f| f.name == "report.md").unwrap();
+        String::from_utf8(md.bytes.clone()).unwrap()
+    };
+    let oracle = report("(policy: Selfish(policy: Oracle))");
+    assert!(
+        oracle.contains("is 0 in every run of every policy at every value"),
+        "{oracle}"
+    );
+    assert!(
+        !oracle.contains("mean ± sd over runs):\n\n| policy |"),
+        "{oracle}"
+    );
+    assert!(
+        oracle.contains("| *benchmark* | 0.6150 | 0.7620 | 0.9090 |"),
+        "{oracle}"
+    );
+    assert!(oracle.contains("| selfish-oracle | 0.6"), "{oracle}");
+    let learner = report("(policy: Selfish(policy: Oracle)), (policy: Selfish(policy: Ucb1))");
+    assert!(!learner.contains("is 0 in every run"), "{learner}");
+    assert!(
+        learner.contains("| selfish-ucb1 |") && learner.contains("| *benchmark* |"),
+        "{learner}"
+    );
+}

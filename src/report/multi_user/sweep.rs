@@ -37,6 +37,8 @@ struct SweepCell {
     folder: String,
     users: usize,
     channels: usize,
+    /// Slots per run (the reward per slot of `report.md` divides by it).
+    horizon: u64,
     benchmark: String,
     benchmark_reward_per_slot: f64,
 }
@@ -157,6 +159,7 @@ fn top_summary(
                 folder: cell_folder(field, v),
                 users: c.users,
                 channels: c.channels,
+                horizon: c.horizon,
                 benchmark: c.benchmark.name.clone(),
                 benchmark_reward_per_slot: c.benchmark.expected_reward_per_slot,
             })
@@ -424,6 +427,39 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
     }])
 }
 
+/// A table of one row per policy and one column per swept value, each cell `value(point,
+/// cell)`; with `benchmark`, the benchmark's reward per slot as the first row.
+fn value_table(
+    md: &mut String,
+    top: &SweepSummary,
+    benchmark: bool,
+    value: impl Fn(&SweepPoint, &SweepCell) -> String,
+) {
+    let _ = write!(md, "| policy |");
+    for v in &top.values {
+        let _ = write!(md, " {} = {v} |", top.field);
+    }
+    let _ = write!(md, "\n|---|");
+    for _ in &top.values {
+        md.push_str("---:|");
+    }
+    md.push('\n');
+    if benchmark {
+        md.push_str("| *benchmark* |");
+        for c in &top.cells {
+            let _ = write!(md, " {} |", sig(c.benchmark_reward_per_slot, 4));
+        }
+        md.push('\n');
+    }
+    for p in &top.policies {
+        let _ = write!(md, "| {} |", p.name);
+        for (pt, c) in p.points.iter().zip(&top.cells) {
+            let _ = write!(md, " {} |", value(pt, c));
+        }
+        md.push('\n');
+    }
+}
+
 fn markdown(top: &SweepSummary, charts: &[(String, String)]) -> String {
     let mut md = format!(
         "# {} (many users, sweep of `{}`)\n\n",
@@ -451,22 +487,34 @@ fn markdown(top: &SweepSummary, charts: &[(String, String)]) -> String {
         );
     }
     let (metric, what) = regret_metric(top);
-    let _ = write!(md, "\n{what} (mean ± sd over runs):\n\n| policy |");
-    for v in &top.values {
-        let _ = write!(md, " {} = {v} |", top.field);
+    // A sweep of policies that all play their benchmark (the oracle) has nothing but zeros to
+    // show for regret: one sentence instead of a table of them, and the throughput below.
+    let all_zero = top.policies.iter().all(|p| {
+        p.points.iter().all(|pt| {
+            pt.at_horizon[metric]
+                .as_ref()
+                .is_some_and(|s| s.mean == 0.0 && s.std == 0.0)
+        })
+    });
+    if all_zero {
+        let _ = writeln!(
+            md,
+            "\nThe {what} is 0 in every run of every policy at every value: each plays its benchmark (as the oracle does). The throughput below compares them.\n"
+        );
+    } else {
+        let _ = writeln!(md, "\n{what} (mean ± sd over runs):\n");
+        value_table(&mut md, top, false, |pt, _| cell(&pt.at_horizon[metric]));
     }
-    let _ = write!(md, "\n|---|");
-    for _ in &top.values {
-        md.push_str("---:|");
-    }
-    md.push('\n');
-    for p in &top.policies {
-        let _ = write!(md, "| {} |", p.name);
-        for pt in &p.points {
-            let _ = write!(md, " {} |", cell(&pt.at_horizon[metric]));
-        }
-        md.push('\n');
-    }
+    let _ = writeln!(
+        md,
+        "Throughput: the system net reward per slot, all users together (mean ± sd over runs; the benchmark's in the first row):\n"
+    );
+    value_table(&mut md, top, true, |pt, c| {
+        pt.at_horizon["reward"].as_ref().map_or("—".into(), |s| {
+            let t = c.horizon.max(1) as f64;
+            format!("{} ± {}", sig(s.mean / t, 4), sig(s.std / t, 3))
+        })
+    });
     md.push('\n');
     crate::report::format::charts_section(&mut md, charts);
     md

@@ -22,6 +22,11 @@ Actions (``action=``):
   stop symbol K (what follows it is ignored). Every element of a Gymnasium space must be a
   valid action (its checker and agents sample the space), so a channel already listed is
   skipped; a value outside 0..K is an error naming the environment and the entry.
+- ``"channel"``: one channel in 0..K (``Discrete(K + 1)``), probed alone in the slot, or K to
+  stay silent: the classic dynamic-spectrum-access formulation (one sensing per slot) that DQN
+  and its relatives take. The world is the same; the info's oracle is still the benchmark of
+  the cascade (UCR-T1's list), which a one-probe agent cannot reach where a longer list pays,
+  so its pseudo-regret there includes that price of probing once.
 
 Observations (``observation=``, float32, per user, in this order):
 - ``"last"``: per channel, 3 values of the last slot: probed (0/1), sensed idle (0/1), the
@@ -263,8 +268,8 @@ class SpectrumVectorEnv(_NoPickle, VectorEnv):
         first_index: int = 0,
     ) -> None:
         _count(num_envs, "num_envs")
-        if action not in ("scores", "list"):
-            raise ValueError(f"action: {action!r} is not an action kind (scores or list)")
+        if action not in ("scores", "list", "channel"):
+            raise ValueError(f"action: {action!r} is not an action kind (scores, list or channel)")
         _threads(threads)
         steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         mode_name, self._autoreset = _mode(autoreset_mode)
@@ -288,7 +293,8 @@ class SpectrumVectorEnv(_NoPickle, VectorEnv):
         self._buf = _views(self._core)
         self._obs = self._buf["obs"].reshape(self.num_envs, dim)
         self._final = self._buf["final_obs"].reshape(self.num_envs, dim)
-        self._act = self._buf["action"].reshape(self.num_envs, k)
+        self._act = self._buf["action"].reshape(
+            (self.num_envs,) if action == "channel" else (self.num_envs, k))
         low, high = _bounds(self._core, [p for p in OBSERVATION_PARTS if parts[p]], k, dim, window)
         self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.observation_space = spaces.Box(
@@ -297,6 +303,9 @@ class SpectrumVectorEnv(_NoPickle, VectorEnv):
         if action == "scores":
             self.single_action_space = spaces.Box(-1.0, 1.0, (k,), np.float32)
             self.action_space = spaces.Box(-1.0, 1.0, (self.num_envs, k), np.float32)
+        elif action == "channel":
+            self.single_action_space = spaces.Discrete(k + 1)
+            self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, k + 1))
         else:
             self.single_action_space = spaces.MultiDiscrete([k + 1] * k)
             self.action_space = spaces.MultiDiscrete(np.full((self.num_envs, k), k + 1))
@@ -382,7 +391,7 @@ class SpectrumVectorEnv(_NoPickle, VectorEnv):
     def _write_actions(self, actions: Any) -> None:
         """Checks `actions` and writes them into the core's action buffer."""
         raw = np.asarray(actions)
-        _check_actions(raw, (self.num_envs, self.channels), self._action, "actions")
+        _check_actions(raw, self._act.shape, self._action, "actions")
         self._act[...] = raw
 
 
@@ -410,9 +419,10 @@ class SpectrumEnv(_NoPickle, gymnasium.Env):
         self.render_mode = None
         # The one copy's views, looked up once (a step is a few microseconds).
         buf = self._vec._buf
-        self._views = (self._vec._act[0], self._vec._obs[0], buf["reward"], buf["terminated"],
+        self._views = (self._vec._act[0:1] if action == "channel" else self._vec._act[0],
+                       self._vec._obs[0], buf["reward"], buf["terminated"],
                        buf["truncated"], buf["oracle"], buf["regret"])
-        self._shape = (self.channels,)
+        self._shape = () if action == "channel" else (self.channels,)
         self._fast = "f" if action == "scores" else "i"
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):

@@ -295,15 +295,10 @@ impl VecWorld {
         };
         let loaded = crate::load(py, scenario, json)?;
         let one = match &loaded {
-            Scenario::Regret(s) => {
-                if action == ActionKind::Channel {
-                    return Err(PyValueError::new_err(
-                        "action: \"channel\" is for many-users scenarios (one channel per user); a regret scenario's agent plays an ordered list (scores or list)",
-                    ));
-                }
-                Stepper::regret(s, experiment)
-                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?
-            }
+            // `channel` on a regret scenario: one probe a slot (the classic dynamic spectrum
+            // access formulation), a list of at most one channel.
+            Scenario::Regret(s) => Stepper::regret(s, experiment)
+                .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
             Scenario::MultiUser(s) => {
                 if s.is_sweep() {
                     return Err(PyValueError::new_err(

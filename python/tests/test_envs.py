@@ -41,7 +41,7 @@ def small(horizon=40, runs=4, policies=None, **channels):
     }
 
 
-@pytest.mark.parametrize("action", ["scores", "list"])
+@pytest.mark.parametrize("action", ["scores", "list", "channel"])
 @pytest.mark.parametrize("scenario", [FIG1A, ONOFF])
 def test_gymnasium_check_env_passes_without_warnings(scenario, action):
     env = gymnasium.make("specprobe/Spectrum-v0", scenario=scenario, action=action)
@@ -296,6 +296,49 @@ def test_bad_actions_name_the_argument_and_the_rule(bad, match):
     v.reset(seed=1)
     with pytest.raises((ValueError, TypeError), match=match):
         v.step(bad)
+
+
+def test_the_discrete_action_probes_one_channel_a_slot_as_a_one_channel_list():
+    """`action="channel"` (Discrete(K + 1)): channel c is the list [c], K the empty list;
+    rewards, info and observations are the list env's bit for bit, vector and single env."""
+    n, k = 5, 3
+    one = envs.SpectrumVectorEnv(small(horizon=60), n, action="channel")
+    lists = envs.SpectrumVectorEnv(small(horizon=60), n, action="list")
+    assert one.single_action_space == gymnasium.spaces.Discrete(k + 1)
+    assert one.action_space.shape == (n,)
+    o1, _ = one.reset(seed=4)
+    o2, _ = lists.reset(seed=4)
+    rng = np.random.default_rng(7)
+    silent = 0
+    for _ in range(70):  # past the horizon: autoreset included
+        a = rng.integers(0, k + 1, size=n)
+        as_list = np.full((n, k), k)
+        as_list[:, 0] = a
+        o1, r1, t1, u1, i1 = one.step(a)
+        o2, r2, t2, u2, i2 = lists.step(as_list)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(u1, u2)
+        assert i1.keys() == i2.keys()
+        for key in i1:
+            np.testing.assert_array_equal(i1[key], i2[key])
+        silent += int(((a == k) & (r1 != 0)).sum())
+    assert silent == 0
+    env = envs.SpectrumEnv(small(horizon=60), action="channel", index=2)
+    obs, _ = env.reset(seed=4)
+    fresh = envs.SpectrumVectorEnv(small(horizon=60), n, action="channel")
+    fresh.reset(seed=4)
+    for c in [0, 1, 2, 3, np.int64(1), 0]:
+        obs, r, *_ = env.step(c)
+        a = np.zeros(n, np.int64)
+        a[2] = c
+        ov, rv, *_ = fresh.step(a)
+        np.testing.assert_array_equal(obs, ov[2])
+        assert r == rv[2]
+    with pytest.raises(TypeError, match="channel actions are integers"):
+        env.step(1.5)
+    with pytest.raises(ValueError, match="4 is not a channel"):
+        env.step(4)
 
 
 @pytest.mark.parametrize("make, bad, error, match", [

@@ -322,6 +322,7 @@ pub(crate) fn resort_by_key_desc(order: &mut [usize], key: &[f64]) {
 }
 
 /// Keeps the `len` channels of largest `key` (ties to the lower index) in `list`, ordered.
+#[inline]
 pub(crate) fn top_by_key(list: &mut Vec<usize>, key: &[f64], len: usize) {
     list.clear();
     list.extend(0..key.len());

@@ -215,16 +215,24 @@ impl Markov {
     }
 
     /// [`Markov::gap`] for the uniform `u` ∈ (0, 1].
-    #[inline]
+    #[inline(always)]
     fn gap_of(&self, u: f64) -> u64 {
-        if !self.certified.is_empty() {
-            let (mut surely, mut maybe) = (0u64, 0u64);
-            for &(lo, hi) in self.certified.iter() {
-                surely += u64::from(u <= lo);
-                maybe += u64::from(u <= hi);
-            }
+        let table = &self.certified[..];
+        if !table.is_empty() {
+            // The thresholds decrease with k: count those at or above u, branch-free over a
+            // short table (the fast chains', whose gaps are many), by bisection over a long one.
+            let (surely, maybe) = if table.len() <= 8 {
+                table.iter().fold((0, 0), |(s, m), &(lo, hi)| {
+                    (s + usize::from(u <= lo), m + usize::from(u <= hi))
+                })
+            } else {
+                (
+                    table.partition_point(|&(lo, _)| u <= lo),
+                    table.partition_point(|&(_, hi)| u <= hi),
+                )
+            };
             if surely == maybe {
-                return 1 + surely;
+                return 1 + surely as u64;
             }
         }
         self.reference_gap(u)
@@ -245,7 +253,7 @@ impl Markov {
 
     /// The first event of block `j` after slot `after` (with its value), advancing `draws`;
     /// `u64::MAX` when the block has none left.
-    #[inline]
+    #[inline(always)]
     fn next_in_block(
         &self,
         draws: &mut Counter,

@@ -18,8 +18,8 @@ fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     p
 }
 
-/// The `summary.json` of running the scenario at `path` with the library.
-fn run_summary(path: &Path) -> serde_json::Value {
+/// The file `name` of running the scenario at `path` with the library (no charts).
+fn run_file(path: &Path, name: &str) -> Vec<u8> {
     let files = Simulation::new(specprobe::load(path).unwrap())
         .run()
         .unwrap()
@@ -28,12 +28,12 @@ fn run_summary(path: &Path) -> serde_json::Value {
             ..ChartOptions::default()
         })
         .unwrap();
-    let bytes = &files
-        .iter()
-        .find(|f| f.name == "summary.json")
-        .unwrap()
-        .bytes;
-    serde_json::from_slice(bytes).unwrap()
+    files.into_iter().find(|f| f.name == name).unwrap().bytes
+}
+
+/// The `summary.json` of running the scenario at `path` with the library.
+fn run_summary(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&run_file(path, "summary.json")).unwrap()
 }
 
 /// The binary streams `runs.csv` as the runs finish; the library keeps the rows: same bytes,
@@ -1542,16 +1542,7 @@ fn an_oracle_sweep_reports_throughput_not_zero_regret() {
             sweep: (field: "channels[0].theta", values: [0.2, 0.6, 0.95]))"#
         );
         let path = write(tmp.path(), "osweep.ron", &text);
-        let files = Simulation::new(specprobe::load(&path).unwrap())
-            .run()
-            .unwrap()
-            .files(&ChartOptions {
-                formats: Vec::new(),
-                ..ChartOptions::default()
-            })
-            .unwrap();
-        let md = files.iter().find(|f| f.name == "report.md").unwrap();
-        String::from_utf8(md.bytes.clone()).unwrap()
+        String::from_utf8(run_file(&path, "report.md")).unwrap()
     };
     let oracle = report("(policy: Selfish(policy: Oracle))");
     assert!(

@@ -6,6 +6,7 @@
 pub(crate) mod cache;
 pub(crate) mod cancel;
 pub(crate) mod crn;
+pub(crate) mod det_float;
 pub(crate) mod input;
 pub mod math;
 pub(crate) mod ranking;

@@ -16,6 +16,7 @@
 //! - the generalized Pareto law's residual has the closed form (for ξ < 1): with probability
 //!   `μ/E[X]` uniform on [0, μ), otherwise `μ +` GP(ξ/(1 − ξ), σ/(1 − ξ)).
 
+use crate::util::det_float::Det;
 use crate::util::math;
 use rand::Rng;
 use rand::RngExt;
@@ -100,16 +101,16 @@ pub(crate) struct Holding {
 #[derive(Clone, Debug)]
 enum Kind {
     /// Gamma(k, θ) and its length-biased Gamma(k + 1, θ) (the exponential is k = 1).
-    Gamma { law: Gamma<f64>, biased: Gamma<f64> },
+    Gamma { law: Gamma<Det>, biased: Gamma<Det> },
     LogNormal {
-        law: LogNormal<f64>,
-        biased: LogNormal<f64>,
+        law: LogNormal<Det>,
+        biased: LogNormal<Det>,
     },
     Weibull {
-        law: Weibull<f64>,
+        law: Weibull<Det>,
         scale: f64,
         inv_shape: f64,
-        biased: Gamma<f64>,
+        biased: Gamma<Det>,
     },
     Pareto {
         shape: f64,
@@ -147,7 +148,9 @@ impl Holding {
                 })
             }
         };
-        let gamma = |k: f64, theta: f64| Gamma::new(k, theta).expect("parameters checked positive");
+        let gamma = |k: f64, theta: f64| {
+            Gamma::new(Det(k), Det(theta)).expect("parameters checked positive")
+        };
         let (mean, kind) = match *spec {
             HoldingSpec::Exponential { mean } => {
                 let m = positive("mean", mean)?;
@@ -179,7 +182,7 @@ impl Holding {
                     });
                 }
                 let s = positive("sigma", sigma)?;
-                let ln = |m: f64| LogNormal::new(m, s).expect("parameters checked");
+                let ln = |m: f64| LogNormal::new(Det(m), Det(s)).expect("parameters checked");
                 (
                     math::exp(mu + 0.5 * s * s),
                     Kind::LogNormal {
@@ -193,7 +196,7 @@ impl Holding {
                 (
                     l * math::gamma(1.0 + 1.0 / k),
                     Kind::Weibull {
-                        law: Weibull::new(l, k).expect("parameters checked positive"),
+                        law: Weibull::new(Det(l), Det(k)).expect("parameters checked positive"),
                         scale: l,
                         inv_shape: 1.0 / k,
                         biased: gamma(1.0 + 1.0 / k, 1.0),
@@ -260,9 +263,9 @@ impl Holding {
     /// One holding time.
     pub(crate) fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         match &*self.kind {
-            Kind::Gamma { law, .. } => law.sample(rng),
-            Kind::LogNormal { law, .. } => law.sample(rng),
-            Kind::Weibull { law, .. } => law.sample(rng),
+            Kind::Gamma { law, .. } => law.sample(rng).0,
+            Kind::LogNormal { law, .. } => law.sample(rng).0,
+            Kind::Weibull { law, .. } => law.sample(rng).0,
             Kind::Pareto {
                 shape,
                 scale,
@@ -276,14 +279,14 @@ impl Holding {
     pub(crate) fn sample_residual<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         let u: f64 = rng.random();
         match &*self.kind {
-            Kind::Gamma { biased, .. } => u * biased.sample(rng),
-            Kind::LogNormal { biased, .. } => u * biased.sample(rng),
+            Kind::Gamma { biased, .. } => u * biased.sample(rng).0,
+            Kind::LogNormal { biased, .. } => u * biased.sample(rng).0,
             Kind::Weibull {
                 scale,
                 inv_shape,
                 biased,
                 ..
-            } => u * scale * math::powf(biased.sample(rng), *inv_shape),
+            } => u * scale * math::powf(biased.sample(rng).0, *inv_shape),
             Kind::Pareto {
                 shape,
                 scale,

@@ -6,6 +6,7 @@
 //! parameter and the rule.
 
 use crate::util::crn;
+use crate::util::det_float::Det;
 use crate::util::math;
 use rand::Rng;
 use rand::distr::{Distribution, Uniform};
@@ -105,7 +106,7 @@ enum Kind {
     Bernoulli,
     Uniform(Uniform<f64>),
     Beta {
-        dist: Arc<Beta<f64>>,
+        dist: Arc<Beta<Det>>,
         lo: f64,
         width: f64,
     },
@@ -197,7 +198,7 @@ impl Law {
     fn sample_other<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
         match &self.kind {
             Kind::Uniform(d) => d.sample(rng),
-            Kind::Beta { dist, lo, width } => lo + width * dist.sample(rng),
+            Kind::Beta { dist, lo, width } => lo + width * dist.sample(rng).0,
             Kind::TruncatedNormal(tn) => tn.sample(rng),
             Kind::Constant(_) | Kind::Bernoulli => unreachable!("handled inline by sample_at"),
         }
@@ -277,7 +278,7 @@ impl Checks {
         self.positive("alpha", alpha)?;
         self.positive("beta", beta)?;
         self.interval(lo, hi)?;
-        let dist = Beta::new(alpha, beta)
+        let dist = Beta::new(Det(alpha), Det(beta))
             .map_err(|_| self.fail("alpha", "and `beta` must be positive", alpha))?;
         let width = hi - lo;
         let mean = lo + width * (alpha / (alpha + beta));

@@ -15,6 +15,7 @@ use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
 use rand::Rng;
 use rand::distr::Distribution;
+use crate::util::det_float::Det;
 use rand_distr::Beta;
 use serde::{Deserialize, Serialize};
 
@@ -82,9 +83,11 @@ impl ThompsonSampling {
 
 fn beta_sample<R: Rng + ?Sized>(a: f64, b: f64, rng: &mut R) -> f64 {
     // a, b ≥ 1 always, so the constructor cannot fail.
-    Beta::new(a, b)
+    // At `Det`: the same draws with the deterministic logarithm and exponential.
+    Beta::new(Det(a), Det(b))
         .expect("posterior parameters are at least 1")
         .sample(rng)
+        .0
 }
 
 impl Policy for ThompsonSampling {

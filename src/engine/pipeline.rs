@@ -222,13 +222,15 @@ pub(crate) fn run<K: Kind>(
 /// the rows waiting for the sink stay small (1024 × policies × ~100 bytes).
 pub(crate) const RUNS_PER_BATCH: u64 = 1024;
 
-/// Consecutive runs one worker folds, in run order: the groups are fixed (not rayon's adaptive
-/// splits), so how runs group never depends on the thread count or timing, and a batch makes
-/// the same 16 workers whatever the threads (rayon's splits made and freed more workers in
-/// every thread's allocator arena: a 2-thread run's peak memory grew by a quarter from 10³ to
-/// 3·10⁵ runs; with these groups 1.06×). 16 groups keep 16 threads busy on one policy (the
-/// policies' jobs run side by side too).
-const RUNS_PER_GROUP: u64 = RUNS_PER_BATCH / 16;
+/// The groups of consecutive runs a batch splits into, each folded by one worker in run order:
+/// the groups are fixed (not rayon's adaptive splits), so how runs group never depends on the
+/// thread count or timing, and a batch makes at most these 16 workers whatever the threads
+/// (rayon's splits made and freed more workers in every thread's allocator arena: a 2-thread
+/// run's peak memory grew by a quarter from 10³ to 3·10⁵ runs; with these groups 1.06×). 16
+/// groups keep 16 threads busy on one job. A batch of fewer runs than 1024 splits into 16
+/// groups too (of fewer runs each): fixed groups of 64 left a job of 20 runs to one thread
+/// whatever `--threads` said (spectrum-markov.ron: 4.99 s on one thread, 4.83 s on two).
+const GROUPS_PER_BATCH: u64 = 16;
 
 /// Folds the shard's runs of job `job` into statistics, in batches (see the module docs);
 /// stops early, with what it has, when the cancel flag is set.
@@ -244,13 +246,14 @@ fn fold_job<K: Kind>(
     let mut first = 0;
     while first < shard_runs && !cancel.is_cancelled() {
         let last = shard_runs.min(first + RUNS_PER_BATCH);
-        let groups = (last - first).div_ceil(RUNS_PER_GROUP);
+        let per_group = (last - first).div_ceil(GROUPS_PER_BATCH);
+        let groups = (last - first).div_ceil(per_group);
         let mut batch = (0..groups)
             .into_par_iter()
             .map(|g| {
-                let from = first + g * RUNS_PER_GROUP;
+                let from = first + g * per_group;
                 let mut w = kind.worker(job);
-                for i in from..last.min(from + RUNS_PER_GROUP) {
+                for i in from..last.min(from + per_group) {
                     if cancel.is_cancelled() {
                         break;
                     }

@@ -173,13 +173,15 @@ impl IndexSpec {
     }
 
     /// The sample a slot gives a channel: the idle indicator `x` (acknowledged, under the
-    /// many-users feedback), or the rescaled net reward `(x − cost + 1)/2`.
+    /// many-users feedback), or the rescaled net reward `(x − cost + 1)/2`, in [0, 1] for
+    /// costs in [0, 1]; a cost law reaching beyond is clipped into it there, so that the
+    /// indices (kl-UCB's divergence above all) stay defined.
     #[inline]
     pub(crate) fn sample(&self, x: bool, cost: f64) -> f64 {
         let x = f64::from(u8::from(x));
         match self.reward {
             Reward::Idle => x,
-            Reward::Net => 0.5 * (x - cost + 1.0),
+            Reward::Net => (0.5 * (x - cost + 1.0)).clamp(0.0, 1.0),
         }
     }
 }
@@ -493,6 +495,21 @@ impl Indices {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn net_samples_are_rescaled_into_the_unit_interval() {
+        let net = IndexSpec {
+            reward: Reward::Net,
+            ..IndexSpec::default()
+        };
+        assert_eq!(net.sample(true, 0.0), 1.0);
+        assert_eq!(net.sample(false, 1.0), 0.0);
+        assert_eq!(net.sample(true, 0.4), 0.8);
+        assert_eq!((net.sample(false, 2.5), net.sample(true, -1.0)), (0.0, 1.0));
+        assert_eq!(IndexSpec::default().sample(true, 0.7), 1.0);
+        assert!(net.sees_costs() && !IndexSpec::default().sees_costs());
+        assert_eq!(net.label(), "klucb-net");
+    }
     use proptest::prelude::*;
 
     #[test]

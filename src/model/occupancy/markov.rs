@@ -111,6 +111,17 @@ const BAND: f64 = 1e-12;
 /// The band new chains use, as `f64` bits: [`BAND`] unless a test widened it.
 static BAND_BITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(BAND.to_bits());
 
+/// `(1 − r)^k` for k = 1 ..= `block` (`ln_keep` = ln(1 − r)), each widened into the interval
+/// `[lo, hi]` of relative half-width `band` (see [`Markov::gap`]).
+fn thresholds(block: u64, ln_keep: f64, band: f64) -> Box<[(f64, f64)]> {
+    (1..=block)
+        .map(|k| {
+            let t = math::exp(k as f64 * ln_keep);
+            (t * (1.0 - band), t * (1.0 + band))
+        })
+        .collect()
+}
+
 /// Widens (or restores, with `None`) the certification band of Markov chains built from now on,
 /// so that tests send many gaps down the reference logarithm's path: paths must not change by a
 /// bit (the gap is the reference's either way). Test-only; not an API.
@@ -155,14 +166,9 @@ impl Markov {
             1
         };
         let ln_keep = math::ln_1p(-rate);
-        let band = f64::from_bits(BAND_BITS.load(std::sync::atomic::Ordering::Relaxed));
         let certified = if rate > 0.0 && rate < 1.0 && block <= CERTIFIED_BLOCK {
-            (1..=block)
-                .map(|k| {
-                    let t = math::exp(k as f64 * ln_keep);
-                    (t * (1.0 - band), t * (1.0 + band))
-                })
-                .collect()
+            let band = f64::from_bits(BAND_BITS.load(std::sync::atomic::Ordering::Relaxed));
+            thresholds(block, ln_keep, band)
         } else {
             Box::default()
         };
@@ -253,7 +259,7 @@ impl Markov {
 
     /// The first event of block `j` after slot `after` (with its value), advancing `draws`;
     /// `u64::MAX` when the block has none left.
-    #[inline(always)]
+    #[inline]
     fn next_in_block(
         &self,
         draws: &mut Counter,
@@ -622,12 +628,7 @@ mod tests {
         for band in [BAND, 1e-3, 0.2] {
             for rate in [1.0 / 64.0, 0.02, 0.1, 0.3, 0.4, 0.46, 0.5, 0.55, 0.9, 0.999_999] {
                 let mut m = Markov::new(rate / 2.0, rate / 2.0);
-                m.certified = (1..=m.block)
-                    .map(|k| {
-                        let t = math::exp(k as f64 * m.ln_keep);
-                        (t * (1.0 - band), t * (1.0 + band))
-                    })
-                    .collect();
+                m.certified = thresholds(m.block, m.ln_keep, band);
                 assert!(!m.certified.is_empty(), "rate {rate}");
                 let within = |g: u64| if g > m.block { m.block + 1 } else { g };
                 let mut draws = Counter::at(key(5), 0);

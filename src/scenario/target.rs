@@ -56,47 +56,59 @@ pub(crate) fn mismatches(s: &MultiUserScenario) -> Vec<Mismatch> {
     if !s.system_reward.is_linear() || s.user_theta.is_some() || s.env.time_left().is_some() {
         return Vec::new();
     }
+    let blind: Vec<&str> = s
+        .policies
+        .iter()
+        .filter(|p| {
+            let sees = match &p.kind {
+                TeamKind::Builtin(spec) => spec.sees_costs(),
+                TeamKind::Custom(_) | TeamKind::Selfish(_) => true,
+            };
+            !sees && p.is_classic()
+        })
+        .map(|p| p.label.as_str())
+        .collect();
+    if blind.is_empty() {
+        return Vec::new();
+    }
+    // What a cost-blind policy aims at depends on the scenario alone: found once, said of each.
     let copies = s.collision == crate::multi::Collision::NoCollision;
     let cost = s.env.mean_cost();
     let free = vec![0.0; cost.len()];
-    let mut out = Vec::new();
-    for p in &s.policies {
-        let blind = match &p.kind {
-            TeamKind::Builtin(spec) => !spec.sees_costs(),
-            TeamKind::Custom(_) | TeamKind::Selfish(_) => false,
-        };
-        if !blind || !p.is_classic() {
-            continue;
-        }
-        for (e, epoch) in s.env.epochs().iter().enumerate() {
-            let best = m_best(&epoch.success, cost, s.users, copies);
-            let learned = m_best(&epoch.success, &free, s.users, copies);
-            let value: f64 = learned
-                .lists
-                .iter()
-                .map(|l| epoch.success[l[0]] - cost[l[0]])
-                .sum();
-            let tolerance = 1e-9 * best.expected_reward.abs().max(1.0);
-            if best.expected_reward - value > tolerance {
-                let channels = |lists: &[Vec<usize>]| {
-                    let mut c: Vec<usize> = lists.iter().map(|l| l[0]).collect();
-                    c.sort_unstable();
-                    c.dedup();
-                    c
-                };
-                out.push(Mismatch {
-                    label: p.label.clone(),
-                    epoch: e,
-                    learned: channels(&learned.lists),
-                    learned_value: value,
-                    best: channels(&best.lists),
-                    best_value: best.expected_reward,
-                });
-                break;
-            }
-        }
-    }
-    out
+    let channels = |lists: &[Vec<usize>]| {
+        let mut c: Vec<usize> = lists.iter().map(|l| l[0]).collect();
+        c.sort_unstable();
+        c.dedup();
+        c
+    };
+    let found = s.env.epochs().iter().enumerate().find_map(|(e, epoch)| {
+        let best = m_best(&epoch.success, cost, s.users, copies);
+        let learned = m_best(&epoch.success, &free, s.users, copies);
+        let value: f64 = learned
+            .lists
+            .iter()
+            .map(|l| epoch.success[l[0]] - cost[l[0]])
+            .sum();
+        let tolerance = 1e-9 * best.expected_reward.abs().max(1.0);
+        (best.expected_reward - value > tolerance).then(|| Mismatch {
+            label: String::new(),
+            epoch: e,
+            learned: channels(&learned.lists),
+            learned_value: value,
+            best: channels(&best.lists),
+            best_value: best.expected_reward,
+        })
+    });
+    let Some(found) = found else {
+        return Vec::new();
+    };
+    blind
+        .into_iter()
+        .map(|label| Mismatch {
+            label: label.to_string(),
+            ..found.clone()
+        })
+        .collect()
 }
 
 /// Every warning of [`mismatches`] for a scenario, one line each (a sweep's: per cell, named

@@ -18,7 +18,7 @@
 
 use crate::engine::recorder::{Metric, N_METRICS, RunRecord};
 use crate::engine::spectrum::{Probe, Spectrum};
-use crate::model::channel::{Environment, Epoch, Paths};
+use crate::model::channel::{Environment, Epoch, Paths, PathsMut};
 use crate::model::theory::expected_reward_prefix;
 use crate::model::time_left::TimeLeft;
 use crate::policy::Policy;
@@ -356,7 +356,16 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
             best,
             time_left: env.time_left(),
         };
-        world.play(t, policy, list, paths, &mut probes, &mut totals, record);
+        world.play(
+            t,
+            t,
+            policy,
+            list,
+            paths.view(),
+            &mut probes,
+            &mut totals,
+            record,
+        );
         if let Some(row) = rows.due(t) {
             close_row(&mut totals.cum, totals.benchmark_reward);
             record.rows[row] = totals.cum;
@@ -408,15 +417,18 @@ impl<S: Spectrum> World<'_, S> {
     /// first channel sensed idle (each observed by the policy), the benchmark's list on the
     /// same paths (reusing the policy's draws where it probed the channel at the same
     /// instant), the list's exact expected reward; the slot's metrics added to `totals`.
-    /// Returns the slot and its pseudo-regret.
+    /// Returns the slot and its pseudo-regret. `stamp` marks this slot's probes in `probes`
+    /// (never reused across slots): the slot itself in a run, a counter where copies at the
+    /// same slot share one `probes` (see [`crate::engine::batch`]).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn play<P: Policy>(
         &self,
         t: u64,
+        stamp: u64,
         policy: &mut P,
         list: &mut Vec<usize>,
-        paths: &mut Paths,
+        paths: PathsMut<'_>,
         probes: &mut ProbesView<'_>,
         totals: &mut Totals,
         record: &mut RunRecord,
@@ -440,15 +452,15 @@ impl<S: Spectrum> World<'_, S> {
             };
             let i = list[j];
             j += 1;
-            let p = spectrum.probe(&paths.keys, &mut paths.occupancy, i, t, offset);
-            probed_at[i] = t;
+            let p = spectrum.probe(paths.keys, paths.occupancy, i, t, offset);
+            probed_at[i] = stamp;
             probed_offset[i] = offset;
             probed[i] = p;
             policy.observe(i, p.sensed, p.observed_cost(self.time_left));
             record.channel_probes[i] += 1;
             if slot.add(&p) {
                 if let Some(tl) = self.time_left {
-                    let back = spectrum.returns_at(&paths.occupancy, i, t);
+                    let back = spectrum.returns_at(paths.occupancy, i, t);
                     record.pu_returns += u64::from(slot.set_gain(tl, i, back));
                 }
                 break;
@@ -461,19 +473,19 @@ impl<S: Spectrum> World<'_, S> {
             let Some(offset) = bench.offset(duration) else {
                 break;
             };
-            let reused = probed_at[i] == t && probed_offset[i] == offset;
+            let reused = probed_at[i] == stamp && probed_offset[i] == offset;
             let p = if reused {
                 probed[i]
             } else {
-                spectrum.probe(&paths.keys, &mut paths.benchmark, i, t, offset)
+                spectrum.probe(paths.keys, paths.benchmark, i, t, offset)
             };
             if bench.add(&p) {
                 if let Some(tl) = self.time_left {
                     // The path state the probe read: the policy's where it was reused.
                     let states = if reused {
-                        &paths.occupancy
+                        &*paths.occupancy
                     } else {
-                        &paths.benchmark
+                        &*paths.benchmark
                     };
                     bench.set_gain(tl, i, spectrum.returns_at(states, i, t));
                 }

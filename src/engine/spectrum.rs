@@ -7,7 +7,7 @@
 //! and [`General`] for every occupancy process, cost law and sensing model. Both give exactly
 //! the same values for the channels `Simple` accepts: it only skips the dispatch.
 
-use crate::model::channel::{Channel, Environment, Keys};
+use crate::model::channel::{Channel, ChannelKeys, Environment};
 use crate::model::cost::{CostModel, ProbeCost};
 use crate::model::law::LawSpec;
 use crate::model::occupancy::OccupancyState;
@@ -46,7 +46,7 @@ pub(crate) trait Spectrum {
     /// occupancy path states are `states`, from the run's `keys`.
     fn probe(
         &self,
-        keys: &Keys,
+        keys: &[ChannelKeys],
         states: &mut [OccupancyState],
         i: usize,
         t: u64,
@@ -90,7 +90,7 @@ impl Spectrum for General<'_> {
     #[inline]
     fn probe(
         &self,
-        keys: &Keys,
+        keys: &[ChannelKeys],
         states: &mut [OccupancyState],
         i: usize,
         t: u64,
@@ -98,12 +98,13 @@ impl Spectrum for General<'_> {
     ) -> Probe {
         let ch = &self.channels[i];
         let idle = ch.occupancy().idle(&mut states[i], t, offset);
-        let cost = ch.cost().sample_at(keys.cost[i], keys.delay[i], t);
+        let key = &keys[i];
+        let cost = ch.cost().sample_at(key.cost, key.delay, t);
         let sensing = ch.sensing();
         let sensed = if sensing.is_perfect() {
             idle
         } else {
-            sensing.sense(idle, crn::bits(keys.sensing[i], t))
+            sensing.sense(idle, crn::bits(key.sensing, t))
         };
         Probe { idle, sensed, cost }
     }
@@ -123,9 +124,6 @@ enum PlainCost {
 pub(crate) struct Simple {
     idle: Vec<u64>,
     cost: Vec<PlainCost>,
-    /// Some cost is drawn (Bernoulli) from its channel's cost key: constant costs never read
-    /// theirs. Kept, not recomputed: the vector env asks for every copy and step.
-    draws_costs: bool,
 }
 
 impl Simple {
@@ -150,18 +148,7 @@ impl Simple {
                 CostModel::Split(_) => return None,
             });
         }
-        let draws_costs = cost.iter().any(|c| matches!(c, PlainCost::Bernoulli(_)));
-        Some(Simple {
-            idle,
-            cost,
-            draws_costs,
-        })
-    }
-
-    /// Whether a probe draws its cost from the channel's cost key (some cost is Bernoulli): a
-    /// constant cost never reads it.
-    pub(crate) fn draws_costs(&self) -> bool {
-        self.draws_costs
+        Some(Simple { idle, cost })
     }
 }
 
@@ -180,17 +167,18 @@ impl Spectrum for Simple {
     #[inline(always)]
     fn probe(
         &self,
-        keys: &Keys,
+        keys: &[ChannelKeys],
         _states: &mut [OccupancyState],
         i: usize,
         t: u64,
         _offset: f64,
     ) -> Probe {
-        let idle = crn::bernoulli(crn::bits(keys.occupancy[i], t), self.idle[i]);
+        let key = &keys[i];
+        let idle = crn::bernoulli(crn::bits(key.occupancy, t), self.idle[i]);
         let y = match self.cost[i] {
             PlainCost::Constant(v) => v,
             PlainCost::Bernoulli(threshold) => {
-                if crn::bernoulli(crn::bits(keys.cost[i], t), threshold) {
+                if crn::bernoulli(crn::bits(key.cost, t), threshold) {
                     1.0
                 } else {
                     0.0

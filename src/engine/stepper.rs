@@ -420,7 +420,7 @@ impl Stepper {
         st.t = 0;
         let domain = |u: usize| if u == 0 { model.domain } else { user_domain(u) };
         st.paths[0].reset(env, RunKey::new(seed, model.domain, run));
-        let shared = st.paths[0].keys.occupancy.clone();
+        let shared = st.paths[0].occupancy_keys();
         for u in 1..m {
             st.paths[u].reset_sharing(env, RunKey::new(seed, user_domain(u), run), &shared);
         }
@@ -477,17 +477,13 @@ impl Stepper {
         // are never read (fetching them anyway made a many-users step at 4 096 copies a
         // third slower).
         let states = self.model.simple.is_empty();
-        // Nor do constant costs read their keys.
-        let costs = self.model.simple.first().is_none_or(Simple::draws_costs);
         for &c in first.iter().take(2).filter(|_| states) {
             if let Some(state) = path.occupancy.get(c) {
                 lines_of(state, f);
             }
         }
-        lines(&path.keys.occupancy, f);
-        if costs {
-            lines(&path.keys.cost, f);
-        }
+        // One channel's keys are 32 bytes, together.
+        lines(&path.keys, f);
         // The last outcome's probe buffers are not read: a step swaps the team's into it.
         match self.single.as_deref() {
             Some(one) => {
@@ -509,10 +505,7 @@ impl Stepper {
                     if states {
                         lines(&p.occupancy, f);
                     }
-                    lines(&p.keys.occupancy, f);
-                    if costs {
-                        lines(&p.keys.cost, f);
-                    }
+                    lines(&p.keys, f);
                 }
                 // The benchmark's lists read their owners' keys and their own path states.
                 for p in self.state.bench.iter().filter(|_| states) {
@@ -832,7 +825,7 @@ thread_local! {
 }
 
 /// The first channel `list` (channels below `k`) names twice, if any.
-fn repeated(list: &[usize], k: usize) -> Option<usize> {
+pub(crate) fn repeated(list: &[usize], k: usize) -> Option<usize> {
     if list.len() <= PAIRWISE {
         return list
             .iter()
@@ -874,9 +867,10 @@ fn play_single<S: Spectrum>(
     let Buffers { list, probes } = &mut one.buffers;
     world.play(
         t,
+        t,
         &mut one.played,
         list,
-        paths,
+        paths.view(),
         &mut probes.view(),
         &mut one.totals,
         &mut one.record,
@@ -1346,7 +1340,7 @@ mod tests {
                         assert_eq!(format!("{b:?}"), primary, "list {j}, run {run}");
                     }
                     for p in &paths[1..] {
-                        assert_eq!(p.keys.occupancy, paths[0].keys.occupancy, "run {run}");
+                        assert_eq!(p.occupancy_keys(), paths[0].occupancy_keys(), "run {run}");
                     }
                 }
             }

@@ -438,14 +438,28 @@ impl Environment {
     }
 }
 
-/// Each channel's keys in one run: what its occupancy path, costs and sensing draw from (see
-/// [`crate::util::crn`]).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct Keys {
-    pub(crate) occupancy: Vec<u64>,
-    pub(crate) cost: Vec<u64>,
-    pub(crate) delay: Vec<u64>,
-    pub(crate) sensing: Vec<u64>,
+/// One channel's keys in one run: what its occupancy path, costs and sensing draw from (see
+/// [`crate::util::crn`]). Kept together, one channel's in one place: a probe reads two of them,
+/// and N copies of a world hold theirs in one array.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct ChannelKeys {
+    pub(crate) occupancy: u64,
+    pub(crate) cost: u64,
+    pub(crate) delay: u64,
+    pub(crate) sensing: u64,
+}
+
+impl ChannelKeys {
+    /// Channel `i`'s keys in run `key`.
+    #[inline]
+    pub(crate) fn of(key: RunKey, i: usize) -> ChannelKeys {
+        ChannelKeys {
+            occupancy: key.channel(i, Purpose::Occupancy),
+            cost: key.channel(i, Purpose::Cost),
+            delay: key.channel(i, Purpose::Delay),
+            sensing: key.channel(i, Purpose::Sensing),
+        }
+    }
 }
 
 /// The channels' sample paths in one run: each channel's keys, and the occupancy path state of
@@ -454,8 +468,8 @@ pub(crate) struct Keys {
 /// every run.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Paths {
-    /// What the channels draw from.
-    pub(crate) keys: Keys,
+    /// What each channel draws from.
+    pub(crate) keys: Vec<ChannelKeys>,
     /// The policy's position on each channel's occupancy path.
     pub(crate) occupancy: Vec<OccupancyState>,
     /// The benchmark's position on each channel's occupancy path.
@@ -476,31 +490,48 @@ impl Paths {
     /// `shared` (every user sees the same primary user).
     pub(crate) fn reset_sharing(&mut self, env: &Environment, key: RunKey, shared: &[u64]) {
         self.reset(env, key);
-        self.keys.occupancy.clear();
-        self.keys.occupancy.extend_from_slice(shared);
+        for (k, &occupancy) in self.keys.iter_mut().zip(shared) {
+            k.occupancy = occupancy;
+        }
         env.start_paths(shared, &mut self.occupancy);
         env.start_paths(shared, &mut self.benchmark);
     }
 
+    /// Each channel's occupancy key (what a second user's paths share: [`Paths::reset_sharing`]).
+    pub(crate) fn occupancy_keys(&self) -> Vec<u64> {
+        self.keys.iter().map(|k| k.occupancy).collect()
+    }
+
     /// Restarts every path for run `key`.
     pub(crate) fn reset(&mut self, env: &Environment, key: RunKey) {
-        let k = &mut self.keys;
-        k.occupancy.clear();
-        k.cost.clear();
-        k.delay.clear();
-        k.sensing.clear();
+        self.keys.clear();
         self.occupancy.clear();
         self.benchmark.clear();
         for (i, ch) in env.channels.iter().enumerate() {
-            let occupancy = key.channel(i, Purpose::Occupancy);
-            k.occupancy.push(occupancy);
-            k.cost.push(key.channel(i, Purpose::Cost));
-            k.delay.push(key.channel(i, Purpose::Delay));
-            k.sensing.push(key.channel(i, Purpose::Sensing));
-            self.occupancy.push(ch.occupancy.start(occupancy));
-            self.benchmark.push(ch.occupancy.start(occupancy));
+            let keys = ChannelKeys::of(key, i);
+            self.keys.push(keys);
+            self.occupancy.push(ch.occupancy.start(keys.occupancy));
+            self.benchmark.push(ch.occupancy.start(keys.occupancy));
         }
     }
+
+    /// A view of these paths (what a slot reads and advances).
+    #[inline]
+    pub(crate) fn view(&mut self) -> PathsMut<'_> {
+        PathsMut {
+            keys: &self.keys,
+            occupancy: &mut self.occupancy,
+            benchmark: &mut self.benchmark,
+        }
+    }
+}
+
+/// One run's paths as a slot reads them: [`Paths`]' own, or one copy's rows of the arrays that
+/// N copies of a world share.
+pub(crate) struct PathsMut<'a> {
+    pub(crate) keys: &'a [ChannelKeys],
+    pub(crate) occupancy: &'a mut [OccupancyState],
+    pub(crate) benchmark: &'a mut [OccupancyState],
 }
 
 #[cfg(test)]

@@ -555,7 +555,7 @@ impl<'a> Worker<'a> {
         let m = s.users;
         let base = RunKey::new(s.header.seed, 0, run);
         self.paths[0].reset(env, base);
-        let shared = self.paths[0].keys.occupancy.clone();
+        let shared = self.paths[0].occupancy_keys();
         for u in 1..m {
             self.paths[u].reset_sharing(
                 env,

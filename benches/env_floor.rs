@@ -8,9 +8,12 @@
 //!   (`Oracle`) on the same channels, one run, for the loop without a stepper. With the
 //!   bench's lists the agent's probes and the benchmark's walk the Markov paths apart (each
 //!   event of a path is a counter-based draw); with UCR-T1's the benchmark reuses the agent's.
+//! - The same channels and lists at 4 096 worlds (the bench's N, out of cache): N steppers
+//!   against one [`Batch`] of N copies (the copies' state in shared arrays, what the
+//!   slot-level vector environment steps), paired in one run.
 //! - Six users, one channel each, on i.i.d. channels, 64 worlds (agent-steps).
 
-use specprobe::{Scenario, Simulation, Stepper};
+use specprobe::{Batch, Scenario, Simulation, Stepper};
 use std::hint::black_box;
 use std::path::Path;
 use std::time::Duration;
@@ -89,6 +92,22 @@ fn step_all(worlds: &mut [Stepper], lists: &[Vec<Vec<usize>>], steps: usize) -> 
     sum
 }
 
+/// Steps every copy of `batch` `steps` times with its list (a copy at its horizon starts its
+/// run again); returns the summed reward.
+fn step_batch(batch: &mut Batch, lists: &[Vec<usize>], steps: usize) -> f64 {
+    let mut sum = 0.0;
+    for _ in 0..steps {
+        for (i, l) in lists.iter().enumerate() {
+            if batch.slot(i) == batch.horizon() {
+                batch.reset(i, batch.run(i));
+            }
+            batch.step(i, l).expect("a valid action");
+            sum += batch.last(i).1;
+        }
+    }
+    sum
+}
+
 /// One workload: its name, and a closure that runs it once and returns how many steps it made.
 type Workload = (&'static str, Box<dyn FnMut() -> u64>);
 
@@ -122,6 +141,26 @@ pub(crate) fn workloads(steps: usize) -> Vec<Workload> {
             }),
         ));
     }
+    const MANY: usize = 4096;
+    let lists: Vec<Vec<Vec<usize>>> = score_lists(MANY).into_iter().map(|l| vec![l]).collect();
+    let mut ws = worlds(&one, MANY);
+    let per_run = (steps * WORLDS / MANY).max(1);
+    out.push((
+        "4 096 worlds, the bench's lists: `Stepper::step` each",
+        Box::new(move || {
+            black_box(step_all(&mut ws, &lists, per_run));
+            (MANY * per_run) as u64
+        }),
+    ));
+    let lists = score_lists(MANY);
+    let mut batch = Batch::regret(s, 0, MANY).expect("one configuration");
+    out.push((
+        "4 096 worlds, the bench's lists: one `Batch` of 4 096 copies",
+        Box::new(move || {
+            black_box(step_batch(&mut batch, &lists, per_run));
+            (MANY * per_run) as u64
+        }),
+    ));
     let horizon = (WORLDS * steps) as u64;
     let engine = markov("Oracle", horizon);
     out.push((

@@ -50,6 +50,7 @@ mod util;
 pub use app::commands;
 pub use app::export::{ExportError, Written, commit_files as write_files};
 pub use app::simulation::{Prepared, Simulation, SimulationError};
+pub use engine::batch::{Batch, BatchPart, BatchScratch};
 pub use engine::budget::{
     BudgetError, Estimate, TimeError, bytes as format_bytes, machine_memory, parse_bytes,
     parse_duration, peak_memory,

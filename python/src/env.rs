@@ -2,15 +2,16 @@
 //! in Rust in one call, observations, rewards and flags written into buffers that NumPy views
 //! without copying (the Python wrapper builds the arrays over them once).
 //!
-//! Each copy is a [`Stepper`]: the engine's own world, so that copy i of a vector seeded S
-//! plays run i of the scenario with seed S, draw for draw, as `specprobe run` does. Its later
+//! Each copy is the engine's own world (one user's: a row of a [`Batch`], the copies' state in
+//! shared arrays; several users': a [`Stepper`]), so that copy i of a vector seeded S plays
+//! run i of the scenario with seed S, draw for draw, as `specprobe run` does. Its later
 //! episodes play runs i + e·2³² (episode e): a copy's trajectory never depends on how many
 //! copies there are, on the threads, or on which process steps it.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use specprobe::math;
-use specprobe::{Scenario, StepError, StepOutcome, Stepper};
+use specprobe::{Batch, BatchPart, BatchScratch, Scenario, StepError, Stepper};
 
 /// A copy's later episodes: episode `e` of copy `i` plays run `i + e·EPISODE_STRIDE`.
 const EPISODE_STRIDE: u64 = 1 << 32;
@@ -19,6 +20,9 @@ const EPISODE_STRIDE: u64 = 1 << 32;
 /// a call over many copies stops within milliseconds of Ctrl-C, and one over fewer never
 /// looks (the bench's 4 096 copies are one batch).
 const SIGNAL_BATCH: usize = 4096;
+
+/// How many copies ahead a batch's rows are prefetched.
+const AHEAD: usize = 2;
 
 /// How an action names a user's list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,9 +71,12 @@ impl Parts {
     }
 }
 
+/// One probe as a world reports it: `(channel, sensed idle, observed cost)`.
+type Probe = (usize, bool, f64);
+
 /// One slot's probes as the `last` part shows them: per channel probed (0/1), sensed idle
 /// (0/1) and the probe's cost; zeros for a channel not probed (or no slot).
-fn write_slot(part: &mut [f32], probes: &[(usize, bool, f64)]) {
+fn write_slot(part: &mut [f32], probes: &[Probe]) {
     part.iter_mut().for_each(|x| *x = 0.0);
     for &(c, idle, cost) in probes {
         part[3 * c] = 1.0;
@@ -78,70 +85,135 @@ fn write_slot(part: &mut [f32], probes: &[(usize, bool, f64)]) {
     }
 }
 
-/// One copy's statistics of what its users probed: per user and channel, probes, idle
-/// findings and summed costs.
+/// Every copy's statistics of what its users probed, copy i's in row i of each array (not
+/// a heap block per copy: a step reads the rows in copy order).
 #[derive(Clone, Debug)]
-struct Seen {
-    n: Vec<f64>,
-    idle: Vec<f64>,
-    cost: Vec<f64>,
-    /// The observation's `stats` part, per user and channel `(ln(1 + n) / ln(1 + T), idle / n,
-    /// cost / n)`, kept as a probe changes them: a step copies it rather than computing a
-    /// logarithm and two divisions per channel.
+struct SeenRows {
+    /// Per copy, user and channel: probes, idle findings and summed costs.
+    counts: Vec<[f64; 3]>,
+    /// The observation's `stats` part, per copy, user and channel `(ln(1 + n) / ln(1 + T),
+    /// idle / n, cost / n)`, kept as a probe changes them: a step copies it rather than
+    /// computing a logarithm and two divisions per channel.
     obs: Vec<f32>,
-    /// The `last` part's older slots, per user the `window − 1` slots before the last one
-    /// (most recent first), 3 floats per channel each: the last slot itself is read from the
-    /// world's outcome.
+    /// The `last` part's older slots, per copy and user the `window − 1` slots before the
+    /// last one (most recent first), 3 floats per channel each: the last slot itself is read
+    /// from the world.
     recent: Vec<f32>,
+    /// User-channels of a copy.
+    len: usize,
+    /// Floats of a copy's older slots.
+    older: usize,
 }
 
-impl Seen {
-    /// For `users × k` user-channels, and a `last` part of `window` slots.
-    fn new(users: usize, k: usize, window: usize) -> Seen {
+impl SeenRows {
+    /// For `n` copies of `users × k` user-channels, and a `last` part of `window` slots.
+    fn new(n: usize, users: usize, k: usize, window: usize) -> SeenRows {
         let len = users * k;
-        Seen {
-            n: vec![0.0; len],
-            idle: vec![0.0; len],
-            cost: vec![0.0; len],
-            obs: vec![0.0; 3 * len],
-            recent: vec![0.0; 3 * len * (window - 1)],
+        let older = 3 * len * (window - 1);
+        SeenRows {
+            counts: vec![[0.0; 3]; n * len],
+            obs: vec![0.0; n * 3 * len],
+            recent: vec![0.0; n * older],
+            len,
+            older,
         }
     }
 
-    fn clear(&mut self) {
-        for v in [&mut self.n, &mut self.idle, &mut self.cost] {
-            v.iter_mut().for_each(|x| *x = 0.0);
+    fn as_mut(&mut self) -> SeenMut<'_> {
+        SeenMut {
+            counts: &mut self.counts,
+            obs: &mut self.obs,
+            recent: &mut self.recent,
+            len: self.len,
+            older: self.older,
         }
+    }
+}
+
+/// A contiguous range of copies' rows of [`SeenRows`].
+struct SeenMut<'a> {
+    counts: &'a mut [[f64; 3]],
+    obs: &'a mut [f32],
+    recent: &'a mut [f32],
+    len: usize,
+    older: usize,
+}
+
+/// One copy's statistics (its rows of [`SeenRows`]).
+struct Seen<'a> {
+    counts: &'a mut [[f64; 3]],
+    obs: &'a mut [f32],
+    recent: &'a mut [f32],
+}
+
+impl<'a> SeenMut<'a> {
+    fn split_at(self, at: usize) -> (SeenMut<'a>, SeenMut<'a>) {
+        let (len, older) = (self.len, self.older);
+        let (c1, c2) = self.counts.split_at_mut(at * len);
+        let (o1, o2) = self.obs.split_at_mut(at * 3 * len);
+        let (r1, r2) = self.recent.split_at_mut(at * older);
+        let part = |counts, obs, recent| SeenMut {
+            counts,
+            obs,
+            recent,
+            len,
+            older,
+        };
+        (part(c1, o1, r1), part(c2, o2, r2))
+    }
+
+    /// Copy `i`'s rows.
+    fn row(&mut self, i: usize) -> Seen<'_> {
+        let (len, older) = (self.len, self.older);
+        Seen {
+            counts: &mut self.counts[i * len..(i + 1) * len],
+            obs: &mut self.obs[i * 3 * len..(i + 1) * 3 * len],
+            recent: &mut self.recent[i * older..(i + 1) * older],
+        }
+    }
+
+    /// Copy `i`'s `stats` part and older slots.
+    fn parts(&self, i: usize) -> (&[f32], &[f32]) {
+        let (len, older) = (self.len, self.older);
+        (
+            &self.obs[i * 3 * len..(i + 1) * 3 * len],
+            &self.recent[i * older..(i + 1) * older],
+        )
+    }
+}
+
+impl Seen<'_> {
+    fn clear(&mut self) {
+        self.counts.iter_mut().for_each(|x| *x = [0.0; 3]);
         self.obs.iter_mut().for_each(|x| *x = 0.0);
         self.recent.iter_mut().for_each(|x| *x = 0.0);
     }
 
-    /// Moves each of the `users` users' window one slot back: the slot that was last (`last`,
-    /// none before the first slot) becomes the most recent of the older ones.
-    fn push_slot(&mut self, last: Option<&StepOutcome>, users: usize, k: usize) {
+    /// Moves each of the `users` users' window one slot back: the slot that was last (user
+    /// u's probes `last(u)`, none before the first slot) becomes the most recent of the older
+    /// ones.
+    fn push_slot<'p>(&mut self, last: impl Fn(usize) -> &'p [Probe], users: usize, k: usize) {
         let row = 3 * k;
         let older = self.recent.len() / users;
         for u in 0..users {
             let window = &mut self.recent[u * older..(u + 1) * older];
             window.copy_within(..older - row, row);
-            let probes = last
-                .and_then(|o| o.users.get(u))
-                .map_or(&[][..], |step| &step.probes);
-            write_slot(&mut window[..row], probes);
+            write_slot(&mut window[..row], last(u));
         }
     }
 
     /// Counts a probe of channel-of-user `j`; `scaled`: the scaled count's table.
     #[inline]
     fn add(&mut self, j: usize, idle: bool, cost: f64, scaled: &Scaled) {
-        self.n[j] += 1.0;
-        self.idle[j] += f64::from(u8::from(idle));
-        self.cost[j] += cost;
-        let n = self.n[j];
+        let c = &mut self.counts[j];
+        c[0] += 1.0;
+        c[1] += f64::from(u8::from(idle));
+        c[2] += cost;
+        let n = c[0];
         let o = &mut self.obs[3 * j..3 * j + 3];
         o[0] = scaled.of(n);
-        o[1] = (self.idle[j] / n) as f32;
-        o[2] = (self.cost[j] / n) as f32;
+        o[1] = (c[1] / n) as f32;
+        o[2] = (c[2] / n) as f32;
     }
 }
 
@@ -179,11 +251,102 @@ impl Scaled {
     }
 }
 
+/// Every user-copy's decoded list, list j in row j (`k` entries, the first `lens[j]` used).
+#[derive(Clone, Debug)]
+struct Lists {
+    entries: Vec<usize>,
+    lens: Vec<usize>,
+    k: usize,
+}
+
+impl Lists {
+    fn new(lists: usize, k: usize) -> Lists {
+        Lists {
+            entries: vec![0; lists * k],
+            lens: vec![0; lists],
+            k,
+        }
+    }
+
+    /// Sets list `j` to `channels` (at most `k` of them).
+    #[inline]
+    fn set(&mut self, j: usize, channels: impl Iterator<Item = usize>) {
+        let row = &mut self.entries[j * self.k..(j + 1) * self.k];
+        let mut len = 0;
+        for (slot, c) in row.iter_mut().zip(channels) {
+            *slot = c;
+            len += 1;
+        }
+        self.lens[j] = len;
+    }
+
+    fn as_ref(&self) -> ListsRef<'_> {
+        ListsRef {
+            entries: &self.entries,
+            lens: &self.lens,
+            k: self.k,
+        }
+    }
+}
+
+/// A contiguous range of [`Lists`]' rows.
+#[derive(Clone, Copy)]
+struct ListsRef<'a> {
+    entries: &'a [usize],
+    lens: &'a [usize],
+    k: usize,
+}
+
+impl<'a> ListsRef<'a> {
+    /// List `j` of the range.
+    #[inline]
+    fn get(&self, j: usize) -> &'a [usize] {
+        &self.entries[j * self.k..j * self.k + self.lens[j]]
+    }
+
+    /// The first `at` lists and the rest.
+    fn split_at(self, at: usize) -> (ListsRef<'a>, ListsRef<'a>) {
+        let (e1, e2) = self.entries.split_at(at * self.k);
+        let (l1, l2) = self.lens.split_at(at);
+        let k = self.k;
+        (
+            ListsRef {
+                entries: e1,
+                lens: l1,
+                k,
+            },
+            ListsRef {
+                entries: e2,
+                lens: l2,
+                k,
+            },
+        )
+    }
+
+    /// Calls `f` with lists `from..from + u` as slices (on the stack for up to 16 users: no
+    /// allocation a step).
+    #[inline]
+    fn with<R>(&self, from: usize, u: usize, f: impl FnOnce(&[&'a [usize]]) -> R) -> R {
+        let mut few: [&[usize]; 16] = [&[]; 16];
+        if u <= few.len() {
+            for (j, r) in few[..u].iter_mut().enumerate() {
+                *r = self.get(from + j);
+            }
+            f(&few[..u])
+        } else {
+            let many: Vec<&[usize]> = (from..from + u).map(|j| self.get(j)).collect();
+            f(&many)
+        }
+    }
+}
+
 /// N copies of a world, stepped together.
 #[pyclass(module = "specprobe._specprobe")]
 pub struct VecWorld {
-    worlds: Vec<Stepper>,
-    seen: Vec<Seen>,
+    worlds: Worlds,
+    /// One scratch per thread for a batch's slots.
+    scratch: Vec<BatchScratch>,
+    seen: SeenRows,
     scaled: Scaled,
     episode: Vec<u64>,
     /// A copy whose episode ended (and, under `NEXT_STEP`, resets at its next step).
@@ -208,7 +371,7 @@ pub struct VecWorld {
     regret: Vec<f64>,
     /// Copies whose action was ignored this step (they were reset, `NEXT_STEP`).
     reset_now: Vec<u8>,
-    lists: Vec<Vec<usize>>,
+    lists: Lists,
     /// The index of copy 0 among all copies of this scenario (its runs are `first + i`).
     first: u64,
     /// The action buffers the wrapper writes into (one of them is used: scores, or entries).
@@ -297,8 +460,10 @@ impl VecWorld {
         let one = match &loaded {
             // `channel` on a regret scenario: one probe a slot (the classic dynamic spectrum
             // access formulation), a list of at most one channel.
-            Scenario::Regret(s) => Stepper::regret(s, experiment)
-                .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
+            Scenario::Regret(s) => Worlds::One(Box::new(
+                Batch::regret(s, experiment, 1)
+                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
+            )),
             Scenario::MultiUser(s) => {
                 if s.is_sweep() {
                     return Err(PyValueError::new_err(
@@ -309,10 +474,12 @@ impl VecWorld {
                 // Ctrl-C looked at every 20 ms.
                 let cancel = specprobe::Cancel::new();
                 let classic = action == ActionKind::Channel;
-                crate::interruptible(py, &cancel, || {
-                    Stepper::multi_user_until(s, classic, &cancel)
-                })?
-                .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?
+                Worlds::Many(vec![
+                    crate::interruptible(py, &cancel, || {
+                        Stepper::multi_user_until(s, classic, &cancel)
+                    })?
+                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
+                ])
             }
             _ => {
                 return Err(PyValueError::new_err(
@@ -345,19 +512,11 @@ impl VecWorld {
             ));
         }
         check_memory(n, copy_bytes(k, users, parts.window))?;
-        // Every copy shares the one checked model (channels, benchmarks): a clone holds only its
-        // own state, so the model stays in cache however many copies step.
-        let mut worlds = Vec::with_capacity(n);
-        while worlds.len() < n - 1 {
-            let batch = SIGNAL_BATCH.min(n - 1 - worlds.len());
-            worlds.extend(std::iter::repeat_n(&one, batch).cloned());
-            py.check_signals()?;
-        }
-        worlds.insert(0, one);
-        let seen = Seen::new(users, k, parts.window);
+        let worlds = one.copies(py, n)?;
         let mut v = VecWorld {
             worlds,
-            seen: vec![seen; n],
+            scratch: (0..threads.max(1)).map(|_| BatchScratch::new(k)).collect(),
+            seen: SeenRows::new(n, users, k, parts.window),
             scaled: Scaled::new(steps),
             episode: vec![0; n],
             ended: vec![false; n],
@@ -378,7 +537,7 @@ impl VecWorld {
             oracle: vec![0.0; n],
             regret: vec![0.0; n],
             reset_now: vec![0; n],
-            lists: vec![Vec::with_capacity(k); n * users],
+            lists: Lists::new(n * users, k),
             first,
             scores_in: vec![
                 0.0;
@@ -413,14 +572,14 @@ impl VecWorld {
             self.users,
             self.dim,
             self.steps,
-            self.worlds[0].horizon(),
+            self.worlds.horizon(),
         )
     }
 
     /// The smallest and largest cost a probe can show in an observation (the cost a learner
     /// observes: under `reward: TimeLeft` with the time it used).
     fn cost_range(&self) -> (f64, f64) {
-        self.worlds[0].environment().observed_cost_range()
+        self.worlds.environment().observed_cost_range()
     }
 
     /// Every buffer as `(name, address, length, dtype)`: the Python side views them as NumPy
@@ -506,12 +665,14 @@ impl VecWorld {
 
     /// The run each copy plays (its episode's draws).
     fn runs(&self) -> Vec<u64> {
-        self.worlds.iter().map(Stepper::run).collect()
+        (0..self.worlds.len()).map(|i| self.worlds.run(i)).collect()
     }
 
     /// Each copy's totals so far in its episode: `(reward, pseudo-regret, realised regret)`.
     fn totals(&self) -> Vec<(f64, f64, f64)> {
-        self.worlds.iter().map(Stepper::totals).collect()
+        (0..self.worlds.len())
+            .map(|i| self.worlds.totals(i))
+            .collect()
     }
 
     /// Steps every copy with the actions in the action buffer (`n × users × K` float32
@@ -574,9 +735,7 @@ impl VecWorld {
 
 impl VecWorld {
     fn reseed(&mut self, seed: u64) {
-        for w in &mut self.worlds {
-            w.set_seed(seed);
-        }
+        self.worlds.set_seed(seed);
         self.episode.iter_mut().for_each(|e| *e = 0);
     }
 
@@ -606,12 +765,7 @@ impl VecWorld {
 
     fn decode_scores(&mut self, scores: &[f32]) -> PyResult<()> {
         let k = self.k;
-        for (j, (list, s)) in self
-            .lists
-            .iter_mut()
-            .zip(scores.chunks_exact(k))
-            .enumerate()
-        {
+        for (j, s) in scores.chunks_exact(k).enumerate() {
             if let Some(c) = s.iter().position(|x| x.is_nan()) {
                 return Err(PyValueError::new_err(format!(
                     "actions[{}]{}: score of channel {c} is NaN",
@@ -619,8 +773,7 @@ impl VecWorld {
                     user_suffix(self.users, j % self.users)
                 )));
             }
-            list.clear();
-            list.extend(ranked(s, &mut self.keys));
+            self.lists.set(j, ranked(s, &mut self.keys));
         }
         Ok(())
     }
@@ -633,12 +786,8 @@ impl VecWorld {
             k
         };
         let listed = &mut self.listed;
-        for (j, (list, e)) in self
-            .lists
-            .iter_mut()
-            .zip(entries.chunks_exact(width))
-            .enumerate()
-        {
+        let mut list = Vec::with_capacity(k);
+        for (j, e) in entries.chunks_exact(width).enumerate() {
             list.clear();
             let at = || format!("actions[{}]{}", j / users, user_suffix(users, j % users));
             let mut bad = None;
@@ -662,6 +811,7 @@ impl VecWorld {
             for &c in list.iter() {
                 listed[c] = false;
             }
+            self.lists.set(j, list.iter().copied());
             if let Some(x) = bad {
                 return Err(PyValueError::new_err(format!(
                     "{}: {x} is not a channel (0..{k}) nor the stop symbol {k}",
@@ -676,26 +826,27 @@ impl VecWorld {
     /// split evenly).
     fn step_range(&mut self, from: usize, to: usize) -> PyResult<()> {
         let threads = self.threads;
+        let mut scratch = std::mem::take(&mut self.scratch);
         let (_, rest) = Copies::of(self).split_at(from);
         let (mut range, _) = rest.split_at(to - from);
         let n = to - from;
-        if threads == 1 || n < 2 {
-            range.step(0, n);
-            return range.error.map_or(Ok(()), |e| Err(step_error(&e)));
-        }
-        let mut parts: Vec<Copies<'_>> = range.split(n.div_ceil(threads));
-        std::thread::scope(|scope| {
-            for part in &mut parts {
-                scope.spawn(move || {
-                    let len = part.worlds.len();
-                    part.step(0, len);
-                });
-            }
-        });
-        match parts.into_iter().find_map(|p| p.error) {
-            Some(e) => Err(step_error(&e)),
-            None => Ok(()),
-        }
+        let error = if threads == 1 || n < 2 {
+            range.step(0, n, &mut scratch[0]);
+            range.error
+        } else {
+            let mut parts: Vec<Copies<'_>> = range.split(n.div_ceil(threads));
+            std::thread::scope(|scope| {
+                for (part, scratch) in parts.iter_mut().zip(&mut scratch) {
+                    scope.spawn(move || {
+                        let len = part.worlds.len();
+                        part.step(0, len, scratch);
+                    });
+                }
+            });
+            parts.into_iter().find_map(|p| p.error)
+        };
+        self.scratch = scratch;
+        error.map_or(Ok(()), |e| Err(step_error(&e)))
     }
 
     fn write_obs(&mut self, i: usize, final_: bool) {
@@ -761,14 +912,161 @@ fn user_suffix(users: usize, u: usize) -> String {
     }
 }
 
+/// The copies' worlds: one user's, as the rows of a batch; several users', one stepper each.
+enum Worlds {
+    One(Box<Batch>),
+    Many(Vec<Stepper>),
+}
+
+impl Worlds {
+    /// `n` copies of this one world (copy i at the start of run i); looks at the signal
+    /// handlers between batches of copies (Ctrl-C).
+    fn copies(self, py: Python<'_>, n: usize) -> PyResult<Worlds> {
+        Ok(match self {
+            Worlds::One(mut batch) => {
+                batch.resize(n);
+                Worlds::One(batch)
+            }
+            Worlds::Many(mut worlds) => {
+                // Every copy shares the one checked model (channels, benchmarks): a clone holds
+                // only its own state, so the model stays in cache however many copies step.
+                worlds.reserve(n - 1);
+                while worlds.len() < n {
+                    let batch = SIGNAL_BATCH.min(n - worlds.len());
+                    let one = &worlds[0].clone();
+                    worlds.extend(std::iter::repeat_n(one, batch).cloned());
+                    py.check_signals()?;
+                }
+                Worlds::Many(worlds)
+            }
+        })
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Worlds::One(b) => b.len(),
+            Worlds::Many(w) => w.len(),
+        }
+    }
+
+    fn channels(&self) -> usize {
+        match self {
+            Worlds::One(b) => b.channels(),
+            Worlds::Many(w) => w[0].channels(),
+        }
+    }
+
+    fn users(&self) -> usize {
+        match self {
+            Worlds::One(_) => 1,
+            Worlds::Many(w) => w[0].users(),
+        }
+    }
+
+    fn horizon(&self) -> u64 {
+        match self {
+            Worlds::One(b) => b.horizon(),
+            Worlds::Many(w) => w[0].horizon(),
+        }
+    }
+
+    fn environment(&self) -> &specprobe::Environment {
+        match self {
+            Worlds::One(b) => b.environment(),
+            Worlds::Many(w) => w[0].environment(),
+        }
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        match self {
+            Worlds::One(b) => b.set_seed(seed),
+            Worlds::Many(w) => w.iter_mut().for_each(|w| w.set_seed(seed)),
+        }
+    }
+
+    fn run(&self, i: usize) -> u64 {
+        match self {
+            Worlds::One(b) => b.run(i),
+            Worlds::Many(w) => w[i].run(),
+        }
+    }
+
+    fn totals(&self, i: usize) -> (f64, f64, f64) {
+        match self {
+            Worlds::One(b) => b.totals(i),
+            Worlds::Many(w) => w[i].totals(),
+        }
+    }
+
+    fn as_mut(&mut self) -> WorldsMut<'_> {
+        match self {
+            Worlds::One(b) => WorldsMut::One(b.part()),
+            Worlds::Many(w) => WorldsMut::Many(w),
+        }
+    }
+}
+
+/// A contiguous range of the copies' worlds.
+enum WorldsMut<'a> {
+    One(BatchPart<'a>),
+    Many(&'a mut [Stepper]),
+}
+
+impl<'a> WorldsMut<'a> {
+    fn len(&self) -> usize {
+        match self {
+            WorldsMut::One(b) => b.len(),
+            WorldsMut::Many(w) => w.len(),
+        }
+    }
+
+    fn split_at(self, at: usize) -> (WorldsMut<'a>, WorldsMut<'a>) {
+        match self {
+            WorldsMut::One(b) => {
+                let (x, y) = b.split_at(at);
+                (WorldsMut::One(x), WorldsMut::One(y))
+            }
+            WorldsMut::Many(w) => {
+                let (x, y) = w.split_at_mut(at);
+                (WorldsMut::Many(x), WorldsMut::Many(y))
+            }
+        }
+    }
+
+    fn reset(&mut self, i: usize, run: u64) {
+        match self {
+            WorldsMut::One(b) => b.reset(i, run),
+            WorldsMut::Many(w) => w[i].reset(run),
+        }
+    }
+
+    fn slot(&self, i: usize) -> u64 {
+        match self {
+            WorldsMut::One(b) => b.slot(i),
+            WorldsMut::Many(w) => w[i].slot(),
+        }
+    }
+
+    /// User `u`'s probes in copy `i`'s last slot (none before the first).
+    fn last_probes(&self, i: usize, u: usize) -> &[Probe] {
+        match self {
+            WorldsMut::One(b) => b.last(i).0,
+            WorldsMut::Many(w) => w[i]
+                .last_outcome()
+                .and_then(|o| o.users.get(u))
+                .map_or(&[][..], |step| &step.probes),
+        }
+    }
+}
+
 /// A contiguous range of copies and their slices of every buffer, stepped by one thread.
 struct Copies<'a> {
-    worlds: &'a mut [Stepper],
-    seen: &'a mut [Seen],
+    worlds: WorldsMut<'a>,
+    seen: SeenMut<'a>,
     scaled: &'a Scaled,
     episode: &'a mut [u64],
     ended: &'a mut [bool],
-    lists: &'a [Vec<usize>],
+    lists: ListsRef<'a>,
     obs: &'a mut [f32],
     final_obs: &'a mut [f32],
     reward: &'a mut [f64],
@@ -792,12 +1090,12 @@ struct Copies<'a> {
 impl<'a> Copies<'a> {
     fn of(v: &'a mut VecWorld) -> Copies<'a> {
         Copies {
-            worlds: &mut v.worlds,
-            seen: &mut v.seen,
+            worlds: v.worlds.as_mut(),
+            seen: v.seen.as_mut(),
             scaled: &v.scaled,
             episode: &mut v.episode,
             ended: &mut v.ended,
-            lists: &v.lists,
+            lists: v.lists.as_ref(),
             obs: &mut v.obs,
             final_obs: &mut v.final_obs,
             reward: &mut v.reward,
@@ -822,7 +1120,7 @@ impl<'a> Copies<'a> {
     fn split(self, chunk: usize) -> Vec<Copies<'a>> {
         let mut out = Vec::new();
         let mut rest = self;
-        while !rest.worlds.is_empty() {
+        while rest.worlds.len() > 0 {
             let take = chunk.min(rest.worlds.len());
             let (head, tail) = rest.split_at(take);
             out.push(head);
@@ -833,8 +1131,8 @@ impl<'a> Copies<'a> {
 
     fn split_at(self, at: usize) -> (Copies<'a>, Copies<'a>) {
         let (u, d) = (self.users, self.dim);
-        let (w1, w2) = self.worlds.split_at_mut(at);
-        let (s1, s2) = self.seen.split_at_mut(at);
+        let (w1, w2) = self.worlds.split_at(at);
+        let (s1, s2) = self.seen.split_at(at);
         let (e1, e2) = self.episode.split_at_mut(at);
         let (en1, en2) = self.ended.split_at_mut(at);
         let (l1, l2) = self.lists.split_at(at * u);
@@ -910,26 +1208,37 @@ impl<'a> Copies<'a> {
         )
     }
 
-    /// Steps copies `from..to` (indices into this range).
-    fn step(&mut self, from: usize, to: usize) {
+    /// Steps copies `from..to` (indices into this range); `scratch`: this thread's.
+    fn step(&mut self, from: usize, to: usize, scratch: &mut BatchScratch) {
         let u = self.users;
         for i in from..to {
-            if i + 3 < to {
-                // The world's own struct (its vectors' headers, some 15 lines): read two
-                // copies ahead to find the blocks.
-                prefetch_all(std::slice::from_ref(&self.worlds[i + 3]));
+            if let WorldsMut::Many(worlds) = &self.worlds {
+                // Several users' worlds are each their own heap blocks: brought into cache
+                // ahead (a batch's rows are read in order, which the hardware follows).
+                if i + 3 < to {
+                    // The world's own struct (its vectors' headers, some 15 lines): read two
+                    // copies ahead to find the blocks.
+                    prefetch_all(std::slice::from_ref(&worlds[i + 3]));
+                }
+                if i + 2 < to {
+                    worlds[i + 2].hot_headers(prefetch);
+                }
             }
             if i + 2 < to {
-                self.worlds[i + 2].hot_headers(prefetch);
-                // The lists, read one copy ahead for the channels they name, and the copy's
-                // statistics' headers.
-                for l in &self.lists[(i + 2) * u..(i + 3) * u] {
-                    prefetch_all(l);
+                // The lists, read one copy ahead for the channels they name.
+                for j in (i + 2) * u..(i + 3) * u {
+                    prefetch_all(self.lists.get(j));
                 }
-                prefetch_all(std::slice::from_ref(&self.seen[i + 2]));
             }
-            if i + 1 < to {
-                self.prefetch(i + 1);
+            // A batch's rows need no headers read first: its copies are prefetched further
+            // ahead.
+            let ahead = if matches!(self.worlds, WorldsMut::One(_)) {
+                AHEAD
+            } else {
+                1
+            };
+            if i + ahead < to {
+                self.prefetch(i + ahead);
             }
             self.has_final[i] = 0;
             self.reset_now[i] = 0;
@@ -941,11 +1250,11 @@ impl<'a> Copies<'a> {
                 self.write_obs(i, false);
                 continue;
             }
-            if let Err(e) = self.step_copy(i) {
+            if let Err(e) = self.step_copy(i, scratch) {
                 self.error.get_or_insert(e);
                 return;
             }
-            let done = self.worlds[i].slot() >= self.steps;
+            let done = self.worlds.slot(i) >= self.steps;
             self.truncated[i] = u8::from(done);
             self.ended[i] = done;
             if done && self.autoreset == Autoreset::SameStep {
@@ -963,20 +1272,24 @@ impl<'a> Copies<'a> {
     /// [`Stepper::hot_blocks`]).
     fn prefetch(&self, i: usize) {
         let u = self.users;
-        self.worlds[i].hot_blocks(&self.lists[i * u..(i + 1) * u], prefetch);
-        let seen = &self.seen[i];
+        match &self.worlds {
+            WorldsMut::Many(worlds) => self
+                .lists
+                .with(i * u, u, |l| worlds[i].hot_blocks(l, prefetch)),
+            WorldsMut::One(batch) => batch.hot_rows(i, self.lists.get(i), prefetch),
+        }
+        let seen = &self.seen;
         // The counts of the channels the users probe first (a step adds to those only), and
         // the whole `stats` part, which the observation copies.
-        for (user, l) in self.lists[i * u..(i + 1) * u].iter().enumerate() {
-            for &c in l.iter().take(2) {
-                let j = user * self.k + c;
-                for v in [&seen.n, &seen.idle, &seen.cost] {
-                    prefetch_all(&v[j..=j]);
-                }
+        for user in 0..u {
+            for &c in self.lists.get(i * u + user).iter().take(2) {
+                let j = (i * u + user) * self.k + c;
+                prefetch_all(&seen.counts[j..=j]);
             }
         }
-        prefetch_all(&seen.obs);
-        prefetch_all(&seen.recent);
+        let (stats, recent) = seen.parts(i);
+        prefetch_all(stats);
+        prefetch_all(recent);
     }
 
     /// Copy `i` at the start of its next episode (episode `e`: run `first + i + e·2³²`).
@@ -988,8 +1301,8 @@ impl<'a> Copies<'a> {
 
     /// Copy `i` at the start of run `run`: its world, what its users saw, its episode's end.
     fn restart(&mut self, i: usize, run: u64) {
-        self.worlds[i].reset(run);
-        self.seen[i].clear();
+        self.worlds.reset(i, run);
+        self.seen.row(i).clear();
         self.ended[i] = false;
     }
 
@@ -1004,28 +1317,40 @@ impl<'a> Copies<'a> {
         self.regret[i] = 0.0;
     }
 
-    fn step_copy(&mut self, i: usize) -> Result<(), StepError> {
+    fn step_copy(&mut self, i: usize, scratch: &mut BatchScratch) -> Result<(), StepError> {
         let (u, k) = (self.users, self.k);
-        let lists = &self.lists[i * u..(i + 1) * u];
-        // The users' lists as slices, on the stack for up to 16 users (no allocation a step).
-        let mut few: [&[usize]; 16] = [&[]; 16];
-        let many: Vec<&[usize]>;
-        let refs: &[&[usize]] = if u <= few.len() {
-            for (r, l) in few.iter_mut().zip(lists) {
-                *r = l.as_slice();
+        let lists = self.lists;
+        let worlds = match &mut self.worlds {
+            WorldsMut::One(batch) => {
+                if self.parts.window > 1 {
+                    // The slot that was last joins the window's older slots.
+                    let last = batch.last(i).0;
+                    self.seen.row(i).push_slot(|_| last, 1, k);
+                }
+                batch.step_with(i, lists.get(i), scratch)?;
+                let (probes, reward, oracle, regret) = batch.last(i);
+                self.reward[i] = reward;
+                let mut seen = self.seen.row(i);
+                for &(c, idle, cost) in probes {
+                    seen.add(c, idle, cost, self.scaled);
+                }
+                self.oracle[i] = oracle;
+                self.regret[i] = regret;
+                return Ok(());
             }
-            &few[..u]
-        } else {
-            many = lists.iter().map(Vec::as_slice).collect();
-            &many
+            WorldsMut::Many(worlds) => worlds,
         };
         if self.parts.window > 1 {
             // The slot that was last joins the window's older slots.
-            let world = &self.worlds[i];
-            self.seen[i].push_slot(world.last_outcome(), u, k);
+            let last = worlds[i].last_outcome();
+            let probes = |user: usize| {
+                last.and_then(|o| o.users.get(user))
+                    .map_or(&[][..], |step| &step.probes[..])
+            };
+            self.seen.row(i).push_slot(probes, u, k);
         }
-        let o = self.worlds[i].step(refs)?;
-        let seen = &mut self.seen[i];
+        let o = lists.with(i * u, u, |refs| worlds[i].step(refs))?;
+        let mut seen = self.seen.row(i);
         for (user, step) in o.users.iter().enumerate() {
             self.reward[i * u + user] = step.reward;
             for &(c, idle, cost) in &step.probes {
@@ -1040,16 +1365,14 @@ impl<'a> Copies<'a> {
     /// Writes copy `i`'s observation (of its last slot) into `obs`, or into `final_obs`.
     fn write_obs(&mut self, i: usize, final_: bool) {
         let (u, k, d) = (self.users, self.k, self.dim);
-        let world = &self.worlds[i];
-        let t = world.slot();
+        let t = self.worlds.slot(i);
         let horizon = self.steps as f64;
         let buf = if final_ {
             &mut self.final_obs[i * u * d..(i + 1) * u * d]
         } else {
             &mut self.obs[i * u * d..(i + 1) * u * d]
         };
-        let last = world.last_outcome();
-        let seen = &self.seen[i];
+        let (stats, recent) = self.seen.parts(i);
         for user in 0..u {
             let row = &mut buf[user * d..(user + 1) * d];
             let mut at = 0;
@@ -1057,16 +1380,13 @@ impl<'a> Copies<'a> {
                 let w = self.parts.window;
                 let (newest, older) = row[..3 * k * w].split_at_mut(3 * k);
                 // `last` is none before the episode's first slot.
-                let probes = last
-                    .and_then(|o| o.users.get(user))
-                    .map_or(&[][..], |step| &step.probes);
-                write_slot(newest, probes);
+                write_slot(newest, self.worlds.last_probes(i, user));
                 let span = 3 * k * (w - 1);
-                older.copy_from_slice(&seen.recent[user * span..(user + 1) * span]);
+                older.copy_from_slice(&recent[user * span..(user + 1) * span]);
                 at += 3 * k * w;
             }
             if self.parts.stats {
-                row[at..at + 3 * k].copy_from_slice(&seen.obs[3 * user * k..3 * (user + 1) * k]);
+                row[at..at + 3 * k].copy_from_slice(&stats[3 * user * k..3 * (user + 1) * k]);
                 at += 3 * k;
             }
             if self.parts.time {

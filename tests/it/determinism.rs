@@ -97,6 +97,21 @@ fn markov_paths_do_not_depend_on_the_certification_band() {
                 rewards.push(world.step(&[list]).unwrap().users[0].reward.to_bits());
             }
         }
+        // The vector environment's batch: 64 copies (thousands of lanes through the fallback
+        // at the wide band), each its run, whatever the band.
+        let mut batch = specprobe::Batch::regret(&s, 0, 64).unwrap();
+        for t in 0..2000usize {
+            for i in 0..64 {
+                let list = [(t + i) % 4, (t / 4 + 2 * i) % 4];
+                let list: &[usize] = if list[0] == list[1] {
+                    &list[..1]
+                } else {
+                    &list
+                };
+                batch.step(i, list).unwrap();
+                rewards.push(batch.last(i).1.to_bits());
+            }
+        }
         specprobe::set_certification_band(None);
         (seen, rewards)
     };

@@ -224,12 +224,29 @@ pub(crate) enum Feedback {
     /// acknowledgement and whether another user chose the same channel; indices learn from
     /// the acknowledgement.
     CollisionOnly,
+    /// No sensing and no collision indicator: a user transmits on the first channel of its
+    /// list and observes only its reward, the acknowledgement, so that a collision and a busy
+    /// channel both read as a zero (a radio without an acknowledgement channel's collision
+    /// report). The model of the no-sensing multi-player bandits: Lugosi & Mehrabian 2018,
+    /// Boursier & Perchet's SIC-MMAB2, Shi et al.'s EC-SIC (AISTATS 2020), Bubeck, Budzinski
+    /// & Sellke (COLT 2021), Trinh & Combes' randomized Selfish KL-UCB (arXiv 2102.10200):
+    /// `CollisionOnly` shows the collision indicator, which these papers' users never see.
+    NoSensing,
 }
 
 impl Feedback {
     /// Whether users sense channels (and may cascade).
     pub(crate) fn senses(self) -> bool {
-        self != Feedback::CollisionOnly
+        !matches!(self, Feedback::CollisionOnly | Feedback::NoSensing)
+    }
+
+    /// Whether users see the collision indicator in every slot (what a team that
+    /// communicates through collisions needs).
+    pub(crate) fn shows_collisions(self) -> bool {
+        matches!(
+            self,
+            Feedback::SensingAndCollision | Feedback::CollisionOnly
+        )
     }
 }
 

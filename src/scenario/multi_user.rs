@@ -329,10 +329,13 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
             at.field("policy")
         };
         ck.label(&mut seen, &label, &label_path, "policy");
-        if p.policy.needs_collision_indicator() && raw.feedback == Feedback::SensingThenCollision {
+        if p.policy.needs_collision_indicator() && !raw.feedback.shows_collisions() {
             ck.fail(
                 &at.field("policy"),
-                "needs the collision indicator in every slot, `feedback: SensingAndCollision` or `CollisionOnly` (it communicates through collisions or estimates from the slots without one; the scenario has SensingThenCollision)",
+                format!(
+                    "needs the collision indicator in every slot, `feedback: SensingAndCollision` or `CollisionOnly` (it communicates through collisions or estimates from the slots without one; the scenario has {:?})",
+                    raw.feedback
+                ),
             );
         }
         for (param, rule) in p.policy.check(k.max(1), raw.users as usize, raw.horizon) {

@@ -87,7 +87,9 @@ pub fn policies() -> String {
          alone, and `reward: Net` (the net reward, for channels whose costs reorder them; \
          default `Idle`). `convention: Reference` gives the authors' code's definitions of Dpe, Beacon and \
          Cucb; Dpe, SicMmab, GameOfThrones and Beacon need the collision indicator in every \
-         slot (`feedback: SensingAndCollision` or `CollisionOnly`)."
+         slot (`feedback: SensingAndCollision` or `CollisionOnly`); `feedback: NoSensing` shows \
+         only the reward (a collision reads as a zero), for `Selfish(policy: KlUcb(reward: \
+         Idle, c: …, noise: true))`, Trinh & Combes' randomized Selfish KL-UCB."
     );
     out
 }

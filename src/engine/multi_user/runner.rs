@@ -720,6 +720,7 @@ mod tests {
                         "SensingThenCollision",
                         "SensingAndCollision",
                         "CollisionOnly",
+                        "NoSensing",
                     ] {
                         for timing in ["Synchronous", "Blind"] {
                             let text = format!(

@@ -600,6 +600,7 @@ impl<'a, S: Spectrum> World<'a, S> {
                 Feedback::SensingAndCollision | Feedback::CollisionOnly => us
                     .last
                     .map(|i| !copies && (b.choosers[i] > 1 || b.transmitters[i] > 1)),
+                Feedback::NoSensing => None,
             };
             let seen = Seen {
                 transmitted: us.tx,

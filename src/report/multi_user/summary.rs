@@ -41,7 +41,8 @@ const CAVEAT: &str = "asymptotic (T → ∞), for uniformly efficient policies o
 /// The lower bounds where they apply: the classic model, M < K, i.i.d. channels, a strict gap,
 /// and the bounds' own model of collisions and feedback: colliding users all lose the slot
 /// (`AllLost`; under `NoCollision` users never interact, under `OneWinner` or `Capture` a
-/// collision still pays one of them) and each user senses its channel (not `CollisionOnly`).
+/// collision still pays one of them) and each user senses its channel (not `CollisionOnly` nor
+/// `NoSensing`).
 pub(crate) fn lower_bound(s: &MultiUserScenario, expected: Expected) -> Option<LowerBound> {
     let m = s.users;
     let k = s.env.len();
@@ -50,7 +51,7 @@ pub(crate) fn lower_bound(s: &MultiUserScenario, expected: Expected) -> Option<L
     let their_model = matches!(
         s.collision,
         crate::multi::Collision::AllLost | crate::multi::Collision::SameChannel
-    ) && s.feedback != crate::multi::Feedback::CollisionOnly;
+    ) && s.feedback.senses();
     if expected != Expected::Classic || m >= k || !stationary || !their_model {
         return None;
     }

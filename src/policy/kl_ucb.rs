@@ -9,6 +9,14 @@
 //! first K slots probe each channel once: in index order under specprobe's convention (the
 //! paper's initialisation), in a uniform order under `convention: SMPyBandits`, which also
 //! counts the `t` of `ln t` in samples (see [`super::Rules`]).
+//!
+//! Two parameters make it Trinh & Combes' randomized Selfish KL-UCB (arXiv 2102.10200), for
+//! users without sensing (`Selfish(policy: KlUcb(reward: Idle, c: …, noise: true))` under
+//! `feedback: NoSensing`, where a collision zeroes the reward): `c`, the exploration function
+//! `f(t) = ln t + c·ln ln t` (default 0, `ln t`; `ln ln t` read as `ln max(ln t, 1)`), and
+//! `noise`, Gaussian noise of standard deviation `1/(t + 1)` added to every index each slot,
+//! which breaks the symmetric equilibria where copies of one deterministic index policy
+//! collide forever.
 
 use super::one_channel::{Decide, Reward};
 use super::{Builtin, Clock, Convention, Estimates, IndexKind, ParamError, Policy, Rules, Ties};
@@ -32,6 +40,16 @@ pub(crate) struct KlUcbSpec {
     /// How ties are broken, overriding the convention's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ties: Option<Ties>,
+    /// The c of the exploration function `ln t + c·ln ln t` (default 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub c: f64,
+    /// Gaussian noise of standard deviation `1/(t + 1)` on every index (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub noise: bool,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Builtin for KlUcbSpec {
@@ -49,15 +67,28 @@ impl Builtin for KlUcbSpec {
         KlUcbSpec::default()
     }
     fn label(&self) -> &'static str {
-        match (self.reward, self.convention) {
-            (Reward::Net, Convention::Specprobe) => "klucb",
-            (Reward::Idle, Convention::Specprobe) => "klucb-idle",
-            (Reward::Net, Convention::SMPyBandits) => "klucb-smpy",
-            (Reward::Idle, Convention::SMPyBandits) => "klucb-idle-smpy",
+        match (self.reward, self.convention, self.noise) {
+            (Reward::Net, Convention::Specprobe, false) => "klucb",
+            (Reward::Idle, Convention::Specprobe, false) => "klucb-idle",
+            (Reward::Net, Convention::SMPyBandits, false) => "klucb-smpy",
+            (Reward::Idle, Convention::SMPyBandits, false) => "klucb-idle-smpy",
+            (Reward::Net, Convention::Specprobe, true) => "klucb-rand",
+            (Reward::Idle, Convention::Specprobe, true) => "klucb-idle-rand",
+            (Reward::Net, Convention::SMPyBandits, true) => "klucb-rand-smpy",
+            (Reward::Idle, Convention::SMPyBandits, true) => "klucb-idle-rand-smpy",
         }
     }
     fn check(&self, _k: usize) -> Vec<ParamError> {
-        Vec::new()
+        if self.c.is_finite() && self.c >= 0.0 {
+            return Vec::new();
+        }
+        vec![ParamError {
+            param: "c",
+            rule: format!(
+                "the c of ln t + c·ln ln t must be finite and at least 0 (got {})",
+                self.c
+            ),
+        }]
     }
     fn single_channel(&self) -> bool {
         true
@@ -72,6 +103,8 @@ impl Builtin for KlUcbSpec {
                 kind: IndexKind::KlUcb,
                 reward: self.reward,
                 rules: Rules::new(self.convention, self.time, self.ties).at_horizon(env.horizon()),
+                log_log: self.c,
+                noise: self.noise,
             },
         }
     }

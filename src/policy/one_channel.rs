@@ -8,6 +8,7 @@
 //! the lower channel first, or uniformly at random as SMPyBandits' `IndexPolicy.choice` does).
 
 use super::{Estimates, IndexKind, Rules, Ties, log_clock};
+use crate::util::math;
 use crate::util::rng::SimRng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
@@ -58,6 +59,13 @@ pub(crate) struct Decide {
     pub reward: Reward,
     /// Its clock and ties.
     pub rules: Rules,
+    /// The c of the exploration function `f(t) = ln t + c·ln ln t` (0: `ln t`). `ln ln t` is
+    /// taken as `ln max(ln t, 1)`, 0 until t reaches e (it is negative, then undefined, below).
+    pub log_log: f64,
+    /// Adds Gaussian noise of standard deviation `1/(t + 1)` to every finite index each slot
+    /// (Trinh & Combes' randomized Selfish KL-UCB), drawn from the user's stream in channel
+    /// order.
+    pub noise: bool,
 }
 
 impl Decide {
@@ -66,19 +74,27 @@ impl Decide {
     pub(crate) fn choose(&self, est: &Estimates, t: u64, rng: &mut SimRng) -> usize {
         let k = est.len();
         let samples: u64 = (0..k).map(|i| est.count(i)).sum();
-        let log_t = log_clock(self.rules.clock(t, samples));
+        let mut log_t = log_clock(self.rules.clock(t, samples));
+        if self.log_log != 0.0 {
+            log_t += self.log_log * math::ln(log_t.max(1.0));
+        }
+        let sd = 1.0 / (t as f64 + 1.0);
         let (theta, cost) = (est.theta_hat(), est.cost_hat());
         let mut best = 0;
         let mut best_index = f64::NEG_INFINITY;
         let mut tied = 0u64;
         for i in 0..k {
             let n = est.count(i);
-            let index = if n == 0 {
+            let mut index = if n == 0 {
                 f64::INFINITY
             } else {
                 self.kind
                     .of_mean(self.reward.mean(theta[i], cost[i]), n, log_t)
             };
+            if self.noise && n > 0 {
+                let z: f64 = rng.sample(rand_distr::StandardNormal);
+                index += sd * z;
+            }
             if index > best_index {
                 best = i;
                 best_index = index;
@@ -113,6 +129,8 @@ mod tests {
             kind: IndexKind::KlUcb,
             reward: Reward::Idle,
             rules: Rules::new(Convention::SMPyBandits, None, None),
+            log_log: 0.0,
+            noise: false,
         };
         let mut rng = crate::util::rng::stream(3, 0, 0);
         let mut first = [0u32; 4];
@@ -125,6 +143,8 @@ mod tests {
         }
         let lower = Decide {
             rules: Rules::new(Convention::Specprobe, Some(Clock::Samples), None),
+            log_log: 0.0,
+            noise: false,
             ..random
         };
         assert_eq!(lower.choose(&est, 2, &mut rng), 0);
@@ -143,6 +163,8 @@ mod tests {
             kind: IndexKind::Ucb,
             reward: Reward::Idle,
             rules: Rules::new(Convention::Specprobe, Some(Clock::Samples), None),
+            log_log: 0.0,
+            noise: false,
         };
         // 10 samples: ln 10; channel 1's index 0 + sqrt(2 ln 10 / 5) < 1 + …: channel 0.
         assert_eq!(

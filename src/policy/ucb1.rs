@@ -81,6 +81,8 @@ impl Builtin for Ucb1Spec {
                 kind: IndexKind::Ucb,
                 reward: self.reward,
                 rules,
+                log_log: 0.0,
+                noise: false,
             });
         }
         p

@@ -418,10 +418,8 @@ class SpectrumEnv(_NoPickle, gymnasium.Env):
         self.channels, self.horizon = self._vec.channels, self._vec.horizon
         self.render_mode = None
         # The one copy's views, looked up once (a step is a few microseconds).
-        buf = self._vec._buf
         self._views = (self._vec._act[0:1] if action == "channel" else self._vec._act[0],
-                       self._vec._obs[0], buf["reward"], buf["terminated"],
-                       buf["truncated"], buf["oracle"], buf["regret"])
+                       self._vec._obs[0])
         self._shape = () if action == "channel" else (self.channels,)
         self._fast = "f" if action == "scores" else "i"
 
@@ -444,11 +442,11 @@ class SpectrumEnv(_NoPickle, gymnasium.Env):
         core = self._vec._live()
         if not self._vec._started:
             raise gymnasium.error.ResetNeeded(_NOT_RESET)
-        act, obs, reward, terminated, truncated, oracle, regret = self._views
+        act, obs = self._views
         act[...] = a
-        core.step()
-        return (obs.copy(), reward.item(0), bool(terminated.item(0)), bool(truncated.item(0)),
-                {"oracle_expected_reward": oracle.item(0), "pseudo_regret": regret.item(0)})
+        reward, terminated, truncated, oracle, regret = core.step_first()
+        return (obs.copy(), reward, terminated, truncated,
+                {"oracle_expected_reward": oracle, "pseudo_regret": regret})
 
     def totals(self) -> Tuple[float, float, float]:
         """The episode so far: (reward, pseudo-regret, realised regret)."""

@@ -679,6 +679,20 @@ impl VecWorld {
     /// scores, or int64 entries of lists, or `n × users` int64 channels, written there by the
     /// Python wrapper through its NumPy view). Raises naming the copy, the user and the rule
     /// an action breaks; then nothing has been stepped.
+    /// [`VecWorld::step`], returning copy 0's `(reward, terminated, truncated, oracle,
+    /// pseudo-regret)`: `SpectrumEnv.step` in one call rather than five reads of the buffers
+    /// (they were a fifth of its 2.2 µs).
+    fn step_first(&mut self, py: Python<'_>) -> PyResult<(f64, bool, bool, f64, f64)> {
+        self.step(py)?;
+        Ok((
+            self.reward[0],
+            self.terminated[0] != 0,
+            self.truncated[0] != 0,
+            self.oracle[0],
+            self.regret[0],
+        ))
+    }
+
     fn step(&mut self, py: Python<'_>) -> PyResult<()> {
         if let Some(at) = self.interrupted {
             return Err(PyValueError::new_err(format!(

@@ -497,35 +497,23 @@ class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
         self.observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.action_space = spaces.Discrete(k + 1)
         self.render_mode = None
-        self._scale = 1.0 / np.log1p(horizon)
-        self._reset_stats()
-        self._started = False
-
-    def _reset_stats(self) -> None:
-        k = self.channels
-        self._probed = np.zeros(k, np.float32)
-        self._n = np.zeros(k)
-        self._idle = np.zeros(k)
-        self._cost = np.zeros(k)
+        # The core keeps the observation as probes change it, its statistics encoded as the
+        # slot-level environment's (one encoder, the same bits).
+        self._view = _views(self._core)["obs"]
         self._t = 0
         self._done = False
+        self._started = False
 
     def _obs(self) -> np.ndarray:
-        k = self.channels
-        n = self._n
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rate = np.where(n > 0, self._idle / np.maximum(n, 1), 0.0)
-            cost = np.where(n > 0, self._cost / np.maximum(n, 1), 0.0)
-        stats = np.stack([np.log1p(n) * self._scale, rate, cost], axis=1).ravel()
-        return np.concatenate([self._probed, stats,
-                               [self._t / self.horizon, self._probed.sum() / k]]).astype(np.float32)
+        return self._view.copy()
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None):
         seed = _seed(seed)
         core = self._live()
         super().reset(seed=seed)
         core.reset(seed)
-        self._reset_stats()
+        self._t = 0
+        self._done = False
         self._started = True
         return self._obs(), {}
 
@@ -547,21 +535,15 @@ class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
         k = self.channels
         a = _channel(action, k)
         reward, info = 0.0, {}
-        if a == k or self._probed[a]:
+        if a == k or self._view[a]:
             self._t = self._core.stop()
             ended = True
         else:
-            idle, cost, reward, ended, success, t = self._core.probe(a)
-            self._probed[a] = 1.0
-            self._n[a] += 1
-            self._idle[a] += idle
-            self._cost[a] += cost
-            self._t = t
+            _, _, reward, ended, _, self._t = self._core.probe(a)
         if ended:
             oracle, regret, slot_reward = self._core.last()
             info = {"oracle_expected_reward": oracle, "pseudo_regret": regret,
                     "slot_reward": slot_reward}
-            self._probed[:] = 0.0
         truncated = ended and self._t >= self.horizon
         self._done = truncated
         return self._obs(), float(reward), False, bool(truncated), info

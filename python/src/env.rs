@@ -1417,6 +1417,16 @@ pub struct ProbeWorld {
     index: u64,
     episode: u64,
     seed: Option<u64>,
+    /// The episode's statistics, encoded as the slot-level environment encodes them (one
+    /// copy, one user): the observation's `stats` part is the same bits.
+    seen: SeenRows,
+    scaled: Scaled,
+    /// The observation, `4K + 2` floats: per channel probed in the current slot (0/1), the
+    /// statistics (3 per channel), t/T and the fraction of the channels probed in the slot;
+    /// kept as probes change it, viewed by the Python side.
+    obs: Vec<f32>,
+    /// Channels probed in the current slot.
+    probed: usize,
 }
 
 #[pymethods]
@@ -1442,7 +1452,12 @@ impl ProbeWorld {
                 ));
             }
         };
+        let k = world.channels();
         let mut w = ProbeWorld {
+            scaled: Scaled::new(world.horizon()),
+            seen: SeenRows::new(1, 1, k, 1),
+            obs: vec![0.0; 4 * k + 2],
+            probed: 0,
             world,
             index,
             episode: 0,
@@ -1477,6 +1492,15 @@ impl ProbeWorld {
         }
         self.world.reset(self.index + self.episode * EPISODE_STRIDE);
         self.episode += 1;
+        self.seen.as_mut().row(0).clear();
+        self.obs.iter_mut().for_each(|x| *x = 0.0);
+        self.probed = 0;
+    }
+
+    /// The observation's buffer as `(name, address, length, dtype)` (see
+    /// [`VecWorld::buffers`]): the Python side views it once (it never moves).
+    fn buffers(&self) -> Vec<Buffer> {
+        vec![buffer("obs", &self.obs, "float32")]
     }
 
     /// Probes `channel` next: `(sensed idle, the cost observed, the step's reward, slot
@@ -1491,6 +1515,15 @@ impl ProbeWorld {
             .flatten();
         let reward = -p.cost + user.map_or(0.0, |u| u.gain);
         let success = user.is_some_and(|u| u.success);
+        let k = self.world.channels();
+        let mut seen = self.seen.as_mut();
+        seen.row(0)
+            .add(channel, p.idle, p.observed_cost, &self.scaled);
+        let stats = &seen.parts(0).0[3 * channel..3 * channel + 3];
+        self.obs[k + 3 * channel..k + 3 * channel + 3].copy_from_slice(stats);
+        self.obs[channel] = 1.0;
+        self.probed += 1;
+        self.end_probe(p.ended);
         Ok((
             p.idle,
             p.observed_cost,
@@ -1504,6 +1537,7 @@ impl ProbeWorld {
     /// Ends the slot without a transmission; the slot reached.
     fn stop(&mut self) -> PyResult<u64> {
         self.world.stop().map_err(|e| step_error(&e))?;
+        self.end_probe(true);
         Ok(self.world.slot())
     }
 
@@ -1522,6 +1556,20 @@ impl ProbeWorld {
     /// The run being played.
     fn run(&self) -> u64 {
         self.world.run()
+    }
+}
+
+impl ProbeWorld {
+    /// The observation's time part after a probe or a stop, and the slot's probed flags
+    /// cleared when it `ended`.
+    fn end_probe(&mut self, ended: bool) {
+        let k = self.world.channels();
+        if ended {
+            self.obs[..k].iter_mut().for_each(|x| *x = 0.0);
+            self.probed = 0;
+        }
+        self.obs[4 * k] = (self.world.slot() as f64 / self.world.horizon() as f64) as f32;
+        self.obs[4 * k + 1] = (self.probed as f64 / k as f64) as f32;
     }
 }
 

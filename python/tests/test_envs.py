@@ -735,6 +735,31 @@ def test_the_probe_env_passes_gymnasiums_checker_and_sums_to_the_slots_rewards()
             p.step(0)
 
 
+@pytest.mark.parametrize("scenario", [small(), ONOFF], ids=["markov", "onoff"])
+def test_the_probe_env_encodes_its_statistics_as_the_slot_env_does(scenario):
+    """One encoder of the `stats` part: the same channels played slot by slot (as lists) and
+    probe by probe give the same bits, slot after slot, and the probe env's own parts say
+    which channels the open slot probed."""
+    slot = envs.SpectrumEnv(scenario, action="list")
+    probe = envs.SpectrumProbeEnv(scenario)
+    k = slot.channels
+    slot.reset(seed=3)
+    obs_p, _ = probe.reset(seed=3)
+    assert not obs_p.any()
+    rng = np.random.default_rng(1)
+    for t in range(1, 31):
+        order = rng.permutation(k)
+        obs_s, *_ = slot.step(order)
+        for j, c in enumerate(order):
+            obs_p, _, _, _, info = probe.step(int(c))
+            if info:
+                break
+            assert obs_p[c] == 1.0 and obs_p[4 * k + 1] == np.float32((j + 1) / k)
+        assert not obs_p[:k].any() and obs_p[4 * k + 1] == 0.0
+        assert np.array_equal(obs_s[3 * k:6 * k], obs_p[k:4 * k])
+        assert obs_p[4 * k] == np.float32(t / probe.horizon)
+
+
 SHIPPED = sorted(
     os.path.join(ROOT, "scenarios", f) for f in os.listdir(os.path.join(ROOT, "scenarios"))
     if f.endswith((".ron", ".json")))

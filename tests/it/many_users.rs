@@ -1626,3 +1626,28 @@ fn no_sensing_refuses_what_needs_collisions() {
         assert!(err.contains(want), "{want}: {err}");
     }
 }
+
+/// All-equal means: every collision-free slot has zero pseudo-regret, exactly, so a run's
+/// pseudo-regret is half its colliding user-slots (two users, each collision loses μ = 0.5
+/// per user), bit for bit, with and without the index noise, under `NoSensing`.
+#[test]
+fn equal_means_cost_only_the_collisions_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = "MultiUser(name: \"eq\", seed: 4, horizon: 1000, runs: 20, users: 2, feedback: NoSensing,
+        channels: [(theta: 0.5, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0))],
+        policies: [(policy: Selfish(policy: KlUcb(reward: Idle, noise: true))), (policy: Selfish(policy: KlUcb(reward: Idle)))])";
+    let path = write(tmp.path(), "eq.ron", text);
+    let runs = String::from_utf8(run_file(&path, "runs.csv")).unwrap();
+    let header: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (pseudo, collisions) = (col("pseudo_regret"), col("su_collisions"));
+    let mut rows = 0;
+    for line in runs.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let p: f64 = f[pseudo].parse().unwrap();
+        let c: f64 = f[collisions].parse().unwrap();
+        assert_eq!(p, 0.5 * c, "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, 40);
+}

@@ -476,18 +476,20 @@ class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
     the channels probed in the slot. ``info`` at the step that ends a slot:
     ``oracle_expected_reward``, ``pseudo_regret`` (of the list of channels probed: the list an
     agent would have probed after a channel sensed idle is never told) and ``slot_reward``.
-    Episodes end by truncation after the horizon's slot."""
+    Episodes end by truncation after the horizon's slot, or after ``max_episode_steps``
+    slots (which also scale the statistics' counts and t, as in :class:`SpectrumEnv`)."""
 
     metadata = {"render_modes": []}
 
-    def __init__(self, scenario: Any, *, seed: Optional[int] = None, experiment: int = 0,
-                 index: int = 0) -> None:
+    def __init__(self, scenario: Any, *, max_episode_steps: Optional[int] = None,
+                 seed: Optional[int] = None, experiment: int = 0, index: int = 0) -> None:
         text, json = _scenario(scenario)
+        steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
         self._core = _specprobe.ProbeWorld(
             text, json=json, experiment=_whole(experiment, "experiment"), seed=_seed(seed),
-            index=_whole(index, "index", 0, 2**64))
-        k, horizon = self._core.shape()
-        self.channels, self.horizon = k, horizon
+            index=_whole(index, "index", 0, 2**64), steps=steps)
+        k, steps, horizon = self._core.shape()
+        self.channels, self.episode_steps, self.horizon = k, steps, horizon
         lo, hi = self._core.cost_range()
         dim = 4 * k + 2
         low, high = np.zeros(dim, np.float32), np.ones(dim, np.float32)
@@ -544,7 +546,7 @@ class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
             oracle, regret, slot_reward = self._core.last()
             info = {"oracle_expected_reward": oracle, "pseudo_regret": regret,
                     "slot_reward": slot_reward}
-        truncated = ended and self._t >= self.horizon
+        truncated = ended and self._t >= self.episode_steps
         self._done = truncated
         return self._obs(), float(reward), False, bool(truncated), info
 

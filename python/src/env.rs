@@ -1427,6 +1427,8 @@ pub struct ProbeWorld {
     obs: Vec<f32>,
     /// Channels probed in the current slot.
     probed: usize,
+    /// Slots per episode (at most the horizon).
+    steps: u64,
 }
 
 #[pymethods]
@@ -1434,7 +1436,8 @@ impl ProbeWorld {
     /// `scenario` as for [`VecWorld`]; `index`: the run this copy plays (episode e: run
     /// `index + e·2³²`).
     #[new]
-    #[pyo3(signature = (scenario, *, json, experiment=0, seed=None, index=0))]
+    /// `steps`: slots per episode (default the horizon).
+    #[pyo3(signature = (scenario, *, json, experiment=0, seed=None, index=0, steps=None))]
     fn new(
         py: Python<'_>,
         scenario: &str,
@@ -1442,6 +1445,7 @@ impl ProbeWorld {
         experiment: usize,
         seed: Option<u64>,
         index: u64,
+        steps: Option<u64>,
     ) -> PyResult<ProbeWorld> {
         let world = match crate::load(py, scenario, json)? {
             Scenario::Regret(s) => Stepper::regret(&s, experiment)
@@ -1452,9 +1456,16 @@ impl ProbeWorld {
                 ));
             }
         };
-        let k = world.channels();
+        let (k, horizon) = (world.channels(), world.horizon());
+        let steps = steps.unwrap_or(horizon);
+        if steps == 0 || steps > horizon {
+            return Err(PyValueError::new_err(format!(
+                "max_episode_steps: must lie in 1..={horizon}, the scenario's horizon (got {steps})"
+            )));
+        }
         let mut w = ProbeWorld {
-            scaled: Scaled::new(world.horizon()),
+            scaled: Scaled::new(steps),
+            steps,
             seen: SeenRows::new(1, 1, k, 1),
             obs: vec![0.0; 4 * k + 2],
             probed: 0,
@@ -1472,8 +1483,9 @@ impl ProbeWorld {
     }
 
     /// `(channels, horizon)`.
-    fn shape(&self) -> (usize, u64) {
-        (self.world.channels(), self.world.horizon())
+    /// `(channels, slots per episode, the horizon)`.
+    fn shape(&self) -> (usize, u64, u64) {
+        (self.world.channels(), self.steps, self.world.horizon())
     }
 
     /// The smallest and largest cost a probe can show in an observation (as for
@@ -1568,7 +1580,7 @@ impl ProbeWorld {
             self.obs[..k].iter_mut().for_each(|x| *x = 0.0);
             self.probed = 0;
         }
-        self.obs[4 * k] = (self.world.slot() as f64 / self.world.horizon() as f64) as f32;
+        self.obs[4 * k] = (self.world.slot() as f64 / self.steps as f64) as f32;
         self.obs[4 * k + 1] = (self.probed as f64 / k as f64) as f32;
     }
 }

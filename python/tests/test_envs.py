@@ -760,6 +760,28 @@ def test_the_probe_env_encodes_its_statistics_as_the_slot_env_does(scenario):
         assert obs_p[4 * k] == np.float32(t / probe.horizon)
 
 
+def test_the_probe_env_ends_its_episodes_at_max_episode_steps():
+    """`max_episode_steps` truncates a probe-level episode after that many slots (its time
+    part reaching 1) and the next reset starts the copy's next episode; bad values name the
+    argument."""
+    env = envs.SpectrumProbeEnv(small(horizon=40), max_episode_steps=5)
+    k = env.channels
+    assert (env.episode_steps, env.horizon) == (5, 40)
+    for episode in range(2):
+        obs, _ = env.reset(seed=2) if episode == 0 else env.reset()
+        slots, truncated = 0, False
+        while not truncated:
+            obs, _, _, truncated, info = env.step(k)
+            slots += 1
+        assert slots == 5 and obs[4 * k] == 1.0
+        with pytest.raises(ValueError, match="episode ended"):
+            env.step(0)
+    for bad, message in [(0, "max_episode_steps: expected a whole number"),
+                         (41, "max_episode_steps: must lie in 1..=40")]:
+        with pytest.raises(ValueError, match=message):
+            envs.SpectrumProbeEnv(small(horizon=40), max_episode_steps=bad)
+
+
 SHIPPED = sorted(
     os.path.join(ROOT, "scenarios", f) for f in os.listdir(os.path.join(ROOT, "scenarios"))
     if f.endswith((".ron", ".json")))

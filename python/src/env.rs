@@ -36,6 +36,19 @@ enum ActionKind {
     Channel,
 }
 
+impl ActionKind {
+    fn parse(action: &str) -> PyResult<ActionKind> {
+        match action {
+            "scores" => Ok(ActionKind::Scores),
+            "list" => Ok(ActionKind::List),
+            "channel" => Ok(ActionKind::Channel),
+            other => Err(PyValueError::new_err(format!(
+                "action: {other:?} is not an action kind (scores, list or channel)"
+            ))),
+        }
+    }
+}
+
 /// What happens at the end of an episode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Autoreset {
@@ -46,6 +59,19 @@ enum Autoreset {
     SameStep,
     /// Never: a copy that ended must be reset by `reset(mask)` before it steps again.
     Disabled,
+}
+
+impl Autoreset {
+    fn parse(mode: &str) -> PyResult<Autoreset> {
+        match mode {
+            "next_step" => Ok(Autoreset::NextStep),
+            "same_step" => Ok(Autoreset::SameStep),
+            "disabled" => Ok(Autoreset::Disabled),
+            other => Err(PyValueError::new_err(format!(
+                "autoreset_mode: {other:?} is not a mode (next_step, same_step or disabled)"
+            ))),
+        }
+    }
 }
 
 /// Which parts an observation holds, in this order (see the Python module's docs).
@@ -436,57 +462,9 @@ impl VecWorld {
                 specprobe::MAX_THREADS
             )));
         }
-        let action = match action {
-            "scores" => ActionKind::Scores,
-            "list" => ActionKind::List,
-            "channel" => ActionKind::Channel,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "action: {other:?} is not an action kind (scores, list or channel)"
-                )));
-            }
-        };
-        let autoreset = match autoreset {
-            "next_step" => Autoreset::NextStep,
-            "same_step" => Autoreset::SameStep,
-            "disabled" => Autoreset::Disabled,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "autoreset_mode: {other:?} is not a mode (next_step, same_step or disabled)"
-                )));
-            }
-        };
-        let loaded = crate::load(py, scenario, json)?;
-        let one = match &loaded {
-            // `channel` on a regret scenario: one probe a slot (the classic dynamic spectrum
-            // access formulation), a list of at most one channel.
-            Scenario::Regret(s) => Worlds::One(Box::new(
-                Batch::regret(s, experiment, 1)
-                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
-            )),
-            Scenario::MultiUser(s) => {
-                if s.is_sweep() {
-                    return Err(PyValueError::new_err(
-                        "scenario: a many-users sweep has one world per cell: remove `sweep` (or set the swept field) to make an environment",
-                    ));
-                }
-                // The benchmarks can take minutes (many piecewise epochs): built on a worker,
-                // Ctrl-C looked at every 20 ms.
-                let cancel = specprobe::Cancel::new();
-                let classic = action == ActionKind::Channel;
-                Worlds::Many(vec![
-                    crate::interruptible(py, &cancel, || {
-                        Stepper::multi_user_until(s, classic, &cancel)
-                    })?
-                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
-                ])
-            }
-            _ => {
-                return Err(PyValueError::new_err(
-                    "scenario: only regret and many-users scenarios have an environment (an identification scenario samples arms, a sweep has one world per cell)",
-                ));
-            }
-        };
+        let action = ActionKind::parse(action)?;
+        let autoreset = Autoreset::parse(autoreset)?;
+        let one = Worlds::load(py, scenario, json, experiment, action)?;
         let (k, users, horizon) = (one.channels(), one.users(), one.horizon());
         let steps = steps.unwrap_or(horizon);
         if steps == 0 || steps > horizon {
@@ -933,6 +911,47 @@ enum Worlds {
 }
 
 impl Worlds {
+    /// One world of `scenario` (a regret scenario's configuration `experiment`, or a
+    /// many-users scenario's, one channel per user under the `channel` action).
+    fn load(
+        py: Python<'_>,
+        scenario: &str,
+        json: bool,
+        experiment: usize,
+        action: ActionKind,
+    ) -> PyResult<Worlds> {
+        Ok(match &crate::load(py, scenario, json)? {
+            // `channel` on a regret scenario: one probe a slot (the classic dynamic spectrum
+            // access formulation), a list of at most one channel.
+            Scenario::Regret(s) => Worlds::One(Box::new(
+                Batch::regret(s, experiment, 1)
+                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
+            )),
+            Scenario::MultiUser(s) => {
+                if s.is_sweep() {
+                    return Err(PyValueError::new_err(
+                        "scenario: a many-users sweep has one world per cell: remove `sweep` (or set the swept field) to make an environment",
+                    ));
+                }
+                // The benchmarks can take minutes (many piecewise epochs): built on a worker,
+                // Ctrl-C looked at every 20 ms.
+                let cancel = specprobe::Cancel::new();
+                let classic = action == ActionKind::Channel;
+                Worlds::Many(vec![
+                    crate::interruptible(py, &cancel, || {
+                        Stepper::multi_user_until(s, classic, &cancel)
+                    })?
+                    .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
+                ])
+            }
+            _ => {
+                return Err(PyValueError::new_err(
+                    "scenario: only regret and many-users scenarios have an environment (an identification scenario samples arms, a sweep has one world per cell)",
+                ));
+            }
+        })
+    }
+
     /// `n` copies of this one world (copy i at the start of run i); looks at the signal
     /// handlers between batches of copies (Ctrl-C).
     fn copies(self, py: Python<'_>, n: usize) -> PyResult<Worlds> {

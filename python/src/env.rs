@@ -1360,7 +1360,8 @@ impl<'a> Copies<'a> {
                     let last = batch.last(i).0;
                     self.seen.row(i).push_slot(|_| last, 1, k);
                 }
-                batch.step_with(i, lists.get(i), scratch)?;
+                // The decoders give distinct channels below K.
+                batch.step_distinct(i, lists.get(i), scratch)?;
                 let (probes, reward, oracle, regret) = batch.last(i);
                 self.reward[i] = reward;
                 let mut seen = self.seen.row(i);

@@ -15,7 +15,7 @@
 use crate::engine::recorder::{Metric, RunRecord};
 use crate::engine::slot_loop::{Probes, Totals, World};
 use crate::engine::spectrum::{General, Simple, Spectrum};
-use crate::engine::stepper::{StepError, repeated};
+use crate::engine::stepper::{StepError, experiment_of, repeated};
 use crate::model::channel::{ChannelKeys, Environment, PathsMut};
 use crate::model::occupancy::OccupancyState;
 use crate::policy::Policy;
@@ -135,14 +135,7 @@ impl Batch {
     /// `n` copies of the world of a regret scenario's configuration `experiment` (0 for a
     /// single channel list), copy i at the start of run i.
     pub fn regret(s: &RegretScenario, experiment: usize, n: usize) -> Result<Batch, StepError> {
-        let count = s.experiments.len();
-        let exp = s
-            .experiments
-            .get(experiment)
-            .ok_or(StepError::NoExperiment {
-                index: experiment,
-                count,
-            })?;
+        let exp = experiment_of(s, experiment)?;
         let env = exp.env.clone();
         let k = env.len();
         let model = Model {

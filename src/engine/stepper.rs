@@ -286,14 +286,7 @@ impl Stepper {
     /// The world of a regret scenario's configuration `experiment` (0 for a single channel
     /// list), one user, at the start of run 0.
     pub fn regret(s: &RegretScenario, experiment: usize) -> Result<Stepper, StepError> {
-        let count = s.experiments.len();
-        let exp = s
-            .experiments
-            .get(experiment)
-            .ok_or(StepError::NoExperiment {
-                index: experiment,
-                count,
-            })?;
+        let exp = experiment_of(s, experiment)?;
         let env = exp.env.clone();
         let benchmarks = env
             .epochs()
@@ -813,6 +806,19 @@ impl Stepper {
         }
         Ok(())
     }
+}
+
+/// Configuration `experiment` of a regret scenario, or the error naming how many it has.
+pub(crate) fn experiment_of(
+    s: &RegretScenario,
+    experiment: usize,
+) -> Result<&crate::scenario::Experiment, StepError> {
+    s.experiments
+        .get(experiment)
+        .ok_or(StepError::NoExperiment {
+            index: experiment,
+            count: s.experiments.len(),
+        })
 }
 
 /// Lists up to this long are checked for repeats pairwise; longer ones against marks.

@@ -828,11 +828,18 @@ impl VecWorld {
         } else {
             let mut parts: Vec<Copies<'_>> = range.split(n.div_ceil(threads));
             std::thread::scope(|scope| {
-                for (part, scratch) in parts.iter_mut().zip(&mut scratch) {
+                let mut each = parts.iter_mut().zip(&mut scratch);
+                // This thread steps the first part itself: one thread fewer to start a step.
+                let here = each.next();
+                for (part, scratch) in each {
                     scope.spawn(move || {
                         let len = part.worlds.len();
                         part.step(0, len, scratch);
                     });
+                }
+                if let Some((part, scratch)) = here {
+                    let len = part.worlds.len();
+                    part.step(0, len, scratch);
                 }
             });
             parts.into_iter().find_map(|p| p.error)

@@ -63,7 +63,8 @@ pub(crate) struct Decide {
     /// taken as `ln max(ln t, 1)`, 0 until t reaches e (it is negative, then undefined, below).
     pub log_log: f64,
     /// Adds Gaussian noise of standard deviation `1/(t + 1)` to every finite index each slot
-    /// (Trinh & Combes' randomized Selfish KL-UCB), drawn from the user's stream in channel
+    /// (Trinh & Combes' randomized Selfish KL-UCB), t the index's clock (`time: Samples`
+    /// counts from 0, as the authors' code does), drawn from the user's stream in channel
     /// order.
     pub noise: bool,
 }
@@ -74,11 +75,13 @@ impl Decide {
     pub(crate) fn choose(&self, est: &Estimates, t: u64, rng: &mut SimRng) -> usize {
         let k = est.len();
         let samples: u64 = (0..k).map(|i| est.count(i)).sum();
-        let mut log_t = log_clock(self.rules.clock(t, samples));
+        let clock = self.rules.clock(t, samples);
+        let mut log_t = log_clock(clock);
         if self.log_log != 0.0 {
             log_t += self.log_log * math::ln(log_t.max(1.0));
         }
-        let sd = 1.0 / (t as f64 + 1.0);
+        // The noise's t is the index's clock (the slot, or the samples so far).
+        let sd = 1.0 / (clock as f64 + 1.0);
         let (theta, cost) = (est.theta_hat(), est.cost_hat());
         let mut best = 0;
         let mut best_index = f64::NEG_INFINITY;

@@ -9,8 +9,8 @@
 //! positions of arrays the copies share, one row per copy (its channels' keys, its occupancy
 //! path states and the benchmark's, its totals, its last slot's probes), read in copy order;
 //! what a slot only needs while it is played (the list, the probes the benchmark may reuse,
-//! the counters nobody reads) is one scratch for all copies. A copy's step touches its own
-//! rows and that scratch, nothing else.
+//! the counters nobody reads) is one scratch for all the copies a thread steps. A copy's step
+//! touches its own rows and that scratch, nothing else.
 
 use crate::engine::recorder::{Metric, RunRecord};
 use crate::engine::slot_loop::{Probes, Totals, World};

@@ -297,13 +297,21 @@ impl Lists {
     /// Sets list `j` to `channels` (at most `k` of them).
     #[inline]
     fn set(&mut self, j: usize, channels: impl Iterator<Item = usize>) {
-        let row = &mut self.entries[j * self.k..(j + 1) * self.k];
-        let mut len = 0;
+        let (row, len) = self.row_mut(j);
+        *len = 0;
         for (slot, c) in row.iter_mut().zip(channels) {
             *slot = c;
-            len += 1;
+            *len += 1;
         }
-        self.lens[j] = len;
+    }
+
+    /// List `j`'s `k` entries and its length, to be written in place.
+    #[inline]
+    fn row_mut(&mut self, j: usize) -> (&mut [usize], &mut usize) {
+        (
+            &mut self.entries[j * self.k..(j + 1) * self.k],
+            &mut self.lens[j],
+        )
     }
 
     fn as_ref(&self) -> ListsRef<'_> {
@@ -778,9 +786,9 @@ impl VecWorld {
             k
         };
         let listed = &mut self.listed;
-        let mut list = Vec::with_capacity(k);
         for (j, e) in entries.chunks_exact(width).enumerate() {
-            list.clear();
+            let (list, len) = self.lists.row_mut(j);
+            *len = 0;
             let at = || format!("actions[{}]{}", j / users, user_suffix(users, j % users));
             let mut bad = None;
             for &x in e {
@@ -796,14 +804,14 @@ impl VecWorld {
                 let c = x as usize;
                 if !listed[c] {
                     listed[c] = true;
-                    list.push(c);
+                    list[*len] = c;
+                    *len += 1;
                 }
             }
             // The marks go back to false for the next list (or the next step).
-            for &c in list.iter() {
+            for &c in &list[..*len] {
                 listed[c] = false;
             }
-            self.lists.set(j, list.iter().copied());
             if let Some(x) = bad {
                 return Err(PyValueError::new_err(format!(
                     "{}: {x} is not a channel (0..{k}) nor the stop symbol {k}",

@@ -12,7 +12,7 @@
 //! the counters nobody reads) is one scratch for all the copies a thread steps. A copy's step
 //! touches its own rows and that scratch, nothing else.
 
-use crate::engine::recorder::{Metric, RunRecord};
+use crate::engine::recorder::RunRecord;
 use crate::engine::slot_loop::{Probes, Totals, World};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::engine::stepper::{StepError, experiment_of, repeated};
@@ -23,6 +23,9 @@ use crate::scenario::RegretScenario;
 use crate::util::crn::RunKey;
 use crate::util::rng::SimRng;
 use std::sync::Arc;
+
+/// One probe as a copy's last slot reports it: `(channel, sensed idle, observed cost)`.
+type Probe = (usize, bool, f64);
 
 /// What every copy shares: the checked channels and the run keys' domain.
 #[derive(Debug)]
@@ -88,7 +91,7 @@ struct Rows {
     keys: Vec<ChannelKeys>,
     occupancy: Vec<OccupancyState>,
     benchmark: Vec<OccupancyState>,
-    probes: Vec<(usize, bool, f64)>,
+    probes: Vec<Probe>,
 }
 
 /// What a slot needs only while it is played, shared by the copies one thread steps.
@@ -117,7 +120,7 @@ impl Scratch {
 
 /// The probes of one copy's slot, written into its row.
 struct Row<'a> {
-    probes: &'a mut [(usize, bool, f64)],
+    probes: &'a mut [Probe],
     made: usize,
 }
 
@@ -233,26 +236,20 @@ impl Batch {
     /// Copy `i`'s totals so far, `(reward, pseudo-regret, realised regret)`, as
     /// [`crate::Stepper::totals`].
     pub fn totals(&self, i: usize) -> (f64, f64, f64) {
-        totals_of(&self.rows.totals[i])
+        self.rows.totals[i].summary()
     }
 
     /// Copy `i`'s last slot: its probes `(channel, sensed idle, observed cost)`, its net
     /// reward, the benchmark's expected reward and the slot's pseudo-regret (no probes and
     /// zeros before the run's first slot).
-    pub fn last(&self, i: usize) -> (&[(usize, bool, f64)], f64, f64, f64) {
-        let last = &self.rows.last[i];
-        let probes = &self.rows.probes[i * self.k..i * self.k + last.probes];
-        (probes, last.reward, self.oracle(i), last.regret)
-    }
-
-    /// The benchmark's expected reward in copy `i`'s current epoch (0 before its first slot).
-    fn oracle(&self, i: usize) -> f64 {
-        if self.rows.t[i] == 0 {
-            return 0.0;
-        }
-        self.model.env.epochs()[self.rows.epoch[i]]
-            .optimum
-            .expected_reward
+    pub fn last(&self, i: usize) -> (&[Probe], f64, f64, f64) {
+        let r = &self.rows;
+        last_of(
+            &self.model.env,
+            self.k,
+            i,
+            (&r.t, &r.epoch, &r.last, &r.probes),
+        )
     }
 
     /// Every copy, as one part.
@@ -283,12 +280,25 @@ impl Batch {
     }
 }
 
-fn totals_of(t: &Totals) -> (f64, f64, f64) {
-    let reward = t.cum[Metric::Reward as usize];
+/// Copy `i`'s last slot (see [`Batch::last`]) from the rows `(t, epoch, last, probes)` of a
+/// batch or of a part of one.
+fn last_of<'p>(
+    env: &Environment,
+    k: usize,
+    i: usize,
+    (t, epoch, last, probes): (&[u64], &[usize], &[Last], &'p [Probe]),
+) -> (&'p [Probe], f64, f64, f64) {
+    let last = &last[i];
+    let oracle = if t[i] == 0 {
+        0.0
+    } else {
+        env.epochs()[epoch[i]].optimum.expected_reward
+    };
     (
-        reward,
-        t.cum[Metric::PseudoRegret as usize],
-        t.benchmark_reward - reward,
+        &probes[i * k..i * k + last.probes],
+        last.reward,
+        oracle,
+        last.regret,
     )
 }
 
@@ -308,7 +318,7 @@ pub struct BatchPart<'a> {
     keys: &'a mut [ChannelKeys],
     occupancy: &'a mut [OccupancyState],
     benchmark: &'a mut [OccupancyState],
-    probes: &'a mut [(usize, bool, f64)],
+    probes: &'a mut [Probe],
 }
 
 /// One thread's scratch for stepping a [`BatchPart`].
@@ -428,16 +438,19 @@ impl<'a> BatchPart<'a> {
             f(x);
             f(x.wrapping_add(size - 1));
         };
-        let state = std::mem::size_of::<OccupancyState>();
+        let (state, keys) = (
+            std::mem::size_of::<OccupancyState>(),
+            std::mem::size_of::<ChannelKeys>(),
+        );
         for &c in list.iter().take(2).filter(|&&c| c < k) {
-            both((&raw const self.keys[at(c)]).cast(), 32);
+            both((&raw const self.keys[at(c)]).cast(), keys);
             if !simple {
                 both((&raw const self.occupancy[at(c)]).cast(), state);
             }
         }
         let epoch = &self.model.env.epochs()[self.epoch[i]];
         for &c in epoch.optimum.list.iter().take(2) {
-            both((&raw const self.keys[at(c)]).cast(), 32);
+            both((&raw const self.keys[at(c)]).cast(), keys);
             if !simple {
                 both((&raw const self.benchmark[at(c)]).cast(), state);
             }
@@ -449,17 +462,9 @@ impl<'a> BatchPart<'a> {
     }
 
     /// See [`Batch::last`].
-    pub fn last(&self, i: usize) -> (&[(usize, bool, f64)], f64, f64, f64) {
-        let last = &self.last[i];
-        let probes = &self.probes[i * self.k..i * self.k + last.probes];
-        let oracle = if self.t[i] == 0 {
-            0.0
-        } else {
-            self.model.env.epochs()[self.epoch[i]]
-                .optimum
-                .expected_reward
-        };
-        (probes, last.reward, oracle, last.regret)
+    pub fn last(&self, i: usize) -> (&[Probe], f64, f64, f64) {
+        let rows = (&*self.t, &*self.epoch, &*self.last, &*self.probes);
+        last_of(&self.model.env, self.k, i, rows)
     }
 
     /// See [`Batch::step`]; `scratch`: this thread's.
@@ -483,15 +488,23 @@ impl<'a> BatchPart<'a> {
         scratch: &mut BatchScratch,
     ) -> Result<(), StepError> {
         debug_assert!(list.iter().all(|&c| c < self.k) && repeated(list, self.k).is_none());
-        self.play_checked(i, list, &mut scratch.0)
+        self.unended(i)?;
+        self.play_on(i, list, &mut scratch.0);
+        Ok(())
+    }
+
+    /// Whether copy `i` may play another slot (its run has not reached the horizon).
+    fn unended(&self, i: usize) -> Result<(), StepError> {
+        if self.t[i] >= self.model.horizon {
+            return Err(StepError::Ended(self.model.horizon));
+        }
+        Ok(())
     }
 
     fn step(&mut self, i: usize, list: &[usize], scratch: &mut Scratch) -> Result<(), StepError> {
         let k = self.k;
         // In the stepper's order: the horizon first, then the list.
-        if self.t[i] >= self.model.horizon {
-            return Err(StepError::Ended(self.model.horizon));
-        }
+        self.unended(i)?;
         if let Some(&channel) = list.iter().find(|&&c| c >= k) {
             return Err(StepError::Channel {
                 user: 0,
@@ -502,25 +515,18 @@ impl<'a> BatchPart<'a> {
         if let Some(channel) = repeated(list, k) {
             return Err(StepError::Repeated { user: 0, channel });
         }
-        self.play_checked(i, list, scratch)
+        self.play_on(i, list, scratch);
+        Ok(())
     }
 
-    /// Copy `i`'s next slot with a checked `list`, unless its run ended.
-    fn play_checked(
-        &mut self,
-        i: usize,
-        list: &[usize],
-        scratch: &mut Scratch,
-    ) -> Result<(), StepError> {
+    /// Copy `i`'s next slot with a checked `list` (its run not ended), on the channels' fast
+    /// form where they have one.
+    fn play_on(&mut self, i: usize, list: &[usize], scratch: &mut Scratch) {
         let model = self.model;
-        if self.t[i] >= model.horizon {
-            return Err(StepError::Ended(model.horizon));
-        }
         match &model.simple {
             Some(simple) => self.play(simple, i, list, scratch),
             None => self.play(&General::of(&model.env), i, list, scratch),
         }
-        Ok(())
     }
 
     /// Copy `i`'s next slot on spectrum `S`: the episode loop's slot, on the copy's rows.
@@ -535,14 +541,7 @@ impl<'a> BatchPart<'a> {
             epoch += 1;
         }
         self.epoch[i] = epoch;
-        let world = World {
-            spectrum,
-            duration: spectrum.duration(),
-            epoch: &epochs[epoch],
-            mean_cost: model.env.mean_cost(),
-            best: epochs[epoch].optimum.expected_reward,
-            time_left: model.env.time_left(),
-        };
+        let world = World::at(&model.env, spectrum, epoch);
         let rows = i * k..(i + 1) * k;
         let mut row = Row {
             probes: &mut self.probes[rows.clone()],
@@ -585,7 +584,7 @@ impl<'a> BatchPart<'a> {
 
     /// Copy `i`'s totals so far (see [`Batch::totals`]).
     pub fn totals(&self, i: usize) -> (f64, f64, f64) {
-        totals_of(&self.totals[i])
+        self.totals[i].summary()
     }
 }
 

@@ -262,7 +262,6 @@ struct Single {
     record: RunRecord,
     totals: Totals,
     epoch: usize,
-    best: f64,
     played: Played,
 }
 
@@ -305,7 +304,6 @@ impl Stepper {
             record: RunRecord::new(k, 1),
             totals: Totals::default(),
             epoch: 0,
-            best: 0.0,
             played: Played::default(),
         };
         let mut stepper = Stepper::build(Model {
@@ -435,7 +433,6 @@ impl Stepper {
             one.pending.clear();
             one.pending_slot = Default::default();
             one.epoch = 0;
-            one.best = env.epochs()[0].optimum.expected_reward;
         }
     }
 
@@ -580,13 +577,7 @@ impl Stepper {
     /// reads them at the horizon: `(reward, pseudo-regret, realised regret)`.
     pub fn totals(&self) -> (f64, f64, f64) {
         if let Some(one) = &self.single {
-            let cum = &one.totals.cum;
-            let reward = cum[Metric::Reward as usize];
-            return (
-                reward,
-                cum[Metric::PseudoRegret as usize],
-                one.totals.benchmark_reward - reward,
-            );
+            return one.totals.summary();
         }
         let cum = &self.state.tally.cum;
         let realised = if self.model.system.is_linear() {
@@ -742,7 +733,6 @@ impl Stepper {
             while t > epochs[one.epoch].last {
                 one.epoch += 1;
             }
-            one.best = epochs[one.epoch].optimum.expected_reward;
             one.buffers.probes.view().expected.reset();
         }
         one.buffers.list.clear();
@@ -755,7 +745,7 @@ impl Stepper {
         let out = &mut self.outcome;
         out.t = t;
         out.last = t == model.horizon;
-        out.benchmark_expected = one.best;
+        out.benchmark_expected = epochs[one.epoch].optimum.expected_reward;
         out.pseudo_regret = regret;
         out.users.resize_with(1, UserStep::default);
         let user = &mut out.users[0];
@@ -862,14 +852,7 @@ fn play_single<S: Spectrum>(
     paths: &mut Paths,
     t: u64,
 ) -> (crate::engine::slot_loop::Slot, f64) {
-    let world = SingleWorld {
-        spectrum,
-        duration: spectrum.duration(),
-        epoch: &model.env.epochs()[one.epoch],
-        mean_cost: model.env.mean_cost(),
-        best: one.best,
-        time_left: model.env.time_left(),
-    };
+    let world = SingleWorld::at(&model.env, spectrum, one.epoch);
     let Buffers { list, probes } = &mut one.buffers;
     world.play(
         t,

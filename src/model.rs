@@ -7,6 +7,7 @@ pub(crate) mod channel;
 pub(crate) mod cost;
 pub(crate) mod detector;
 pub(crate) mod holding;
+pub(crate) mod jamming;
 pub(crate) mod law;
 pub(crate) mod matching;
 pub(crate) mod occupancy;

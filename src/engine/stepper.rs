@@ -19,6 +19,7 @@ use crate::engine::recorder::{Metric, RunRecord};
 use crate::engine::slot_loop::{Buffers, Totals, World as SingleWorld};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
+use crate::model::jamming::{JamRun, Jammers};
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
 use crate::model::system_reward::SystemReward;
@@ -197,6 +198,8 @@ struct Model {
     classic: bool,
     /// The papers' channels' fast form, where every user's channels allow it.
     simple: Vec<Simple>,
+    /// The jammers (none in a one-user world).
+    jammers: Jammers,
 }
 
 impl Model {
@@ -217,6 +220,9 @@ impl Model {
             benchmarks: &self.benchmarks,
             expected: self.expected,
             system: self.system,
+            jammers: &self.jammers,
+            // What a step reports is the jammer-free benchmark's regret.
+            reduced: None,
         }
     }
 }
@@ -230,6 +236,7 @@ struct State {
     bench: Vec<Vec<OccupancyState>>,
     rngs: Vec<SimRng>,
     collisions: SimRng,
+    jams: JamRun,
     buffers: MultiBuffers,
     record: MultiRecord,
     tally: Tally,
@@ -323,6 +330,7 @@ impl Stepper {
             domain: crate::engine::regret::runner::experiment_domain(s, &exp.label),
             classic: false,
             simple: Vec::new(),
+            jammers: Jammers::default(),
         });
         stepper.single = Some(Box::new(single));
         stepper.reset(0);
@@ -370,6 +378,7 @@ impl Stepper {
             domain: 0,
             classic,
             simple: Vec::new(),
+            jammers: s.jammers.clone(),
         }))
     }
 
@@ -387,6 +396,7 @@ impl Stepper {
             bench: Vec::new(),
             rngs: Vec::new(),
             collisions: stream(model.seed, 0, 0),
+            jams: JamRun::default(),
             buffers: MultiBuffers::default(),
             record: MultiRecord::new(k, m, 1),
             tally: Tally::new(&model.setup()),
@@ -419,6 +429,7 @@ impl Stepper {
         st.rngs.clear();
         st.rngs.extend((0..m).map(|u| stream(seed, domain(u), run)));
         st.collisions = stream(seed, label_hash(&["collisions"]), run);
+        st.jams.start(&model.jammers, seed, run);
         st.record = MultiRecord::new(env.len(), m, 1);
         st.buffers.reset(env.len(), m, env.epochs().len());
         st.tally = Tally::new(&model.setup());
@@ -873,6 +884,7 @@ fn play<S: Spectrum>(model: &Model, spectra: &[S], st: &mut State, out: &mut Ste
     let world = World::new(&setup, spectra);
     let b = &mut st.buffers;
     st.tally.enter(t, setup.env.epochs(), b.expected_mut());
+    world.jam(t, &mut st.jams, b, &mut st.record);
     for l in b.lists_mut() {
         l.clear();
     }
@@ -1136,19 +1148,29 @@ mod tests {
     #[test]
     fn a_team_played_through_the_stepper_gives_its_runs_bit_for_bit() {
         use crate::multi::Team;
-        for (feedback, policy) in [
+        // Jammers too: each user's feedback and the pseudo-regret see their jams.
+        let jammers = "jammers: [(behaviour: Reactive, budget: 300), (behaviour: Random, rate: 0.2), (behaviour: Coordinated(count: 2, moving: true), budget: 50)],";
+        for (feedback, policy, jam) in [
             (
                 "SensingAndCollision",
                 "McTopM(index: KlUcb, convention: SMPyBandits)",
+                "",
             ),
-            ("SensingThenCollision", "RhoRand(index: Ucb)"),
+            ("SensingThenCollision", "RhoRand(index: Ucb)", ""),
             (
                 "SensingThenCollision",
                 "Selfish(policy: KlUcb(reward: Idle))",
+                "",
+            ),
+            ("SensingAndCollision", "McTopM(index: KlUcb)", jammers),
+            (
+                "CollisionOnly",
+                "Selfish(policy: KlUcb(reward: Idle))",
+                jammers,
             ),
         ] {
             let text = format!(
-                "MultiUser(name: \"m\", seed: 8, horizon: 600, runs: 2, users: 3, feedback: {feedback}, channels: [(theta: 0.9, cost: Constant(0.1)), (theta: 0.7, cost: Bernoulli(0.2)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.3, cost: Constant(0.05))], policies: [(policy: {policy})])"
+                "MultiUser(name: \"m\", seed: 8, horizon: 600, runs: 2, users: 3, feedback: {feedback}, {jam} channels: [(theta: 0.9, cost: Constant(0.1)), (theta: 0.7, cost: Bernoulli(0.2)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.3, cost: Constant(0.05))], policies: [(policy: {policy})])"
             );
             let Scenario::MultiUser(s) = parse(&text, Path::new("m.ron")).unwrap() else {
                 panic!()

@@ -160,6 +160,7 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
         );
     }
     per_slot_table(&mut md, summary);
+    jammers_table(&mut md, summary);
     if summary.policies.iter().any(|p| p.decomposition.is_some()) {
         let _ = writeln!(
             md,
@@ -195,6 +196,41 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
     channel_table(&mut md, summary);
     crate::report::format::charts_section(&mut md, charts);
     md
+}
+
+/// The jammers, the benchmark they leave and what they did to each policy.
+fn jammers_table(md: &mut String, summary: &MultiUserSummary) {
+    let Some(j) = &summary.jammers else {
+        return;
+    };
+    let _ = writeln!(md, "\nJammers ({}):\n", j.model);
+    for d in &j.jammers {
+        let _ = writeln!(md, "- {d}");
+    }
+    if let (Some(left), Some(v)) = (&j.channels_left, j.reduced_benchmark_per_slot) {
+        let _ = writeln!(
+            md,
+            "\nChannels left to the users: {left:?}; their benchmark's expected reward: {} per slot (against {} without jammers).",
+            sig(v, 6),
+            sig(summary.benchmark.expected_reward_per_slot, 6)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n| policy | transmissions jammed | channel-slots jammed | regret vs the reduced benchmark |\n|---|---:|---:|---:|"
+    );
+    for p in &summary.policies {
+        if let Some(x) = &p.jammed {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} |",
+                p.name,
+                cell(&x.transmissions_jammed),
+                cell(&x.channel_slots_jammed),
+                cell(&x.regret_vs_reduced_benchmark)
+            );
+        }
+    }
 }
 
 /// Most channels and policies the report's channel table shows (`channels.csv` has them all).

@@ -10,6 +10,7 @@ use super::raw::RawMultiUser;
 use super::sweep::{Sweep, check_sweep_of};
 use super::{Header, Source};
 use crate::model::channel::Environment;
+use crate::model::jamming::Jammers;
 use crate::model::system_reward::SystemReward;
 use crate::multi::{AnyTeam, CheckedTeam, Collision, CustomTeam, Feedback, TeamSpec, Timing};
 use crate::policy::{AnyPolicy, Checked, CustomPolicy, ListFaults};
@@ -39,6 +40,8 @@ pub struct MultiUserScenario {
     pub(crate) shuffle: bool,
     /// How the users' rewards of a slot combine.
     pub(crate) system_reward: SystemReward,
+    /// Adversaries jamming the users' transmissions (empty: none).
+    pub(crate) jammers: Jammers,
     /// A sweep: the scenario at each value of one field (its cells); the scenario itself is
     /// then the sweep's base and is not run.
     pub(crate) sweep: Option<Box<Sweep<MultiUserScenario>>>,
@@ -221,6 +224,9 @@ impl MultiUserScenario {
         if !self.system_reward.is_linear() {
             let _ = write!(s, "|system_reward {:?}", self.system_reward);
         }
+        for j in &self.jammers.list {
+            let _ = write!(s, "|jammer {}", j.describe());
+        }
         for p in &self.policies {
             let _ = write!(s, "|policy {}:{}", p.label, p.to_ron());
             // A user's declaration changes the benchmark, so shards must agree on it; the
@@ -364,6 +370,7 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
         Some(m) => check_user_theta(m, &env, raw.users, &policies, &root, ck)?,
         None => Vec::new(),
     };
+    let jammers = check_jammers(&raw, &env, &root, ck)?;
     Some(MultiUserScenario {
         header,
         users: raw.users as usize,
@@ -376,8 +383,63 @@ fn check_one(raw: RawMultiUser, source: &Source, ck: &mut Checker) -> Option<Mul
         policies,
         shuffle: raw.shuffle,
         system_reward: raw.system_reward,
+        jammers,
         sweep: None,
     })
+}
+
+/// Checks the jammers against the channels and the horizon (see [`crate::model::jamming`]).
+fn check_jammers(
+    raw: &RawMultiUser,
+    env: &Environment,
+    root: &FieldPath,
+    ck: &mut Checker,
+) -> Option<Jammers> {
+    // The first epoch's expected net rewards rank the channels for `Coordinated(count: J)`.
+    let e = &env.epochs()[0];
+    let value: Vec<f64> = e
+        .success
+        .iter()
+        .zip(env.mean_cost())
+        .map(|(s, c)| s - c)
+        .collect();
+    let mut list = Vec::new();
+    let mut held = 0;
+    for (j, spec) in raw.jammers.iter().enumerate() {
+        match spec.check(&value, raw.horizon) {
+            Ok(jammer) => {
+                held += jammer.count();
+                list.push(jammer);
+            }
+            Err(problems) => {
+                for (fields, rule) in problems {
+                    let mut at = root.field("jammers").index(j);
+                    for f in fields {
+                        at = at.field(f);
+                    }
+                    ck.fail(&at, rule);
+                }
+            }
+        }
+    }
+    if list.len() < raw.jammers.len() {
+        return None;
+    }
+    let jammers = Jammers { list };
+    if let Some(set) = jammers.fixed_set(env.len(), raw.horizon)
+        && !set.is_empty()
+        && set.len() >= env.len()
+    {
+        ck.fail(
+            &root.field("jammers"),
+            format!(
+                "hold all K = {} channels in every slot ({held} jammers): nothing is left to the users; leave at least one channel free",
+                env.len()
+            ),
+        );
+        return None;
+    }
+    Some(jammers)
 }
 
 /// A system reward other than the sum combines rewards of 0 or 1: one channel per user (the

@@ -368,6 +368,9 @@ pub(crate) struct RawMultiUser {
     /// run, as the reference codes that shuffle their arms (default: as declared).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shuffle: bool,
+    /// Adversaries that jam the users' transmissions (see [`crate::model::jamming`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jammers: Vec<crate::model::jamming::JammerSpec>,
     /// Runs the scenario at several values of one field (see [`super::sweep`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<RawSweep>,

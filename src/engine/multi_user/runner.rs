@@ -7,12 +7,15 @@
 //! user). Collision draws come from their own domain. Runs fold into exact statistics, so the
 //! split among threads never changes a byte.
 
+use crate::engine::multi_user::reduced::ReducedBenchmark;
 use crate::engine::multi_user::slot_loop::{
     Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
 };
 use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
+use crate::engine::recorder::Metric;
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
+use crate::model::jamming::JamRun;
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::{Shared, disjoint_lists, disjoint_lists_by, m_best, per_user};
 use crate::multi::{Boxed, Shuffled};
@@ -58,6 +61,9 @@ pub(crate) struct TeamStats {
     pub decomposition_exact: u64,
     /// Runs whose regret was at least its first term (sub-optimal selections).
     pub regret_above_first_term: u64,
+    /// With jammers: what they did and the regret against the reduced benchmark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jams: Option<JamStats>,
     /// Probes per channel, summed over runs.
     pub channel_probes: Vec<u64>,
     /// User-slots whose transmission the primary user's return interrupted, summed over runs
@@ -107,6 +113,7 @@ impl TeamStats {
             decomposition: Default::default(),
             decomposition_exact: 0,
             regret_above_first_term: 0,
+            jams: None,
             channel_probes: vec![0; k],
             pu_returns: 0,
             finals: Vec::new(),
@@ -156,6 +163,9 @@ impl TeamStats {
             *a += b;
         }
         self.pu_returns += r.pu_returns;
+        if let Some(j) = &mut self.jams {
+            j.absorb(r);
+        }
         self.finals
             .push((run, *r.rows.last().expect("a checkpoint")));
     }
@@ -188,7 +198,39 @@ impl TeamStats {
             *a += b;
         }
         self.pu_returns += o.pu_returns;
+        if let (Some(a), Some(b)) = (&mut self.jams, &o.jams) {
+            a.merge(b);
+        }
         self.finals.extend_from_slice(&o.finals);
+    }
+}
+
+/// What the jammers did to one policy's runs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct JamStats {
+    /// Per run, user-slots whose transmission a jammer destroyed.
+    pub jammed: Moments,
+    /// Per run, channel-slots jammed.
+    pub jam_slots: Moments,
+    /// Per run, the pseudo-regret at the horizon against the benchmark of the channels the
+    /// jammers leave (where the pseudo-regret and that benchmark are computed).
+    pub reduced_regret: Moments,
+}
+
+impl JamStats {
+    fn absorb(&mut self, r: &MultiRecord) {
+        self.jammed.add(r.jammed as f64);
+        self.jam_slots.add(r.jam_slots as f64);
+        let regret = r.rows.last().expect("a checkpoint")[Metric::PseudoRegret as usize];
+        if regret.is_finite() {
+            self.reduced_regret.add(regret - r.reduced_gap);
+        }
+    }
+
+    fn merge(&mut self, o: &JamStats) {
+        self.jammed.merge(&o.jammed);
+        self.jam_slots.merge(&o.jam_slots);
+        self.reduced_regret.merge(&o.reduced_regret);
     }
 }
 
@@ -413,6 +455,7 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
     } else {
         Vec::new()
     };
+    let reduced = ReducedBenchmark::of(s, expected);
     let setup = Setup {
         env: &s.env,
         envs,
@@ -425,6 +468,8 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
         benchmarks: &benchmarks,
         expected,
         system: s.system_reward,
+        jammers: &s.jammers,
+        reduced: reduced.as_ref(),
     };
     let teams = Teams {
         s,
@@ -478,7 +523,12 @@ impl Kind for Teams<'_> {
         )
     }
     fn empty(&self, _: usize) -> TeamStats {
-        TeamStats::new(self.s.env.len(), self.s.users, self.setup.checkpoints.len())
+        let mut stats =
+            TeamStats::new(self.s.env.len(), self.s.users, self.setup.checkpoints.len());
+        if !self.s.jammers.list.is_empty() {
+            stats.jams = Some(JamStats::default());
+        }
+        stats
     }
 }
 
@@ -522,6 +572,7 @@ struct Worker<'a> {
     paths: Vec<Paths>,
     bench: Vec<Vec<OccupancyState>>,
     rngs: Vec<SimRng>,
+    jams: JamRun,
 }
 
 impl<'a> Worker<'a> {
@@ -547,6 +598,7 @@ impl<'a> Worker<'a> {
             paths: vec![Paths::default(); s.users],
             bench: Vec::new(),
             rngs: Vec::new(),
+            jams: JamRun::default(),
         }
     }
 
@@ -568,6 +620,7 @@ impl<'a> Worker<'a> {
         self.rngs
             .extend((0..m).map(|u| stream(s.header.seed, user_domain(u), run)));
         let mut collisions = stream(s.header.seed, label_hash(&["collisions"]), run);
+        self.jams.start(&s.jammers, s.header.seed, run);
         let team = self.entry.build(
             env,
             m,
@@ -585,6 +638,7 @@ impl<'a> Worker<'a> {
                 paths: &mut self.paths,
                 bench: &mut self.bench,
                 collisions: &mut collisions,
+                jams: &mut self.jams,
             },
             record: &mut self.record,
             buffers: &mut self.buffers,

@@ -23,15 +23,20 @@ use crate::engine::recorder::{Metric, N_METRICS};
 use crate::engine::slot_loop::{Checkpoints, ExpectedReward, Slot, close_row};
 use crate::engine::spectrum::{Probe, Spectrum};
 use crate::model::channel::{Environment, Epoch, Paths};
+use crate::model::jamming::{JamRun, Jammers};
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
 use crate::model::system_reward::SystemReward;
+use crate::model::theory::expected_reward_prefix;
 use crate::model::time_left::TimeLeft;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::util::cancel::Cancel;
 use crate::util::rng::SimRng;
 use crate::util::stats::ExactSum;
 use rand::RngExt;
+use std::collections::HashMap;
+
+pub(crate) use super::reduced::ReducedBenchmark;
 
 /// Metrics recorded per checkpoint: the single-user ones summed over users, then these.
 pub(crate) const N_MULTI: usize = N_METRICS + 1;
@@ -75,6 +80,10 @@ pub(crate) struct Setup<'a> {
     pub expected: Expected,
     /// How the users' rewards of a slot combine (the realised regret's measure).
     pub system: SystemReward,
+    /// The jammers (none: the jammer-free world).
+    pub jammers: &'a Jammers,
+    /// The benchmark of the channels the jammers leave, where it is computed.
+    pub reduced: Option<&'a ReducedBenchmark<'a>>,
 }
 
 /// One run's record.
@@ -100,6 +109,13 @@ pub(crate) struct MultiRecord {
     /// User-slots whose transmission the primary user interrupted by returning (under
     /// `reward: TimeLeft`; see [`crate::model::time_left`]).
     pub pu_returns: u64,
+    /// User-slots whose transmission a jammer destroyed.
+    pub jammed: u64,
+    /// Channel-slots jammed (a coordinated group's J channels count J).
+    pub jam_slots: u64,
+    /// `Σ_t` (the benchmark's expected reward − that of the channels the jammers leave in
+    /// slot t): the pseudo-regret less this is the regret against the reduced benchmark.
+    pub reduced_gap: f64,
 }
 
 impl MultiRecord {
@@ -126,11 +142,17 @@ impl MultiRecord {
             channel_probes: vec![0; k],
             decomposition: None,
             pu_returns: 0,
+            jammed: 0,
+            jam_slots: 0,
+            reduced_gap: 0.0,
         }
     }
 
     fn reset(&mut self) {
         self.pu_returns = 0;
+        self.jammed = 0;
+        self.jam_slots = 0;
+        self.reduced_gap = 0.0;
         self.rows.iter_mut().for_each(|r| *r = [0.0; N_MULTI]);
         self.user_reward.iter_mut().for_each(|x| *x = 0.0);
         for v in [
@@ -201,6 +223,13 @@ pub(crate) struct MultiBuffers {
     bench_nets: Vec<f64>,
     system_users: f64,
     system_bench: f64,
+    /// Per channel, whether a jammer holds it this slot; the channels held, increasing.
+    jammed: Vec<bool>,
+    held: Vec<usize>,
+    /// The success probabilities of the slot's epoch with the jammed channels' at 0.
+    jam_success: Vec<f64>,
+    /// The reduced benchmark's value per (epoch, channels jammed), as computed so far.
+    reduced: HashMap<(usize, Vec<usize>), f64>,
 }
 
 /// Per-run randomness: each user's policy stream and paths, the benchmark's paths and the
@@ -216,6 +245,8 @@ pub(crate) struct RunDraws<'a> {
     pub bench: &'a mut [Vec<OccupancyState>],
     /// Draws of collision resolution (`OneWinner`).
     pub collisions: &'a mut SimRng,
+    /// The jammers' budgets and streams.
+    pub jams: &'a mut JamRun,
 }
 
 const NOT_STARTED: u32 = u32::MAX;
@@ -311,6 +342,9 @@ impl MultiBuffers {
         self.bench_nets.resize(m, 0.0);
         self.system_users = 0.0;
         self.system_bench = 0.0;
+        self.jammed.clear();
+        self.jammed.resize(k, false);
+        self.held.clear();
     }
 
     /// The realised regret by a system reward other than the sum, so far: what the
@@ -337,6 +371,8 @@ pub(crate) struct World<'a, S> {
     /// `reward: TimeLeft`: transmissions earn by the time left in the slot, and users observe
     /// a probe's time in its cost.
     time_left: Option<&'a TimeLeft>,
+    /// Some jammer can jam.
+    jamming: bool,
 }
 
 impl<'a, S: Spectrum> World<'a, S> {
@@ -351,6 +387,22 @@ impl<'a, S: Spectrum> World<'a, S> {
             copies,
             carrier: setup.timing == Timing::Synchronous && !copies,
             time_left: setup.env.time_left(),
+            jamming: setup.jammers.active(),
+        }
+    }
+
+    /// The jammers' channels of slot `t` (before the users transmit: a reactive jammer reads
+    /// the previous slot's transmissions, still in the buffers).
+    #[inline(always)]
+    pub(crate) fn jam(
+        &self,
+        t: u64,
+        jams: &mut JamRun,
+        b: &mut MultiBuffers,
+        record: &mut MultiRecord,
+    ) {
+        if self.jamming {
+            record.jam_slots += jams.jam(self.setup.jammers, t, &b.tx, &mut b.jammed, &mut b.held);
         }
     }
 
@@ -573,6 +625,7 @@ impl<'a, S: Spectrum> World<'a, S> {
         let copies = self.copies;
         let same = *self.setup.collision == Collision::SameChannel;
         let mut su_collisions = 0u64;
+        let jamming = self.jamming && !b.held.is_empty();
         for u in 0..self.m {
             let us = &mut b.users[u];
             let collided = if same {
@@ -580,26 +633,32 @@ impl<'a, S: Spectrum> World<'a, S> {
             } else {
                 us.tx.is_some_and(|i| b.transmitters[i] > 1) && !copies
             };
-            let ack = match us.tx {
-                None => false,
-                Some(_) if copies => true,
-                Some(_) if same => !collided,
-                Some(i) if b.transmitters[i] == 1 => true,
-                Some(i) => b.winner[i] == Some(u),
-            };
+            // A jammer destroys every transmission on its channel, whatever the collision
+            // model, and is heard as a collision there.
+            let jammed = jamming && us.tx.is_some_and(|i| b.jammed[i]);
+            let ack = !jammed
+                && match us.tx {
+                    None => false,
+                    Some(_) if copies => true,
+                    Some(_) if same => !collided,
+                    Some(i) if b.transmitters[i] == 1 => true,
+                    Some(i) => b.winner[i] == Some(u),
+                };
             if collided {
                 su_collisions += 1;
                 record.collisions[us.tx.unwrap_or(0)] += 1;
             }
+            record.jammed += u64::from(jammed);
             let slot = &mut us.slot;
             if !ack {
                 slot.lose();
             }
             let collision = match self.setup.feedback {
-                Feedback::SensingThenCollision => us.tx.map(|_| collided),
-                Feedback::SensingAndCollision | Feedback::CollisionOnly => us
-                    .last
-                    .map(|i| !copies && (b.choosers[i] > 1 || b.transmitters[i] > 1)),
+                Feedback::SensingThenCollision => us.tx.map(|_| collided || jammed),
+                Feedback::SensingAndCollision | Feedback::CollisionOnly => us.last.map(|i| {
+                    (!copies && (b.choosers[i] > 1 || b.transmitters[i] > 1))
+                        || (jamming && b.jammed[i])
+                }),
                 Feedback::NoSensing => None,
             };
             let seen = Seen {
@@ -715,6 +774,8 @@ pub(crate) struct Tally {
     pub(crate) per_slot: bool,
     /// The last slot's pseudo-regret (NaN where it has no closed form, or was not asked for).
     pub(crate) slot_regret: f64,
+    /// See [`MultiRecord::reduced_gap`].
+    pub(crate) reduced_gap: f64,
 }
 
 impl Tally {
@@ -726,6 +787,7 @@ impl Tally {
             benchmark_reward: 0.0,
             per_slot: false,
             slot_regret: f64::NAN,
+            reduced_gap: 0.0,
         }
     }
 
@@ -751,27 +813,66 @@ impl Tally {
         b: &mut MultiBuffers,
     ) {
         let e = &setup.env.epochs()[self.epoch];
+        let jammed = !b.held.is_empty();
         match setup.expected {
             Expected::Single => {
                 let mut more = |l: &mut Vec<usize>| team.extend(0, l);
-                let value = b.expected.under(
-                    setup.env.time_left(),
-                    &mut b.lists[0],
-                    &mut more,
-                    e,
-                    setup.env.mean_cost(),
-                );
+                let value = if jammed {
+                    // A jammed channel stops the cascade as before and pays nothing: the
+                    // epoch with its success probability at 0 (computed afresh: the value
+                    // kept is the unjammed one's).
+                    b.jam_success.clear();
+                    b.jam_success.extend_from_slice(&e.success);
+                    for &i in &b.held {
+                        b.jam_success[i] = 0.0;
+                    }
+                    b.expected.reset();
+                    let cost = setup.env.mean_cost();
+                    match setup.env.time_left() {
+                        None => {
+                            expected_reward_prefix(
+                                &mut b.lists[0],
+                                &mut more,
+                                &b.jam_success,
+                                &e.stop,
+                                cost,
+                            )
+                            .0
+                        }
+                        Some(tl) => tl.expected_reward(
+                            &mut b.lists[0],
+                            &mut more,
+                            &b.jam_success,
+                            &e.stop,
+                            cost,
+                            tl.delays(),
+                        ),
+                    }
+                } else {
+                    b.expected.under(
+                        setup.env.time_left(),
+                        &mut b.lists[0],
+                        &mut more,
+                        e,
+                        setup.env.mean_cost(),
+                    )
+                };
                 self.slot_regret = self.best - value;
                 self.cum[Metric::PseudoRegret as usize] += self.slot_regret;
             }
             Expected::Classic => {
                 b.epoch_slots[self.epoch] += 1;
                 let (chose, rewarded) = (&mut b.chose[self.epoch], &mut b.rewarded[self.epoch]);
-                for ((&n, chose), rewarded) in b.choosers.iter().zip(chose).zip(rewarded) {
+                for (k, ((&n, chose), rewarded)) in
+                    b.choosers.iter().zip(chose).zip(rewarded).enumerate()
+                {
                     if n > 0 {
                         let n = u64::from(n);
                         *chose += n;
-                        *rewarded += rewarded_users(setup.collision, n);
+                        // Nobody is rewarded on a jammed channel.
+                        if !(jammed && b.jammed[k]) {
+                            *rewarded += rewarded_users(setup.collision, n);
+                        }
                     }
                 }
                 if self.per_slot {
@@ -779,6 +880,25 @@ impl Tally {
                 }
             }
             Expected::None => self.cum[Metric::PseudoRegret as usize] = f64::NAN,
+        }
+        if let Some(reduced) = setup.reduced
+            && jammed
+        {
+            let bench = match setup.expected {
+                Expected::Single => self.best,
+                _ => setup.benchmarks[self.epoch].expected_reward,
+            };
+            let key = (self.epoch, std::mem::take(&mut b.held));
+            let value = match b.reduced.get(&key) {
+                Some(&v) => v,
+                None => {
+                    let v = reduced.value(key.0, &key.1);
+                    b.reduced.insert(key.clone(), v);
+                    v
+                }
+            };
+            b.held = key.1;
+            self.reduced_gap += bench - value;
         }
     }
 
@@ -792,7 +912,12 @@ impl Tally {
         for (k, &n) in b.choosers.iter().enumerate() {
             if n > 0 {
                 let n = u64::from(n);
-                let w = rewarded_users(setup.collision, n);
+                let jammed = !b.held.is_empty() && b.jammed[k];
+                let w = if jammed {
+                    0
+                } else {
+                    rewarded_users(setup.collision, n)
+                };
                 value += e.success[k] * w as f64 - cost[k] * n as f64;
             }
         }
@@ -824,6 +949,7 @@ impl Tally {
             }
         }
         record.rows[row] = self.cum;
+        record.reduced_gap = self.reduced_gap;
     }
 }
 
@@ -851,6 +977,7 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
         paths,
         bench,
         collisions,
+        jams,
     } = draws;
     let mut tally = Tally::new(setup);
     let mut rows = Checkpoints::new(setup.checkpoints);
@@ -861,6 +988,7 @@ pub(crate) fn episode<T: Team, S: Spectrum, const CLASSIC: bool>(
             return;
         }
         tally.enter(t, epochs, &mut b.expected);
+        world.jam(t, jams, b, record);
         for l in b.lists.iter_mut() {
             l.clear();
         }

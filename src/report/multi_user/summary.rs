@@ -1,6 +1,7 @@
 //! `summary.json` of a many-users run: what it holds (every field read back by `plot` and
 //! `compare`), built from the statistics, and the lower bounds of the classic model.
 
+use crate::engine::multi_user::reduced::ReducedBenchmark;
 use crate::engine::multi_user::runner::{MultiStats, TeamStats};
 use crate::engine::multi_user::slot_loop::Expected;
 use crate::model::sharing::Shared;
@@ -163,6 +164,36 @@ pub struct PolicySummary {
     /// otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pu_returns_per_slot: Option<f64>,
+    /// With jammers: what they did to this policy's runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jammed: Option<PolicyJams>,
+}
+
+/// What the jammers did to one policy's runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PolicyJams {
+    /// User-slots per run whose transmission a jammer destroyed.
+    pub transmissions_jammed: Option<Stat>,
+    /// Channel-slots per run the jammers held.
+    pub channel_slots_jammed: Option<Stat>,
+    /// The pseudo-regret at the horizon against the benchmark of the channels the jammers
+    /// leave (`None` where either is not computed).
+    pub regret_vs_reduced_benchmark: Option<Stat>,
+}
+
+/// The jammers of a scenario and the benchmark they leave.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JammersSummary {
+    /// Each jammer in scenario terms (behaviour, budget, rate).
+    pub jammers: Vec<String>,
+    /// The model, in words.
+    pub model: String,
+    /// Where the jammers hold the same channels in every slot: the channels left to the users.
+    pub channels_left: Option<Vec<usize>>,
+    /// Their benchmark's expected reward per slot (first epoch), the reduced benchmark the
+    /// regret against it is measured from (for coordinated jammers on J channels, the top-M
+    /// of the K − J others).
+    pub reduced_benchmark_per_slot: Option<f64>,
 }
 
 /// What a many-users `summary.json` holds.
@@ -198,6 +229,9 @@ pub struct MultiUserSummary {
     pub pseudo_regret: String,
     /// What the regret is measured against.
     pub benchmark: Benchmark,
+    /// The jammers, when the scenario has some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jammers: Option<JammersSummary>,
     /// The lower bounds, where they apply.
     pub lower_bound: Option<LowerBound>,
     /// Per-user means (row: channel, column: user), when the scenario sets them.
@@ -320,6 +354,7 @@ pub(crate) fn summary(s: &MultiUserScenario, stats: &MultiStats) -> MultiUserSum
             expected_reward_per_slot: b.expected_reward,
             lists: b.lists.clone(),
         },
+        jammers: jammers_summary(s, stats.expected),
         lower_bound: lower_bound(s, stats.expected),
         user_theta: s.user_theta.clone(),
         system_reward: (!s.system_reward.is_linear()).then(|| SystemRewardSummary {
@@ -391,5 +426,33 @@ fn policy_summary(
             .env
             .time_left()
             .map(|_| st.pu_returns as f64 / (st.runs.max(1) as f64 * s.header.horizon as f64)),
+        jammed: st.jams.as_ref().map(|j| PolicyJams {
+            transmissions_jammed: stat(&j.jammed),
+            channel_slots_jammed: stat(&j.jam_slots),
+            regret_vs_reduced_benchmark: stat(&j.reduced_regret),
+        }),
     }
+}
+
+/// The jammers of `s`, with the channels they leave where that set is fixed.
+fn jammers_summary(s: &MultiUserScenario, expected: Expected) -> Option<JammersSummary> {
+    if s.jammers.list.is_empty() {
+        return None;
+    }
+    let k = s.env.len();
+    let left = s
+        .jammers
+        .fixed_set(k, s.header.horizon)
+        .map(|held| (0..k).filter(|c| !held.contains(c)).collect::<Vec<_>>());
+    let reduced = ReducedBenchmark::of(s, expected);
+    let per_slot = left.as_ref().zip(reduced).map(|(left, r)| {
+        let held: Vec<usize> = (0..k).filter(|c| !left.contains(c)).collect();
+        r.value(0, &held)
+    });
+    Some(JammersSummary {
+        jammers: s.jammers.list.iter().map(|j| j.describe()).collect(),
+        model: "a jammer destroys every transmission on the channels it holds in a slot (heard as a collision where the feedback shows collisions); it does not change what users sense, earns nothing and is not one of the M users; the benchmark stays the jammer-free one, and the reduced benchmark is, slot by slot, the same rule's on the channels left".into(),
+        channels_left: left,
+        reduced_benchmark_per_slot: per_slot,
+    })
 }

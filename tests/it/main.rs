@@ -13,6 +13,7 @@ mod floor;
 mod frontier_reference;
 mod golden;
 mod identification;
+mod jammers;
 mod layers;
 mod many_users;
 mod mutation;

@@ -291,6 +291,35 @@ fn check_team(
             )
         },
     )?;
+    blame.require(
+        st.jams.is_some() == !s.jammers.list.is_empty(),
+        format!("{field}.jams"),
+        || "must be present exactly when the scenario has jammers".into(),
+    )?;
+    if let Some(j) = &st.jams {
+        // Per run: at most one jammed transmission per user-slot, one jam per channel-slot.
+        let horizon = s.header.horizon as f64;
+        for (name, m, n, hi) in [
+            ("jammed", &j.jammed, runs, horizon * users as f64),
+            ("jam_slots", &j.jam_slots, runs, horizon * k as f64),
+        ] {
+            blame.require(
+                sound(m, n) && m.within(0.0, hi),
+                format!("{field}.jams.{name}"),
+                || format!("is not one count per run, each in [0, {hi}]"),
+            )?;
+        }
+        blame.require(
+            j.reduced_regret.is_sound() && j.reduced_regret.count() <= runs,
+            format!("{field}.jams.reduced_regret"),
+            || {
+                format!(
+                    "holds {} values, more than the shard's {runs} runs",
+                    j.reduced_regret.count()
+                )
+            },
+        )?;
+    }
     for (name, n) in [
         ("decomposition_exact", st.decomposition_exact),
         ("regret_above_first_term", st.regret_above_first_term),

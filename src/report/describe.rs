@@ -252,6 +252,15 @@ fn describe_multi_user(s: &MultiUserScenario) -> String {
             "per-user means (row: channel, column: user from 0): {m:?}"
         );
     }
+    if !s.jammers.list.is_empty() {
+        let _ = writeln!(
+            out,
+            "jammers (not among the M users; the benchmark stays jammer-free):"
+        );
+        for j in &s.jammers.list {
+            let _ = writeln!(out, "  {}", j.describe());
+        }
+    }
     let _ = writeln!(out, "policies:");
     for p in &s.policies {
         let _ = writeln!(out, "  {:<24} {}", p.label, p.to_ron());

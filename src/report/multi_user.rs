@@ -162,9 +162,15 @@ fn markdown(summary: &MultiUserSummary, charts: &[(String, String)]) -> String {
     per_slot_table(&mut md, summary);
     jammers_table(&mut md, summary);
     if summary.policies.iter().any(|p| p.decomposition.is_some()) {
+        // A jammed transmission is lost like a collided one: term (c) holds both.
+        let c = if summary.jammers.is_some() {
+            "collisions and jams"
+        } else {
+            "collisions"
+        };
         let _ = writeln!(
             md,
-            "\nRegret decomposition (Besson & Kaufmann 2018, Lemma 1): (a) sub-optimal selections + (b) optimal channels unused + (c) collisions = regret.\n\n| policy | (a) | (b) | (c) | regret | runs summing exactly |\n|---|---:|---:|---:|---:|---:|"
+            "\nRegret decomposition (Besson & Kaufmann 2018, Lemma 1): (a) sub-optimal selections + (b) optimal channels unused + (c) {c} = regret.\n\n| policy | (a) | (b) | (c) | regret | runs summing exactly |\n|---|---:|---:|---:|---:|---:|"
         );
         for p in &summary.policies {
             if let Some(d) = &p.decomposition {

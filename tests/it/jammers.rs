@@ -291,3 +291,59 @@ fn sharded_jammed_runs_merge_to_the_unsharded_bytes() {
             > 0.0
     );
 }
+
+/// A sweep over a jammer's budget C: each policy's regret against C, with the line fitted
+/// through the cells (recomputed here from the cells' means and standard errors). A learner
+/// that learns from its sensing never sees a constant jammer on the best channel, so every
+/// jammed slot costs it about that channel's mean, 0.9: the slope says so.
+#[test]
+fn a_sweep_over_the_budget_fits_the_regret_per_jammed_slot() {
+    let text = scenario(
+        2,
+        "jammers: [(behaviour: Constant(channel: 4), budget: 0)],",
+        "(policy: CentralizedMultiplePlay(index: KlUcb))",
+    )
+    .replace("runs: 12", "runs: 40")
+    .replace(
+        "policies: [",
+        "sweep: (field: \"jammers[0].budget\", values: [0, 100, 200, 400]), policies: [",
+    );
+    let top = summary(&text);
+    let p = &top["policies"][0];
+    let points: Vec<(f64, f64, f64)> = p["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|pt| {
+            let s = &pt["at_horizon"]["pseudo_regret"];
+            (
+                pt["value"].as_f64().unwrap(),
+                s["mean"].as_f64().unwrap(),
+                s["stderr"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let slope = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx;
+    let se = (points
+        .iter()
+        .map(|p| (p.0 - mx) * (p.0 - mx) * p.2 * p.2)
+        .sum::<f64>())
+    .sqrt()
+        / sxx;
+    let fit = &p["fit"];
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    assert!(
+        close(fit["slope"].as_f64().unwrap(), slope),
+        "{fit} vs {slope}"
+    );
+    assert!(
+        close(fit["slope_stderr"].as_f64().unwrap(), se),
+        "{fit} vs {se}"
+    );
+    assert_eq!(fit["metric"], "pseudo_regret");
+    assert!((0.8..0.92).contains(&slope) && se < 0.02, "{slope} ± {se}");
+}

@@ -7,7 +7,7 @@
 //! user). Collision draws come from their own domain. Runs fold into exact statistics, so the
 //! split among threads never changes a byte.
 
-use crate::engine::multi_user::reduced::ReducedBenchmark;
+use crate::engine::multi_user::reduced::{ReducedBenchmark, Rule};
 use crate::engine::multi_user::slot_loop::{
     Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
 };
@@ -301,6 +301,20 @@ pub(crate) fn expected_for(s: &MultiUserScenario, classic: bool) -> Expected {
     }
 }
 
+/// The benchmark of the channels the jammers of `s` leave, under the rule of its benchmark
+/// (see [`crate::engine::multi_user::reduced`]), where it is defined.
+pub(crate) fn reduced_benchmark(
+    s: &MultiUserScenario,
+    expected: Expected,
+) -> Option<ReducedBenchmark<'_>> {
+    let rule = match expected {
+        Expected::Single => Rule::One,
+        Expected::Classic => Rule::Classic,
+        Expected::None => Rule::Lists,
+    };
+    ReducedBenchmark::of(s, rule)
+}
+
 /// The benchmark of each epoch (see [`crate::model::sharing`]).
 pub(crate) fn benchmarks(s: &MultiUserScenario, expected: Expected) -> Vec<Shared> {
     benchmarks_for(s, expected, s.policies.iter().all(|p| p.is_classic()))
@@ -455,7 +469,8 @@ fn run_on(s: &MultiUserScenario, opts: &RunOptions, loops: Loops) -> Result<Mult
     } else {
         Vec::new()
     };
-    let reduced = ReducedBenchmark::of(s, expected);
+    // Slot by slot only where the pseudo-regret is computed (it is what the gap corrects).
+    let reduced = reduced_benchmark(s, expected).filter(|_| expected != Expected::None);
     let setup = Setup {
         env: &s.env,
         envs,

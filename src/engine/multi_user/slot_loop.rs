@@ -36,8 +36,6 @@ use crate::util::stats::ExactSum;
 use rand::RngExt;
 use std::collections::HashMap;
 
-pub(crate) use super::reduced::ReducedBenchmark;
-
 /// Metrics recorded per checkpoint: the single-user ones summed over users, then these.
 pub(crate) const N_MULTI: usize = N_METRICS + 1;
 /// Users involved in collisions with other users (a collision of three counts three).
@@ -83,7 +81,7 @@ pub(crate) struct Setup<'a> {
     /// The jammers (none: the jammer-free world).
     pub jammers: &'a Jammers,
     /// The benchmark of the channels the jammers leave, where it is computed.
-    pub reduced: Option<&'a ReducedBenchmark<'a>>,
+    pub reduced: Option<&'a super::reduced::ReducedBenchmark<'a>>,
 }
 
 /// One run's record.

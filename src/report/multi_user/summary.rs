@@ -1,8 +1,7 @@
 //! `summary.json` of a many-users run: what it holds (every field read back by `plot` and
 //! `compare`), built from the statistics, and the lower bounds of the classic model.
 
-use crate::engine::multi_user::reduced::ReducedBenchmark;
-use crate::engine::multi_user::runner::{MultiStats, TeamStats};
+use crate::engine::multi_user::runner::{MultiStats, TeamStats, reduced_benchmark};
 use crate::engine::multi_user::slot_loop::Expected;
 use crate::model::sharing::Shared;
 use crate::model::theory::kl_bernoulli;
@@ -444,7 +443,7 @@ fn jammers_summary(s: &MultiUserScenario, expected: Expected) -> Option<JammersS
         .jammers
         .fixed_set(k, s.header.horizon)
         .map(|held| (0..k).filter(|c| !held.contains(c)).collect::<Vec<_>>());
-    let reduced = ReducedBenchmark::of(s, expected);
+    let reduced = reduced_benchmark(s, expected);
     let per_slot = left.as_ref().zip(reduced).map(|(left, r)| {
         let held: Vec<usize> = (0..k).filter(|c| !left.contains(c)).collect();
         r.value(0, &held)

@@ -58,6 +58,58 @@ struct SweepPolicy {
     name: String,
     policy: String,
     points: Vec<SweepPoint>,
+    /// The regret at the horizon against the swept value, fitted by a line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fit: Option<LineFit>,
+}
+
+/// A straight line fitted by least squares to a policy's mean regret at the horizon against
+/// the swept value (every cell one point, equally weighted). Its slope is a fixed linear
+/// combination of the cells' means, which are independent, so its standard error follows
+/// exactly from theirs: `se² = Σ (x_i − x̄)² se_i² / (Σ (x_i − x̄)²)²`; the interval is ±1.96 se
+/// (the Monte Carlo uncertainty of the slope of the mean curve, not the curve's departure from
+/// a line). Against a jammers' budget C this is the regret per jammed slot, Ω(C) and Õ(C) in
+/// the adversarial multi-player literature.
+#[derive(Clone, Debug, Serialize)]
+struct LineFit {
+    /// The metric fitted (`pseudo_regret`, or `realized_regret` where a cell lacks it).
+    metric: &'static str,
+    /// The regret per unit of the swept value.
+    slope: f64,
+    /// Its standard error, from the cells' standard errors.
+    slope_stderr: f64,
+    /// `slope ± 1.96 stderr`.
+    slope_ci95: [f64; 2],
+    /// The fitted regret at value 0.
+    intercept: f64,
+}
+
+impl LineFit {
+    /// The fit of `(x, mean, stderr)` points, if two values differ.
+    fn of(metric: &'static str, points: &[(f64, f64, f64)]) -> Option<LineFit> {
+        let n = points.len() as f64;
+        let (mx, my) = points
+            .iter()
+            .fold((0.0, 0.0), |(a, b), &(x, y, _)| (a + x / n, b + y / n));
+        let sxx: f64 = points.iter().map(|&(x, _, _)| (x - mx) * (x - mx)).sum();
+        if points.len() < 2 || sxx.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return None;
+        }
+        let slope = points.iter().map(|&(x, y, _)| (x - mx) * y).sum::<f64>() / sxx;
+        let var: f64 = points
+            .iter()
+            .map(|&(x, _, se)| (x - mx) * (x - mx) * se * se)
+            .sum::<f64>()
+            / (sxx * sxx);
+        let se = var.sqrt();
+        Some(LineFit {
+            metric,
+            slope,
+            slope_stderr: se,
+            slope_ci95: [slope - 1.96 * se, slope + 1.96 * se],
+            intercept: my - slope * mx,
+        })
+    }
 }
 
 /// `summary.json` of a many-users sweep.
@@ -143,7 +195,7 @@ fn top_summary(
     summaries: &[MultiUserSummary],
 ) -> SweepSummary {
     let policies = summaries.first().map_or(0, |c| c.policies.len());
-    SweepSummary {
+    let mut top = SweepSummary {
         kind: ResultKind::MultiUserSweep,
         scenario: scenario.to_string(),
         description: description.to_string(),
@@ -184,9 +236,20 @@ fn top_summary(
                         }
                     })
                     .collect(),
+                fit: None,
             })
             .collect(),
+    };
+    let metric = regret_metric_of(&top.policies);
+    for p in &mut top.policies {
+        let points: Option<Vec<(f64, f64, f64)>> = p
+            .points
+            .iter()
+            .map(|pt| pt.at_horizon[metric.0].map(|s| (pt.value, s.mean, s.stderr)))
+            .collect();
+        p.fit = points.and_then(|pts| LineFit::of(metric.0, &pts));
     }
+    top
 }
 
 /// The top chart and `report.md` of a sweep (what `plot` redraws; the cells' own charts and
@@ -351,7 +414,12 @@ fn sweep_csv(top: &SweepSummary) -> Result<Vec<u8>, ReportError> {
 
 /// The regret metric drawn: the pseudo-regret where every cell has it, else the realised.
 fn regret_metric(top: &SweepSummary) -> (&'static str, &'static str) {
-    let pseudo = top.policies.iter().all(|p| {
+    regret_metric_of(&top.policies)
+}
+
+/// [`regret_metric`] of these policies' points.
+fn regret_metric_of(policies: &[SweepPolicy]) -> (&'static str, &'static str) {
+    let pseudo = policies.iter().all(|p| {
         p.points
             .iter()
             .all(|pt| pt.at_horizon["pseudo_regret"].is_some())
@@ -504,6 +572,27 @@ fn markdown(top: &SweepSummary, charts: &[(String, String)]) -> String {
     } else {
         let _ = writeln!(md, "\n{what} (mean ± sd over runs):\n");
         value_table(&mut md, top, false, |pt, _| cell(&pt.at_horizon[metric]));
+    }
+    if top.policies.iter().any(|p| p.fit.is_some()) {
+        let _ = writeln!(
+            md,
+            "\nA line through each policy's mean {what} against `{}` (least squares over the cells; the interval is the slope's 95 % from the cells' standard errors):\n\n| policy | slope (per unit of `{}`) | 95 % interval | at 0 |\n|---|---:|---:|---:|",
+            top.field, top.field
+        );
+        for p in &top.policies {
+            if let Some(f) = &p.fit {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | [{}, {}] | {} |",
+                    p.name,
+                    sig(f.slope, 4),
+                    sig(f.slope_ci95[0], 4),
+                    sig(f.slope_ci95[1], 4),
+                    sig(f.intercept, 4)
+                );
+            }
+        }
+        md.push('\n');
     }
     let _ = writeln!(
         md,

@@ -292,7 +292,7 @@ fn check_team(
         },
     )?;
     blame.require(
-        st.jams.is_some() == !s.jammers.list.is_empty(),
+        st.jams.is_some() != s.jammers.list.is_empty(),
         format!("{field}.jams"),
         || "must be present exactly when the scenario has jammers".into(),
     )?;

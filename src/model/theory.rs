@@ -260,6 +260,18 @@ pub(crate) fn kl_upper_one_step(p: f64, n: f64, budget: f64, bound: f64) -> Opti
     Some((secant.min(q), newton.min(q)))
 }
 
+/// Relative margin that widens [`kl_upper_one_step`]'s bounds for rounding and for
+/// [`kl_upper`]'s own tolerance (a relative step of 1e-12).
+pub(crate) const KL_STEP_MARGIN: f64 = 1e-9;
+
+/// An upper bound on [`kl_upper`]'s value, as computed, from one Newton step
+/// ([`kl_upper_one_step`] widened by [`KL_STEP_MARGIN`]); `None` where the step does not apply.
+#[inline]
+pub(crate) fn kl_upper_above(p: f64, n: f64, budget: f64, bound: f64) -> Option<f64> {
+    let (_, newton) = kl_upper_one_step(p, n, budget, bound)?;
+    Some(newton + KL_STEP_MARGIN * newton.abs() + f64::MIN_POSITIVE)
+}
+
 /// The largest `q ∈ [p, 1]` with `n · d(p; q) ≤ budget`: the KL-UCB index (Garivier & Cappé
 /// 2011) used by CascadeKL-UCB.
 ///

@@ -19,7 +19,7 @@
 //! still undecided computes exact indices of the slot (cached for the slot). Every answer is
 //! the one the full computation gives, which the tests check against it.
 
-use crate::model::theory::{kl_upper_bound, kl_upper_one_step};
+use crate::model::theory::{KL_STEP_MARGIN, kl_upper_above, kl_upper_bound, kl_upper_one_step};
 pub(crate) use crate::policy::IndexKind;
 use crate::policy::{Clock, Convention, Reward, Rules, Ties, log_clock};
 use crate::util::ranking::Ranked;
@@ -86,10 +86,10 @@ impl IndexKind {
         let n = n as f64;
         let p = s / n;
         let bound = bound.unwrap_or_else(|| kl_upper_bound(p, n, log_t));
-        let (secant, newton) = kl_upper_one_step(p, n, log_t, bound)?;
+        let (secant, _) = kl_upper_one_step(p, n, log_t, bound)?;
         Some((
             (secant - MARGIN * secant.abs() - f64::MIN_POSITIVE).max(p),
-            newton + MARGIN * newton.abs() + f64::MIN_POSITIVE,
+            kl_upper_above(p, n, log_t, bound)?,
         ))
     }
 }
@@ -99,7 +99,7 @@ impl IndexKind {
 const SELECT_BY_COMPARISON: usize = 16;
 
 /// Relative margin of the kl-UCB bounds (see [`IndexKind::bounds`]).
-const MARGIN: f64 = 1e-9;
+const MARGIN: f64 = KL_STEP_MARGIN;
 
 /// `(index: Ucb)` or `(index: KlUcb)`, with the definitions it follows
 /// (`convention: SMPyBandits`, `time: Samples`, `ties: Random`; see [`crate::policy::Rules`]).

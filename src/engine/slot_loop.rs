@@ -263,14 +263,31 @@ impl ExpectedReward {
     ) -> f64 {
         match time_left {
             None => self.of(list, more, epoch, mean_cost),
-            Some(tl) => tl.expected_reward(
+            Some(_) => Self::afresh(
+                time_left,
                 list,
                 more,
                 &epoch.success,
                 &epoch.stop,
                 mean_cost,
-                tl.delays(),
             ),
+        }
+    }
+
+    /// The expected net reward of `list` under the scenario's reward rule with these success
+    /// and stop probabilities, computed afresh (nothing kept).
+    #[inline(always)]
+    pub(crate) fn afresh(
+        time_left: Option<&TimeLeft>,
+        list: &mut Vec<usize>,
+        more: &mut impl FnMut(&mut Vec<usize>) -> bool,
+        success: &[f64],
+        stop: &[f64],
+        mean_cost: &[f64],
+    ) -> f64 {
+        match time_left {
+            None => expected_reward_prefix(list, more, success, stop, mean_cost).0,
+            Some(tl) => tl.expected_reward(list, more, success, stop, mean_cost, tl.delays()),
         }
     }
 

@@ -27,7 +27,6 @@ use crate::model::jamming::{JamRun, Jammers};
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
 use crate::model::system_reward::SystemReward;
-use crate::model::theory::expected_reward_prefix;
 use crate::model::time_left::TimeLeft;
 use crate::multi::{Collision, Feedback, Seen, Team, Timing};
 use crate::util::cancel::Cancel;
@@ -825,27 +824,14 @@ impl Tally {
                         b.jam_success[i] = 0.0;
                     }
                     b.expected.reset();
-                    let cost = setup.env.mean_cost();
-                    match setup.env.time_left() {
-                        None => {
-                            expected_reward_prefix(
-                                &mut b.lists[0],
-                                &mut more,
-                                &b.jam_success,
-                                &e.stop,
-                                cost,
-                            )
-                            .0
-                        }
-                        Some(tl) => tl.expected_reward(
-                            &mut b.lists[0],
-                            &mut more,
-                            &b.jam_success,
-                            &e.stop,
-                            cost,
-                            tl.delays(),
-                        ),
-                    }
+                    ExpectedReward::afresh(
+                        setup.env.time_left(),
+                        &mut b.lists[0],
+                        &mut more,
+                        &b.jam_success,
+                        &e.stop,
+                        setup.env.mean_cost(),
+                    )
                 } else {
                     b.expected.under(
                         setup.env.time_left(),

@@ -439,15 +439,13 @@ fn jammers_summary(s: &MultiUserScenario, expected: Expected) -> Option<JammersS
         return None;
     }
     let k = s.env.len();
-    let left = s
-        .jammers
-        .fixed_set(k, s.header.horizon)
+    let held = s.jammers.fixed_set(k, s.header.horizon);
+    let left = held
+        .as_ref()
         .map(|held| (0..k).filter(|c| !held.contains(c)).collect::<Vec<_>>());
-    let reduced = reduced_benchmark(s, expected);
-    let per_slot = left.as_ref().zip(reduced).map(|(left, r)| {
-        let held: Vec<usize> = (0..k).filter(|c| !left.contains(c)).collect();
-        r.value(0, &held)
-    });
+    let per_slot = held
+        .zip(reduced_benchmark(s, expected))
+        .map(|(held, r)| r.value(0, &held));
     Some(JammersSummary {
         jammers: s.jammers.list.iter().map(|j| j.describe()).collect(),
         model: "a jammer destroys every transmission on the channels it holds in a slot (heard as a collision where the feedback shows collisions); it does not change what users sense, earns nothing and is not one of the M users; the benchmark stays the jammer-free one, and the reduced benchmark is, slot by slot, the same rule's on the channels left".into(),

@@ -240,7 +240,7 @@ fn top_summary(
             })
             .collect(),
     };
-    let metric = regret_metric_of(&top.policies);
+    let metric = regret_metric(&top.policies);
     for p in &mut top.policies {
         let points: Option<Vec<(f64, f64, f64)>> = p
             .points
@@ -412,13 +412,9 @@ fn sweep_csv(top: &SweepSummary) -> Result<Vec<u8>, ReportError> {
     csv_bytes(&header, rows)
 }
 
-/// The regret metric drawn: the pseudo-regret where every cell has it, else the realised.
-fn regret_metric(top: &SweepSummary) -> (&'static str, &'static str) {
-    regret_metric_of(&top.policies)
-}
-
-/// [`regret_metric`] of these policies' points.
-fn regret_metric_of(policies: &[SweepPolicy]) -> (&'static str, &'static str) {
+/// The regret metric drawn and fitted: the pseudo-regret where every cell of every policy
+/// has it, else the realised.
+fn regret_metric(policies: &[SweepPolicy]) -> (&'static str, &'static str) {
     let pseudo = policies.iter().all(|p| {
         p.points
             .iter()
@@ -443,7 +439,7 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
     if opts.formats.is_empty() {
         return Ok(Vec::new());
     }
-    let (metric, what) = regret_metric(top);
+    let (metric, what) = regret_metric(&top.policies);
     let log_x = SweepAxis::is_log(top.log_axis, &top.values);
     let curves: Vec<Curve> = top
         .policies
@@ -554,7 +550,7 @@ fn markdown(top: &SweepSummary, charts: &[(String, String)]) -> String {
             c.folder
         );
     }
-    let (metric, what) = regret_metric(top);
+    let (metric, what) = regret_metric(&top.policies);
     // A sweep of policies that all play their benchmark (the oracle) has nothing but zeros to
     // show for regret: one sentence instead of a table of them, and the throughput below.
     let all_zero = top.policies.iter().all(|p| {

@@ -16,7 +16,7 @@ use crate::engine::recorder::RunRecord;
 use crate::engine::slot_loop::{Probes, Totals, World};
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::engine::stepper::{StepError, experiment_of, repeated};
-use crate::model::channel::{ChannelKeys, Environment, PathsMut};
+use crate::model::channel::{ChannelKeys, Environment, Epoch, PathsMut};
 use crate::model::occupancy::OccupancyState;
 use crate::policy::Policy;
 use crate::scenario::RegretScenario;
@@ -537,9 +537,7 @@ impl<'a> BatchPart<'a> {
         self.t[i] = t;
         let epochs = model.env.epochs();
         let mut epoch = self.epoch[i];
-        while t > epochs[epoch].last {
-            epoch += 1;
-        }
+        Epoch::advance(epochs, &mut epoch, t);
         self.epoch[i] = epoch;
         let world = World::at(&model.env, spectrum, epoch);
         let rows = i * k..(i + 1) * k;

@@ -356,10 +356,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
         if t & check == 0 && cancel.is_cancelled() {
             return;
         }
-        if t > epochs[epoch].last {
-            while t > epochs[epoch].last {
-                epoch += 1;
-            }
+        if Epoch::advance(epochs, &mut epoch, t) {
             world = World::at(env, spectrum, epoch);
             probes.expected.reset();
         }

@@ -18,7 +18,7 @@ use crate::engine::multi_user::slot_loop::{
 use crate::engine::recorder::{Metric, RunRecord};
 use crate::engine::slot_loop::{Buffers, Totals, World as SingleWorld};
 use crate::engine::spectrum::{General, Simple, Spectrum};
-use crate::model::channel::{Environment, Paths};
+use crate::model::channel::{Environment, Epoch, Paths};
 use crate::model::jamming::{JamRun, Jammers};
 use crate::model::occupancy::OccupancyState;
 use crate::model::sharing::Shared;
@@ -740,10 +740,7 @@ impl Stepper {
         st.t += 1;
         let t = st.t;
         let epochs = model.env.epochs();
-        if t > epochs[one.epoch].last {
-            while t > epochs[one.epoch].last {
-                one.epoch += 1;
-            }
+        if Epoch::advance(epochs, &mut one.epoch, t) {
             one.buffers.probes.view().expected.reset();
         }
         one.buffers.list.clear();

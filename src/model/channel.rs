@@ -125,6 +125,21 @@ pub(crate) struct Epoch {
     pub optimum: Optimum,
 }
 
+impl Epoch {
+    /// Moves `epoch` forward to the epoch that holds slot `t` (slots only move forward);
+    /// whether it moved (the one test a slot pays while it stays in the same epoch).
+    #[inline(always)]
+    pub(crate) fn advance(epochs: &[Epoch], epoch: &mut usize, t: u64) -> bool {
+        if t <= epochs[*epoch].last {
+            return false;
+        }
+        while t > epochs[*epoch].last {
+            *epoch += 1;
+        }
+        true
+    }
+}
+
 /// The channels of one experiment, with the quantities every slot needs precomputed.
 #[derive(Clone, Debug)]
 pub struct Environment {

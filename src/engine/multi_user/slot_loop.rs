@@ -791,10 +791,7 @@ impl Tally {
     /// Moves to slot `t`'s epoch (a new epoch forgets the expected reward kept).
     #[inline(always)]
     pub(crate) fn enter(&mut self, t: u64, epochs: &[Epoch], expected: &mut ExpectedReward) {
-        if t > epochs[self.epoch].last {
-            while t > epochs[self.epoch].last {
-                self.epoch += 1;
-            }
+        if Epoch::advance(epochs, &mut self.epoch, t) {
             self.best = epochs[self.epoch].optimum.expected_reward;
             expected.reset();
         }

@@ -83,10 +83,7 @@ pub(crate) fn episode<P: Policy>(
         if t & check == 0 && cancel.is_cancelled() {
             return;
         }
-        if t > current.last {
-            while t > epochs[epoch].last {
-                epoch += 1;
-            }
+        if Epoch::advance(epochs, &mut epoch, t) {
             current = &epochs[epoch];
             one_channel_values(current, mean_cost, value);
         }

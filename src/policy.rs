@@ -243,6 +243,14 @@ pub(crate) trait Builtin:
         false
     }
 
+    /// The policy as one of several users runs it (Selfish): an index policy whose scenario
+    /// leaves its ties to specprobe's default breaks them at random from the user's own
+    /// stream, as the many-users index policies do, since users who all break them to the
+    /// lower channel can lock on one channel for a whole run (default: unchanged).
+    fn among_users(&self) -> Self {
+        self.clone()
+    }
+
     /// Builds the policy for an environment (parameters already checked).
     fn build(&self, env: &Environment) -> Self::Policy;
 

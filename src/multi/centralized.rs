@@ -69,7 +69,7 @@ impl Centralized {
     pub(crate) fn new(k: usize, users: usize, spec: IndexSpec, horizon: u64) -> Centralized {
         Centralized {
             spec,
-            ix: Box::new(Indices::new(k, spec.index, spec.rules(horizon))),
+            ix: Box::new(Indices::new(k, spec.index, spec.rules_or(horizon, Ties::LowerChannel))),
             users,
             best: Vec::with_capacity(k),
             values: Vec::with_capacity(k),

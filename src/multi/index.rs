@@ -151,9 +151,23 @@ impl Default for IndexSpec {
 }
 
 impl IndexSpec {
-    /// The rules the index follows in a run of `horizon` slots.
+    /// The rules one user's index follows in a run of `horizon` slots. Ties default to
+    /// `Random`, from the user's own stream, under either convention: users who break them
+    /// alike (to the lower channel) can lock on one channel for a whole run (3 runs in 1 000
+    /// at K = 6, M = 2; 23 at M = 4), which `ties: LowerChannel` still asks for.
     pub(crate) fn rules(&self, horizon: u64) -> Rules {
-        Rules::new(self.convention, self.time, self.ties).at_horizon(horizon)
+        self.rules_or(horizon, Ties::Random)
+    }
+
+    /// The rules with ties, where the scenario does not say, broken by `ties` under
+    /// specprobe's convention (a single coordinator, who cannot lock against itself, keeps
+    /// the lower channel: [`super::centralized`]) and by the convention's rule otherwise.
+    pub(crate) fn rules_or(&self, horizon: u64, ties: Ties) -> Rules {
+        let ties = match self.convention {
+            Convention::Specprobe => Some(self.ties.unwrap_or(ties)),
+            Convention::SMPyBandits => self.ties,
+        };
+        Rules::new(self.convention, self.time, ties).at_horizon(horizon)
     }
 
     /// The label suffix: the index, `-net` for the net reward, then `-smpy` under
@@ -196,9 +210,9 @@ pub(crate) struct Indices {
     s: Vec<f64>,
     /// Samples of every channel.
     total: u64,
-    /// Under `ties: Random`, each channel's rank among equal indices in the current slot
-    /// (drawn at [`Indices::start`]); unused otherwise.
-    prio: Vec<u64>,
+    /// Under `ties: Random`, the current slot's key of the order among equal indices (one draw
+    /// at [`Indices::start`]; channel `i` ranks by [`Indices::prio`]); unused otherwise.
+    salt: u64,
     /// The epoch's interval of each channel, and whether it holds: computed this epoch, and
     /// no sample since (`changed`).
     lo: Vec<f64>,
@@ -237,11 +251,7 @@ impl Indices {
             n: vec![0; k],
             s: vec![0.0; k],
             total: 0,
-            prio: if rules.ties == Ties::Random {
-                vec![0; k]
-            } else {
-                Vec::new()
-            },
+            salt: 0,
             lo: vec![0.0; k],
             hi: vec![0.0; k],
             fresh: vec![false; k],
@@ -300,7 +310,7 @@ impl Indices {
     }
 
     /// Moves to slot `t` (nondecreasing); under `ties: Random`, draws the slot's order of
-    /// equal indices from `rng` (K draws), and draws nothing otherwise.
+    /// equal indices from `rng` (one draw, whatever K), and draws nothing otherwise.
     pub(crate) fn start(&mut self, t: u64, rng: &mut SimRng) {
         let clock = self.rules.clock(t, self.total);
         if clock != self.clock {
@@ -315,8 +325,16 @@ impl Indices {
             self.changed.iter_mut().for_each(|c| *c = false);
         }
         if self.rules.ties == Ties::Random {
-            self.prio.iter_mut().for_each(|p| *p = rng.next_u64());
+            self.salt = rng.next_u64();
         }
+    }
+
+    /// Channel `i`'s rank among equal indices this slot under `ties: Random` (smaller first):
+    /// counter-based bits keyed by the slot's draw, so a uniform order of the tied channels
+    /// costs one draw a slot and a hash only where two indices are equal, not K draws.
+    #[inline]
+    fn prio(&self, i: usize) -> u64 {
+        crate::util::crn::bits(self.salt, i as u64)
     }
 
     /// The order of channels `i` and `j` when their indices are equal: whether `i` goes
@@ -326,7 +344,7 @@ impl Indices {
         match self.rules.ties {
             Ties::LowerChannel => i < j,
             Ties::HigherChannel => i > j,
-            Ties::Random => (self.prio[i], i) < (self.prio[j], j),
+            Ties::Random => (self.prio(i), i) < (self.prio(j), j),
         }
     }
 
@@ -452,7 +470,7 @@ impl Indices {
             match self.rules.ties {
                 Ties::LowerChannel => super::top(&values, m, out),
                 Ties::HigherChannel => super::top_by(&values, |i| (k - i) as u64, m, out),
-                Ties::Random => super::top_by(&values, |i| self.prio[i], m, out),
+                Ties::Random => super::top_by(&values, |i| self.prio(i), m, out),
             }
             return;
         }
@@ -617,7 +635,7 @@ mod tests {
                 prop_assert_eq!(ix.clock(), clock);
                 let full: Vec<f64> = (0..k).map(|i| kind.value(ix.n[i], ix.s[i], clock)).collect();
                 let mut want = Vec::new();
-                let prio = ix.prio.clone();
+                let prio: Vec<u64> = (0..k).map(|i| ix.prio(i)).collect();
                 // The order in full: larger index first, then the tie rule.
                 let before = |i: usize, j: usize| {
                     full[i] > full[j]

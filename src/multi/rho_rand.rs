@@ -1,7 +1,8 @@
 //! rhoRand (Anandkumar, Michael, Tang & Swami, JSAC 2011): user `u` holds a rank
 //! `r_u ∈ {1, …, M}` and transmits on the channel of rank `r_u` by its own index; after a
 //! collision it draws a new rank uniformly. The first rank is drawn uniformly too (as
-//! SMPyBandits' `rhoRand` and Besson & Kaufmann describe it). With more users than channels a
+//! SMPyBandits' `rhoRand` and Besson & Kaufmann describe it); equal indices are ordered at
+//! random from the user's stream unless `ties` says otherwise. With more users than channels a
 //! rank above K aims at the channel of rank `((r − 1) mod K) + 1`. Under SMPyBandits'
 //! convention the index counts time in the user's samples and equal indices are ordered at
 //! random (`choiceWithRank`: uniform among the channels whose index equals the r-th largest).

@@ -1,6 +1,7 @@
 //! RandTopM and MCTopM (Besson & Kaufmann, "Multi-Player Bandits Revisited", ALT 2018,
 //! Algorithms 1 and 2). User `j` keeps a chosen channel `A^j` and its estimated set `M̂^j(t)` of
-//! the M channels of largest index (ties to the lower channel). The first channel is drawn
+//! the M channels of largest index (ties at random from the user's stream, unless `ties` says
+//! otherwise: [`IndexSpec::rules`]). The first channel is drawn
 //! uniformly among all K. Then, before each slot:
 //!
 //! RandTopM: if `A^j ∉ M̂^j(t)`, it moves to a uniform channel of `M̂^j(t)` after a collision,
@@ -354,7 +355,7 @@ mod tests {
     }
 
     /// SMPyBandits' M best take the higher channel among equal indices (its stable argsort),
-    /// unless `ties` says otherwise; specprobe's take the lower.
+    /// unless `ties` says otherwise; specprobe's break them at random (issue 50, item 17).
     #[test]
     fn the_reference_m_best_prefer_the_higher_channel() {
         let smpy = IndexSpec {
@@ -363,7 +364,7 @@ mod tests {
         };
         let rule = |spec: IndexSpec| TopM::new(4, 2, spec, true, 100).ix[0].rules().ties;
         assert_eq!(rule(smpy), Ties::HigherChannel);
-        assert_eq!(rule(IndexSpec::default()), Ties::LowerChannel);
+        assert_eq!(rule(IndexSpec::default()), Ties::Random);
         let random = IndexSpec {
             ties: Some(Ties::Random),
             ..smpy

@@ -96,6 +96,12 @@ impl Builtin for KlUcbSpec {
     fn learns_idle_only(&self) -> bool {
         self.reward == Reward::Idle
     }
+    fn among_users(&self) -> Self {
+        KlUcbSpec {
+            ties: self.ties.or(Some(Ties::Random)),
+            ..self.clone()
+        }
+    }
     fn build(&self, env: &Environment) -> KlUcb {
         KlUcb {
             est: Estimates::new(env.len()),

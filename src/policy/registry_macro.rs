@@ -124,6 +124,13 @@ macro_rules! builtin_policies {
                 }
             }
 
+            /// See [`Builtin::among_users`].
+            pub(crate) fn among_users(&self) -> PolicySpec {
+                match self {
+                    $(PolicySpec::$name(s) => PolicySpec::$name(s.among_users()),)*
+                }
+            }
+
             /// See [`Builtin::theorem2_alpha`].
             pub(crate) fn theorem2_alpha(&self) -> Option<f64> {
                 match self {

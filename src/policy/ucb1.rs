@@ -73,6 +73,12 @@ impl Builtin for Ucb1Spec {
     fn learns_idle_only(&self) -> bool {
         self.reward == Reward::Idle
     }
+    fn among_users(&self) -> Self {
+        Ucb1Spec {
+            ties: self.ties.or(Some(Ties::Random)),
+            ..self.clone()
+        }
+    }
     fn build(&self, env: &Environment) -> Ucb1 {
         let rules = Rules::new(self.convention, self.time, self.ties).at_horizon(env.horizon());
         let mut p = Ucb1::new(env.len(), self.reward);

@@ -1570,8 +1570,10 @@ fn an_oracle_sweep_reports_throughput_not_zero_regret() {
 /// as a zero reward), copies of plain Selfish KL-UCB lock onto one channel together in a share
 /// of runs (regret linear in T), and the randomized form's index noise, s.d. 1/(t + 1), breaks
 /// the tie (Trinh & Combes, arXiv 2102.10200): M = K = 2, means (0.1, 0.9), the shipped
-/// scenario cut to T = 2000 and 300 runs. At T = 10⁴ and 1000 runs, 839 of plain Selfish's
-/// runs ended above T/2 and none of the randomized form's (README, "Many users").
+/// scenario cut to T = 2000 and 300 runs (103 plain runs end above 1000, the mean regrets
+/// are 737 and 132). At T = 10⁴ and 1000 runs, 369 of plain Selfish's runs ended above T/2
+/// (839 when ties went to the lower channel) and none of the randomized form's (README, "Many
+/// users").
 #[test]
 fn index_noise_unlocks_selfish_without_sensing() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1595,7 +1597,7 @@ fn index_noise_unlocks_selfish_without_sensing() {
     assert!(locked("selfish-klucb") >= 90, "{}", locked("selfish-klucb"));
     assert_eq!(locked("selfish-klucb-rand"), 0);
     assert!(
-        mean("selfish-klucb-rand") < 0.1 * mean("selfish-klucb"),
+        mean("selfish-klucb-rand") < 0.3 * mean("selfish-klucb"),
         "{} {}",
         mean("selfish-klucb-rand"),
         mean("selfish-klucb")
@@ -1650,4 +1652,41 @@ fn equal_means_cost_only_the_collisions_exactly() {
         rows += 1;
     }
     assert_eq!(rows, 40);
+}
+
+/// Issue 50, item 17: under the defaults, index users break ties at random from their own
+/// streams, so no run locks two users on one channel. With ties to the lower channel
+/// (relabelled per user), runs 41 and 168 of this scenario (K = 6, M = 2, seed 7) had both
+/// Selfish users collide in almost every slot (regret ≈ T·1.1 at T = 10 000); `ties:
+/// LowerChannel` still gives that rule, and still locks.
+#[test]
+fn default_ties_are_random_and_no_run_locks_two_users() {
+    let channels: Vec<String> = (1..=6)
+        .map(|i| format!("(theta: {}, cost: Constant(0.0))", f64::from(i) / 10.0))
+        .collect();
+    let text = |ties: &str| {
+        format!(
+            "MultiUser(name: \"ties\", seed: 7, horizon: 1500, runs: 169, users: 2, channels: [{}],
+            policies: [(label: \"s\", policy: Selfish(policy: Ucb1(reward: Idle{ties})))])",
+            channels.join(", ")
+        )
+    };
+    let worst = |text: String| {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "ties.ron", &text);
+        let runs = String::from_utf8(run_file(&path, "runs.csv")).unwrap();
+        let mut rows = runs.lines();
+        let head: Vec<&str> = rows.next().unwrap().split(',').collect();
+        let at = head.iter().position(|c| *c == "pseudo_regret").unwrap();
+        rows.map(|r| r.split(',').nth(at).unwrap().parse::<f64>().unwrap())
+            .fold(0.0, f64::max)
+    };
+    // The best pair earns 1.1 a slot: a locked run's regret is nearly all of 1.1·T = 1650.
+    let locked = worst(text(", ties: LowerChannel"));
+    assert!(
+        locked > 1400.0,
+        "ties to the lower channel lock run 41: {locked}"
+    );
+    let free = worst(text(""));
+    assert!(free < 800.0, "a run locked under the default ties: {free}");
 }

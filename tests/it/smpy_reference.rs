@@ -116,14 +116,15 @@ fn the_reference_convention_reproduces_smpybandits() {
 }
 
 /// Without the convention, the cells whose definitions differ are far from the reference's
-/// numbers: the check above can fail.
+/// numbers: the check above can fail. (Selfish UCB at K = 5, M = 2 was such a cell while
+/// specprobe's users broke ties to the lower channel and now and then locked together; with
+/// random ties by default it no longer differs.)
 #[test]
 fn specprobe_own_definitions_differ_where_the_conventions_do() {
     let own = zs(|spec| spec.replace(", convention: SMPyBandits", ""));
     for differs in [
         "bk2018-k9-m9-t1000 mctopm-klucb",
         "bk2018-k9-m6-t1000 centralized-klucb",
-        "k5-m2-m2-t1000 selfish-ucb",
     ] {
         let (text, z) = own
             .iter()

@@ -987,7 +987,9 @@ mod tests {
     #[test]
     fn no_collision_users_are_independent_copies() {
         let channels = "channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))]";
-        let policy = "Selfish(policy: Ucb1(reward: Idle))";
+        // Ties set, so that the user alone breaks them as it does among others (alone, the
+        // default is the single-user policy's lower channel).
+        let policy = "Selfish(policy: Ucb1(reward: Idle, ties: Random))";
         let alone = run_multi_user(
             &multi(1, "AllLost", policy, channels),
             &RunOptions::default(),

@@ -1,4 +1,4 @@
-//! The speed figures of the README's Performance section, as ratios measured in one run.
+//! The speed figures of the guide's performance page (guide/src/performance.md), as ratios measured in one run.
 //!
 //! `cargo bench --bench speed` prints:
 //! 1. **Floor**: a one-policy CC-UCB run at K = 6 (Figure 1(a), realised regret included)
@@ -244,8 +244,8 @@ fn per_channel() {
     }
 }
 
-/// Part 3: peak memory of the binary at several run counts (`SPEED_README=README.md` writes the
-/// table into the README's `bench:memory` block).
+/// Part 3: peak memory of the binary at several run counts (`SPEED_README=guide/src/performance.md` writes the
+/// table into the performance page's `bench:memory` block).
 fn memory() {
     let bin = binary();
     let cases: Vec<(&str, Vec<u64>)> = if quick() {
@@ -280,7 +280,7 @@ fn memory() {
     }
     println!();
     if let Some(readme) = std::env::var_os("SPEED_README") {
-        let note = "\n(`SPEED_PARTS=3 SPEED_README=README.md cargo bench --bench speed`: peak RSS by `/usr/bin/time -f %M`, horizon 100, 2 threads, no charts; written by the bench.)";
+        let note = "\n(`SPEED_PARTS=3 SPEED_README=guide/src/performance.md cargo bench --bench speed`: peak RSS by `/usr/bin/time -f %M`, horizon 100, 2 threads, no charts; written by the bench.)";
         splice_readme(std::path::Path::new(&readme), "memory", &(table + note));
     }
 }
@@ -409,20 +409,20 @@ fn baseline() {
     }
     println!();
     if let Some(readme) = std::env::var_os("SPEED_README") {
-        // The baseline's path is the measuring machine's: the README names its role, not where
+        // The baseline's path is the measuring machine's: the page names its role, not where
         // it lay.
         let note = format!(
-            "\n(`SPECPROBE_BASELINE=path/to/previous/specprobe SPEED_PARTS=4 SPEED_README=README.md cargo bench --bench speed`: whole-process CPU, `--threads 1 --no-charts`, interleaved, medians of {reps}; written by the bench.)"
+            "\n(`SPECPROBE_BASELINE=path/to/previous/specprobe SPEED_PARTS=4 SPEED_README=guide/src/performance.md cargo bench --bench speed`: whole-process CPU, `--threads 1 --no-charts`, interleaved, medians of {reps}; written by the bench.)"
         );
         splice_readme(std::path::Path::new(&readme), "baseline", &(table + &note));
     }
 }
 
-/// Replaces the README's `<!-- bench:NAME -->` … `<!-- /bench:NAME -->` block with `text`: the
+/// Replaces the page's `<!-- bench:NAME -->` … `<!-- /bench:NAME -->` block with `text`: the
 /// figures come from the bench, never typed by hand (as `python/bench/readme_table.py` does
 /// for the Python benches).
 fn splice_readme(readme: &std::path::Path, name: &str, text: &str) {
-    let doc = std::fs::read_to_string(readme).expect("the README");
+    let doc = std::fs::read_to_string(readme).expect("the guide page");
     let (start, end) = (
         format!("<!-- bench:{name} -->"),
         format!("<!-- /bench:{name} -->"),
@@ -432,7 +432,7 @@ fn splice_readme(readme: &std::path::Path, name: &str, text: &str) {
     };
     assert!(a < b, "{}: {start} comes after {end}", readme.display());
     let out = format!("{}{start}\n{}\n{}", &doc[..a], text.trim(), &doc[b..]);
-    std::fs::write(readme, out).expect("the README is writable");
+    std::fs::write(readme, out).expect("the guide page is writable");
     println!("wrote the table into {} ({start})", readme.display());
 }
 
@@ -521,7 +521,7 @@ fn main() {
     }
 }
 
-/// Part 8: the world's own step under the training environments (`SPEED_README=README.md`
+/// Part 8: the world's own step under the training environments (`SPEED_README=guide/src/performance.md`
 /// writes its table into the README's `bench:stepper` block).
 fn env_floor() {
     let (steps, repeat) = if quick() { (5, 1) } else { (200, 7) };
@@ -534,7 +534,7 @@ fn env_floor() {
     );
     if let Some(readme) = std::env::var_os("SPEED_README") {
         let note = format!(
-            "\n(`SPEED_PARTS=8 SPEED_README=README.md cargo bench --bench speed`: process CPU, interleaved, medians of {repeat}; written by the bench.)"
+            "\n(`SPEED_PARTS=8 SPEED_README=guide/src/performance.md cargo bench --bench speed`: process CPU, interleaved, medians of {repeat}; written by the bench.)"
         );
         splice_readme(std::path::Path::new(&readme), "stepper", &(table + &note));
     }

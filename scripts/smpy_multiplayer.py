@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The multi-player workload of scenarios/multi-bk2018-k9.ron in SMPyBandits, for the numbers
-and the speed comparison in the README ("Many users").
+and the speed comparison in the guide (guide/src/cross-checks.md).
 
 K = 9 Bernoulli channels, means 0.1..0.9, M = 6 users, T = 10^4, the default collision model
 (onlyUniqUserGetsReward: every user on a collision loses the slot; learners observe sensing and

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SMPyBandits' UCB on the plain 6-arm Bernoulli bandit (θ = 0.8 … 0.3), for the speed
-comparison with specprobe's classic UCB1 (`cargo bench --bench speed`, part 7; README,
-Performance).
+comparison with specprobe's classic UCB1 (`cargo bench --bench speed`, part 7; the guide,
+performance.md).
 
 Its minimal loop (`choice`, `draw`, `getReward`), the fastest way SMPyBandits plays a bandit:
 its `Evaluator` adds its own bookkeeping (20.7 µs a pull in one sitting, against 20.7 µs for this

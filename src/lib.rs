@@ -146,3 +146,39 @@ pub mod fuzzing {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// Every page of the user guide (`guide/src/`) compiles its Rust snippets the same way; a test
+/// (`tests/it/guide.rs`) checks that each page is listed here.
+#[cfg(doctest)]
+mod guide_doctests {
+    macro_rules! pages {
+        ($($name:ident => $file:literal,)*) => {
+            $(
+                #[doc = include_str!(concat!("../guide/src/", $file))]
+                pub struct $name;
+            )*
+        };
+    }
+    pages! {
+    Architecture => "architecture.md",
+    Commands => "commands.md",
+    Contributing => "contributing.md",
+    CrossChecks => "cross-checks.md",
+    Environments => "environments.md",
+    Guarantees => "guarantees.md",
+    Identification => "identification.md",
+    Introduction => "introduction.md",
+    ManyMachines => "many-machines.md",
+    ManyUsers => "many-users.md",
+    Model => "model.md",
+    Outputs => "outputs.md",
+    Performance => "performance.md",
+    Policies => "policies.md",
+    Python => "python.md",
+    RealSpectrum => "real-spectrum.md",
+    Reproducing => "reproducing.md",
+    Scenarios => "scenarios.md",
+    SensingTime => "sensing-time.md",
+    Sweeps => "sweeps.md",
+    }
+}

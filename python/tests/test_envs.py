@@ -865,18 +865,6 @@ def check_many_users_spaces(path):
             obs, *_ = vec.step(a)
 
 
-def test_the_readme_snippet_runs(monkeypatch):
-    """The README's Training environments snippet, as a user pastes it (from the repository's
-    root)."""
-    import re
-
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    section = text[text.index("## Training environments"):]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
-    monkeypatch.chdir(ROOT)
-    exec(compile(code, "README.md", "exec"), {})
-
-
 def _each_env():
     """One of each environment class, with a valid action for it."""
     many = os.path.join(ROOT, "scenarios", "multi-markov-4users.ron")

@@ -100,7 +100,7 @@ impl Results {
     /// and report, or a shard's `partial.json`. Returns the files written.
     ///
     /// The set is written whole or not at all: into a staging folder beside `dir`, then
-    /// swapped in (see the README's Failures section). `dir` may hold nothing, or earlier results of
+    /// swapped in (see the guide's guarantees page). `dir` may hold nothing, or earlier results of
     /// this scenario; anything else is refused ([`Results::write_replacing`] with
     /// [`Replace::Any`] replaces it).
     pub fn write(

@@ -27,7 +27,7 @@
 //!
 //! with s_k = P(idle and sensed idle), q_k = P(sensed idle), c_k the mean energy cost. Exact
 //! (checked against every ordered subset for K ≤ 8) when delays are constant; with random
-//! delays it uses their means (a choice, stated in the README). At most [`MAX_DP_CHANNELS`]
+//! delays it uses their means (a choice, stated in the guide's sensing-time page). At most [`MAX_DP_CHANNELS`]
 //! channels (2^K states).
 
 use serde::{Deserialize, Serialize};

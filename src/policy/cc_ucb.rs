@@ -5,7 +5,7 @@
 //! the list holds every channel with `U_i / L_i > 1`, in decreasing order of `U_i / L_i`.
 //! With known costs, `L_i = c_i` (the paper's "modified Algorithm 1").
 //!
-//! Choices where the paper is silent or ambiguous (also in the README):
+//! Choices where the paper is silent or ambiguous (also in the guide, policies.md):
 //! - `t` is the slot index counted from 1, initialisation slots included, so the first UCB slot
 //!   uses `ln(K + 1)`.
 //! - The threshold is strict, `U/L > 1`, as in Algorithm 1 (the proof of Lemma 1 writes `≥`).

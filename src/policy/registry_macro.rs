@@ -167,7 +167,7 @@ macro_rules! builtin_policies {
                 }
             }
 
-            /// Every built-in policy with its defaults, for `specprobe policies` and the README.
+            /// Every built-in policy with its defaults, for `specprobe policies` and the guide.
             pub(crate) fn catalogue() -> Vec<CatalogueEntry> {
                 vec![$(CatalogueEntry {
                     example: PolicySpec::$name(<$spec as Builtin>::example()),

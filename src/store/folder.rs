@@ -790,7 +790,7 @@ fn swap_by_renames(staged: &Path, dest: &Path) -> std::io::Result<()> {
     std::fs::rename(&aside, staged)
 }
 
-/// Test hooks for the kill and disk-full tests (see the README's Development section):
+/// Test hooks for the kill and disk-full tests (see the guide's contributing page, Development):
 /// `SPECPROBE_FAULT=pause-after-file:N` (or `pause-before-swap`, `pause-after-swap`) prints
 /// `specprobe-fault: paused ...` on stderr and waits to be killed; `fail-file:N` makes the
 /// N-th file write fail as a full disk would. Unset, each hook is one cached check.

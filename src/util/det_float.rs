@@ -8,7 +8,7 @@
 //! `libm` crate's functions. The uniform draws it takes (`Open01`, `OpenClosed01`,
 //! `StandardUniform`) are `f64`'s, which are arithmetic. The standard normal and exponential
 //! draws (`StandardNormal`, `Exp1`) are `f64`'s ziggurats too: exact arithmetic but for their
-//! rare tail and wedge tests, which keep the platform's `exp` and `ln` (README, "The same bits
+//! rare tail and wedge tests, which keep the platform's `exp` and `ln` (guide, many-machines.md, "The same bits
 //! on every platform").
 
 use crate::util::math;

@@ -158,11 +158,14 @@ fn broken_detectors_are_named_at_their_fields() {
     );
 }
 
-/// Every `sensing: EnergyDetector(..)` line of the README is a detector a channel takes.
+/// Every `sensing: EnergyDetector(..)` line of the guide's page on sensing time is a detector
+/// a channel takes.
 #[test]
-fn the_readmes_detectors_are_valid() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+fn the_guides_detectors_are_valid() {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("guide/src/sensing-time.md"),
+    )
+    .unwrap();
     let lines: Vec<&str> = readme
         .lines()
         .filter_map(|l| l.trim().strip_prefix("sensing: "))

@@ -367,13 +367,25 @@ fn the_check_fails_on_a_back_edge() {
     assert!(found[0].contains("util/a") && found[0].contains("util/b"));
 }
 
-/// The README names no path of the machine it was measured on (the bench wrote
-/// `/work/base-target/...` into it): commands read as a user pastes them.
+/// The README and the guide name no path of the machine they were measured on (the bench
+/// wrote `/work/base-target/...` into it): commands read as a user pastes them.
 #[test]
 fn the_readme_names_no_development_machine_path() {
-    let readme = include_str!("../../README.md");
-    for bad in ["/work/", "/root/", "/home/", "/tmp/"] {
-        let hit = readme.lines().find(|l| l.contains(bad));
-        assert!(hit.is_none(), "{bad}: {}", hit.unwrap_or_default());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs = vec![root.join("README.md")];
+    for e in std::fs::read_dir(root.join("guide/src")).unwrap() {
+        docs.push(e.unwrap().path());
+    }
+    for doc in docs {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for bad in ["/work/", "/root/", "/home/", "/tmp/"] {
+            let hit = text.lines().find(|l| l.contains(bad));
+            assert!(
+                hit.is_none(),
+                "{}: {bad}: {}",
+                doc.display(),
+                hit.unwrap_or_default()
+            );
+        }
     }
 }

@@ -12,6 +12,7 @@ mod faults;
 mod floor;
 mod frontier_reference;
 mod golden;
+mod guide;
 mod identification;
 mod jammers;
 mod layers;

@@ -82,7 +82,7 @@ pub fn policies() -> String {
         "\n`convention: SMPyBandits` gives SMPyBandits 0.9.7's definitions on the index policies \
          (Ucb1, KlUcb, CentralizedMultiplePlay, RhoRand, RandTopM, McTopM), Mega and \
          MusicalChairs: the index's t counted in samples, ties as its code breaks them, the \
-         reference code's start and rules (README, \"Many users\"); the index policies also take \
+         reference code's start and rules (guide/src/many-users.md); the index policies also take \
          `time: Slots | Samples | Horizon` and `ties: LowerChannel | HigherChannel | Random` \
          alone, and `reward: Net` (the net reward, for channels whose costs reorder them; \
          default `Idle`). `convention: Reference` gives the authors' code's definitions of Dpe, Beacon and \

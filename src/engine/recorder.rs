@@ -138,6 +138,8 @@ pub struct PolicyStats {
     pub channel_probes: Vec<u64>,
     /// Slots whose transmission the primary user interrupted, summed over runs.
     pub pu_returns: u64,
+    /// The sum over runs of the square of each run's count (its spread: n, s.e. and interval).
+    pub pu_returns_sq: u128,
     /// Every run's values at the horizon, by run index, for `runs.csv` and shards; empty when
     /// the runs were streamed to a [`crate::engine::pipeline::RunSink`] instead.
     pub finals: Vec<(u64, Row)>,
@@ -174,6 +176,7 @@ impl PolicyStats {
             probes: new_histogram(k),
             channel_probes: vec![0; k],
             pu_returns: 0,
+            pu_returns_sq: 0,
             finals: Vec::new(),
             paired: Default::default(),
         }
@@ -204,6 +207,7 @@ impl PolicyStats {
             *a += b;
         }
         self.pu_returns += record.pu_returns;
+        self.pu_returns_sq += u128::from(record.pu_returns).pow(2);
     }
 
     /// Merges statistics of other runs (exact: any grouping gives the same result).
@@ -221,6 +225,7 @@ impl PolicyStats {
             *a += b;
         }
         self.pu_returns += other.pu_returns;
+        self.pu_returns_sq += other.pu_returns_sq;
         for (a, b) in self.paired.iter_mut().zip(&other.paired) {
             a.merge(b);
         }
@@ -278,6 +283,7 @@ impl PolicyStats {
             probes,
             channel_probes: parts.channel_probes,
             pu_returns: parts.pu_returns,
+            pu_returns_sq: parts.pu_returns_sq,
             finals: parts.finals,
             // Rebuilt from the finals by `RegretStats::pair_finals` once the reference is known.
             paired: Default::default(),
@@ -292,12 +298,17 @@ impl PolicyStats {
             probes: self.probe_counts(),
             channel_probes: self.channel_probes.clone(),
             pu_returns: self.pu_returns,
+            pu_returns_sq: self.pu_returns_sq,
             finals: self.finals.clone(),
         }
     }
 }
 
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_wide(n: &u128) -> bool {
     *n == 0
 }
 
@@ -316,6 +327,9 @@ pub struct PartialStats {
     /// without `reward: TimeLeft` are as before).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pu_returns: u64,
+    /// The sum of the squares of each run's count (absent when none).
+    #[serde(default, skip_serializing_if = "is_zero_wide")]
+    pub pu_returns_sq: u128,
     /// Every run's values at the horizon, by run index.
     pub finals: Vec<(u64, Row)>,
 }

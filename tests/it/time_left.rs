@@ -293,7 +293,13 @@ fn the_primary_users_return_interrupts_the_transmission() {
         &lost.experiments()[0].policies[0],
         &prorated.experiments()[0].policies[0],
     );
-    let returns = l.pu_returns_per_slot.expect("counted under TimeLeft");
+    let stat = l.pu_returns_per_slot.expect("counted under TimeLeft");
+    // A statistic over the runs like every other (issue 50, item 11): its n is the runs, and
+    // its spread is the runs' (each run's own count over T).
+    assert_eq!(stat.n, l.pseudo_regret.n);
+    assert!(stat.stderr > 0.0 && stat.stderr < 0.01, "{stat:?}");
+    assert!(stat.ci95.is_some(), "{stat:?}");
+    let returns = stat.mean;
     let (first, second) = (2.0 / 3.0, 2.0 / 9.0);
     let expected = first * (1.0 - math::exp(-0.5f64)) + second * (1.0 - math::exp(-0.45f64));
     // 2 × 10⁵ slots: a binomial standard error below 0.0012 (idle periods span slots, so a
@@ -304,7 +310,7 @@ fn the_primary_users_return_interrupts_the_transmission() {
     );
     assert_eq!(
         p.pu_returns_per_slot,
-        Some(returns),
+        Some(stat),
         "the same paths either way"
     );
     // Lost: only uninterrupted transmissions earn (0.9 of a slot on channel 0, 0.8 on 1).
@@ -320,10 +326,10 @@ fn the_primary_users_return_interrupts_the_transmission() {
         p.reward_per_slot,
         l.reward_per_slot
     );
-    assert_eq!(
-        iid.experiments()[0].policies[0].pu_returns_per_slot,
-        Some(0.0)
-    );
+    let none = iid.experiments()[0].policies[0]
+        .pu_returns_per_slot
+        .unwrap();
+    assert_eq!((none.mean, none.std), (0.0, 0.0));
     // Shards merge to the same summary, interruptions included.
     let path = dir.path().join("lost.ron");
     let parts: Vec<std::path::PathBuf> = (0..2)
@@ -428,7 +434,8 @@ fn many_users_take_the_time_left_reward() {
         "{benchmark}"
     );
     for p in summary["policies"].as_array().unwrap() {
-        let returns = p["pu_returns_per_slot"].as_f64().expect("counted");
+        let returns = p["pu_returns_per_slot"]["mean"].as_f64().expect("counted");
+        assert!(p["pu_returns_per_slot"]["stderr"].as_f64().is_some());
         // Idle periods of 10 to 30 slots: a return inside a given slot is a few per cent.
         assert!(returns > 0.0 && returns < 0.5, "{returns}");
         assert!(p["at_horizon"]["pseudo_regret"].is_null(), "no closed form");

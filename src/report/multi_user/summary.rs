@@ -161,8 +161,12 @@ pub struct PolicySummary {
     /// Under `reward: TimeLeft`, user-slots per slot whose transmission the primary user's
     /// return interrupted (interference to the primary user, beside `pu_collisions`); absent
     /// otherwise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pu_returns_per_slot: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::report::regret::summary::stat_or_mean"
+    )]
+    pub pu_returns_per_slot: Option<Stat>,
     /// With jammers: what they did to this policy's runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jammed: Option<PolicyJams>,
@@ -421,10 +425,10 @@ fn policy_summary(
                 probes_per_run: st.channel_probes[k] as f64 / st.runs.max(1) as f64,
             })
             .collect(),
-        pu_returns_per_slot: s
-            .env
-            .time_left()
-            .map(|_| st.pu_returns as f64 / (st.runs.max(1) as f64 * s.header.horizon as f64)),
+        pu_returns_per_slot: s.env.time_left().map(|_| {
+            Stat::of_counts(st.runs, st.pu_returns, st.pu_returns_sq)
+                .scaled(s.header.horizon.max(1) as f64)
+        }),
         jammed: st.jams.as_ref().map(|j| PolicyJams {
             transmissions_jammed: stat(&j.jammed),
             channel_slots_jammed: stat(&j.jam_slots),

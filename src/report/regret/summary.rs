@@ -195,6 +195,28 @@ impl Stat {
         }
     }
 
+    /// The statistics of `n` whole-number values from their exact sum and sum of squares (a
+    /// count kept as two integers that merge exactly, such as the primary user's returns).
+    pub fn of_counts(n: u64, sum: u64, sum_sq: u128) -> Stat {
+        let nf = n.max(1) as f64;
+        let mean = sum as f64 / nf;
+        // n·Σx² − (Σx)², exact in integers where it fits (a variance of integer counts
+        // must not come out negative from rounding), then / (n(n − 1)).
+        let spread = u128::from(n)
+            .checked_mul(sum_sq)
+            .and_then(|a| a.checked_sub(u128::from(sum) * u128::from(sum)))
+            .map_or_else(
+                || (sum_sq as f64 - sum as f64 * mean).max(0.0) * nf,
+                |d| d as f64,
+            );
+        let std = if n > 1 {
+            (spread / (nf * (nf - 1.0))).sqrt()
+        } else {
+            0.0
+        };
+        Stat::of(n, mean, std)
+    }
+
     /// The same statistics of the values divided by `d` (per-slot values of totals).
     pub fn scaled(&self, d: f64) -> Stat {
         Stat {
@@ -205,6 +227,30 @@ impl Stat {
             ci95: self.ci95.map(|[lo, hi]| [lo / d, hi / d]),
         }
     }
+}
+
+/// An optional [`Stat`], or a bare number (a mean written by an older version: no spread,
+/// `n` 0).
+pub(crate) fn stat_or_mean<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Stat>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Stat(Stat),
+        Mean(f64),
+    }
+    Ok(match Option::<Either>::deserialize(d)? {
+        None => None,
+        Some(Either::Stat(s)) => Some(s),
+        Some(Either::Mean(mean)) => Some(Stat {
+            n: 0,
+            mean,
+            std: 0.0,
+            stderr: 0.0,
+            ci95: None,
+        }),
+    })
 }
 
 /// Per-slot means (totals at the horizon divided by it) with their intervals.
@@ -332,9 +378,15 @@ pub struct PolicySummary {
     #[serde(default)]
     pub missed_opportunities_per_slot: f64,
     /// Under `reward: TimeLeft`: the fraction of slots whose transmission the primary user's
-    /// return interrupted (interference to the primary user inside the slot).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pu_returns_per_slot: Option<f64>,
+    /// return interrupted (interference to the primary user inside the slot), over the runs
+    /// (n, spread, standard error and interval, as every statistic; a summary written before
+    /// held the bare mean, read as a statistic of unknown spread).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "stat_or_mean"
+    )]
+    pub pu_returns_per_slot: Option<Stat>,
     /// This policy's paired difference to the reference policy (absent for the reference).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paired: Option<Paired>,
@@ -459,8 +511,10 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
                             reference,
                         );
                         if env.time_left().is_some() {
-                            let slots = st.runs.max(1) as f64 * s.header.horizon as f64;
-                            summary.pu_returns_per_slot = Some(st.pu_returns as f64 / slots);
+                            summary.pu_returns_per_slot = Some(
+                                Stat::of_counts(st.runs, st.pu_returns, st.pu_returns_sq)
+                                    .scaled(s.header.horizon.max(1) as f64),
+                            );
                         }
                         summary
                     })
@@ -514,5 +568,44 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
         seed: s.header.seed,
         units: s.header.units.clone(),
         body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The statistics of counts from their exact sums equal those of the values themselves,
+    /// and never a negative variance from rounding.
+    #[test]
+    fn counts_give_the_statistics_of_their_values() {
+        let values = [0u64, 3, 7, 7, 12, 1, 0, 40];
+        let mut m = crate::util::stats::Moments::default();
+        for &v in &values {
+            m.add(v as f64);
+        }
+        let sum: u64 = values.iter().sum();
+        let sq: u128 = values.iter().map(|&v| u128::from(v).pow(2)).sum();
+        let s = Stat::of_counts(values.len() as u64, sum, sq);
+        let want = m.mean_std();
+        assert_eq!(s.n, 8);
+        assert!((s.mean - want.mean).abs() < 1e-12 && (s.std - want.std).abs() < 1e-12);
+        let same = Stat::of_counts(5, 5 * 123_456_789, 5 * 123_456_789u128.pow(2));
+        assert_eq!((same.mean, same.std), (123_456_789.0, 0.0));
+        // A bare mean from an older summary reads as a statistic of unknown spread.
+        let old: PolicyJson = serde_json::from_str(r#"{"x": 0.25}"#).unwrap();
+        assert_eq!(old.x.map(|s| (s.mean, s.n)), Some((0.25, 0)));
+        let new: PolicyJson = serde_json::from_str(&format!(
+            r#"{{"x": {}}}"#,
+            serde_json::to_string(&s).unwrap()
+        ))
+        .unwrap();
+        assert_eq!(new.x, Some(s));
+    }
+
+    #[derive(serde::Deserialize)]
+    struct PolicyJson {
+        #[serde(default, deserialize_with = "stat_or_mean")]
+        x: Option<Stat>,
     }
 }

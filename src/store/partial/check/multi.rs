@@ -291,6 +291,12 @@ fn check_team(
             )
         },
     )?;
+    let per_run = s.header.horizon.saturating_mul(s.users as u64);
+    blame.require(
+        super::squares_sound(runs, st.pu_returns, st.pu_returns_sq, per_run),
+        format!("{field}.pu_returns_sq"),
+        || super::squares_rule(runs, st.pu_returns, st.pu_returns_sq, per_run),
+    )?;
     blame.require(
         st.jams.is_some() != s.jammers.list.is_empty(),
         format!("{field}.jams"),

@@ -293,6 +293,17 @@ pub(crate) fn render(
 ) -> Result<Vec<Artifact>, ReportError> {
     let summary = summary(s, stats);
     let table = CurveTable::of(s, stats);
+    // The checks `plot` makes of saved files, made of what is about to be written: merged
+    // shards whose values cannot be true together (forged past their checksum) are refused
+    // here by the same rules, before anything is replaced.
+    check::check(&summary).map_err(|message| ReportError::Unreadable {
+        file: names::SUMMARY,
+        message,
+    })?;
+    check::curves(&summary, &table).map_err(|message| ReportError::Unreadable {
+        file: names::CURVES,
+        message,
+    })?;
     let json = serde_json::to_vec_pretty(&summary).map_err(|error| ReportError::Json {
         file: names::SUMMARY,
         error,
@@ -362,6 +373,7 @@ fn parse_saved(
             format!("holds the policies {labels:?}, summary.json {want:?}"),
         ));
     }
+    check::curves(&summary, &table).map_err(|e| bad(names::CURVES, e))?;
     Ok((summary, table))
 }
 

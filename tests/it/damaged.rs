@@ -478,3 +478,173 @@ fn every_damaged_many_users_folder_is_an_error_that_changes_nothing() {
         expect_refused(&dir, file, class);
     }
 }
+
+/// Values that the scenario makes impossible, each refused by `plot` naming the file and the
+/// field (issue 50, item 6); `run` and `merge` make the same checks of what they are about to
+/// write, so merged shards cannot produce any of them either.
+fn impossible_many_users_values() -> Vec<(&'static str, &'static str, &'static str, Damage)> {
+    let json = |f: fn(&mut Value)| edit_json(f);
+    // The last row of policy 0 (600 slots) with its pseudo-regret's mean changed.
+    let final_row = edit_text("curves.csv", |t| {
+        let lines: Vec<String> = t
+            .lines()
+            .map(|l| {
+                let mut cells: Vec<String> = l.split(',').map(String::from).collect();
+                if cells[1] == "600" && l.starts_with("rhorand") {
+                    cells[2] = "123.5".into();
+                }
+                cells.join(",")
+            })
+            .collect();
+        lines.join("\n") + "\n"
+    });
+    let past_horizon = edit_text("curves.csv", |t| {
+        let lines: Vec<String> = t
+            .lines()
+            .map(|l| {
+                if l.starts_with("rhorand") && l.split(',').nth(1) == Some("600") {
+                    l.replacen(",600,", ",900,", 1)
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        lines.join("\n") + "\n"
+    });
+    vec![
+        (
+            "runs 999",
+            "summary.json",
+            "policies[0].runs",
+            json(|d| d["runs"] = 999.into()),
+        ),
+        (
+            "no benchmark list",
+            "summary.json",
+            "benchmark.lists",
+            json(|d| d["benchmark"]["lists"] = serde_json::json!([])),
+        ),
+        (
+            "a lower bound of 1e308",
+            "summary.json",
+            "lower_bound",
+            json(|d| d["lower_bound"]["decentralized"] = 1e308.into()),
+        ),
+        (
+            "a lower bound that is not M times the centralised one",
+            "summary.json",
+            "lower_bound.decentralized",
+            json(|d| {
+                let c = d["lower_bound"]["centralized"].as_f64().unwrap();
+                d["lower_bound"]["decentralized"] = (3.0 * c + 1.0).into();
+            }),
+        ),
+        (
+            "timing Warp",
+            "summary.json",
+            "timing",
+            json(|d| d["timing"] = "Warp".into()),
+        ),
+        (
+            "a feedback level that is none",
+            "summary.json",
+            "feedback",
+            json(|d| d["feedback"] = "Telepathy".into()),
+        ),
+        (
+            "per-user rewards that do not sum to the system's",
+            "summary.json",
+            "policies[0].users",
+            json(|d| {
+                let r = &mut policy0(d)["users"][0]["reward"]["mean"];
+                *r = (r.as_f64().unwrap() + 50.0).into();
+            }),
+        ),
+        (
+            "per-channel collisions that do not sum to the users'",
+            "summary.json",
+            "policies[0].channels",
+            json(|d| {
+                let c = &mut policy0(d)["channels"][0]["collisions"]["mean"];
+                *c = (c.as_f64().unwrap() + 1.0).into();
+            }),
+        ),
+        (
+            "more collisions on a channel than selections",
+            "summary.json",
+            "policies[0].channels[2].collisions",
+            json(|d| {
+                let ch = &mut policy0(d)["channels"][2];
+                let sel = ch["selections"]["mean"].as_f64().unwrap();
+                ch["collisions"]["mean"] = (sel + 1.0).into();
+            }),
+        ),
+        (
+            "a decomposition that does not sum",
+            "summary.json",
+            "policies[0].decomposition.regret",
+            json(|d| {
+                let r = &mut policy0(d)["decomposition"]["regret"]["mean"];
+                *r = (r.as_f64().unwrap() + 5.0).into();
+            }),
+        ),
+        (
+            "a statistic over more runs than the policy's",
+            "summary.json",
+            "policies[0].at_horizon.reward.n",
+            json(|d| policy0(d)["at_horizon"]["reward"]["n"] = 4.into()),
+        ),
+        (
+            "a negative collision count",
+            "summary.json",
+            "policies[0].channels[0].collisions",
+            json(|d| policy0(d)["channels"][0]["collisions"]["mean"] = (-1.0).into()),
+        ),
+        (
+            "a final curve that disagrees with the summary",
+            "curves.csv",
+            "pseudo_regret_mean",
+            final_row,
+        ),
+        (
+            "a curve past the horizon",
+            "curves.csv",
+            "t = 900",
+            past_horizon,
+        ),
+    ]
+}
+
+#[test]
+fn impossible_many_users_values_are_refused_by_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = scenario_file(
+        tmp.path(),
+        "mu.ron",
+        r#"MultiUser(name: "mu", seed: 3, horizon: 600, runs: 3, users: 2,
+            channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.6, cost: Constant(0.0)), (theta: 0.2, cost: Constant(0.0))],
+            policies: [(policy: RhoRand(index: Ucb)), (policy: McTopM(index: KlUcb))])"#,
+    );
+    let base = tmp.path().join("base");
+    commands::run(&RunArgs {
+        scenario: path,
+        out: Some(base.clone()),
+        threads: Some(2),
+        charts: no_charts(),
+        ..RunArgs::default()
+    })
+    .unwrap();
+    for (i, (class, file, field, damage)) in impossible_many_users_values().into_iter().enumerate()
+    {
+        let dir = copy(&base, &tmp.path().join(format!("case{i}")));
+        damage(&dir);
+        let err = match commands::plot(&dir, &svg(), &Cancel::new()) {
+            Ok(_) => panic!("{class}: plot accepted it"),
+            Err(e) => format!("{e:#}"),
+        };
+        assert!(
+            err.contains(file) && err.contains(field),
+            "{class}: the error names not {file} and {field}: {err}"
+        );
+    }
+}

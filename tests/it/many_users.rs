@@ -851,7 +851,8 @@ fn plot_redraws_a_many_users_sweep() {
             );
         }
     }
-    // A cell's summary edited: the top summary no longer agrees with it.
+    // A cell's summary edited: its statistics no longer count its runs (and the top summary
+    // no longer agrees with it); the cell's own file and field are named.
     let damaged = dir("plot-se");
     let cell = damaged.join("users=3/summary.json");
     let text = std::fs::read_to_string(&cell).unwrap();
@@ -865,7 +866,7 @@ fn plot_redraws_a_many_users_sweep() {
     assert!(!o.status.success());
     let msg = String::from_utf8_lossy(&o.stderr);
     assert!(
-        msg.contains("summary.json") && msg.contains("cells"),
+        msg.contains("users=3") && msg.contains("summary.json") && msg.contains("runs"),
         "{msg}"
     );
     assert!(damaged.join("users=3/regret.svg").exists());

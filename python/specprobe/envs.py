@@ -67,8 +67,9 @@ except ImportError as e:  # pragma: no cover - the message is the point
         "specprobe.envs needs gymnasium (>= 1.1): pip install 'specprobe[envs]' or pip install gymnasium"
     ) from e
 
-__all__ = ["SpectrumEnv", "SpectrumVectorEnv", "SpectrumProbeEnv", "MultiUserParallelEnv",
-           "MultiUserVectorEnv", "OBSERVATION_PARTS"]
+__all__ = ["SpectrumEnv", "SpectrumVectorEnv", "SpectrumProbeEnv", "SpectrumProbeVectorEnv",
+           "MultiUserParallelEnv", "MultiUserVectorEnv", "OBSERVATION_PARTS",
+           "PROBE_OBSERVATION_PARTS"]
 
 _CLOSED = "the environment is closed (close() was called): make a new one"
 _NOT_RESET = "reset() the environment before its first step()"
@@ -199,6 +200,32 @@ def _parts(observation: Sequence[str]) -> Dict[str, bool]:
     if not observation:
         raise ValueError("observation: choose at least one part (last, stats or time)")
     return {p: p in observation for p in OBSERVATION_PARTS}
+
+
+PROBE_OBSERVATION_PARTS = ("stats", "time")
+
+
+def _probe_parts(observation: Sequence[str]) -> Dict[str, bool]:
+    """The probe-level observation's optional parts (the current slot's probes always show)."""
+    if isinstance(observation, str):
+        observation = (observation,)
+    unknown = [p for p in observation if p not in PROBE_OBSERVATION_PARTS]
+    if unknown:
+        hint = (" (the probe-level observation always shows the current slot's probes)"
+                if unknown[0] == "last" else "")
+        raise ValueError(f"observation: {unknown[0]!r} is not a probe-level part (choose among "
+                         f"{', '.join(PROBE_OBSERVATION_PARTS)}){hint}")
+    return {p: p in observation for p in PROBE_OBSERVATION_PARTS}
+
+
+def _probe_bounds(core: Any, stats: bool, k: int, dim: int) -> Tuple[np.ndarray, np.ndarray]:
+    """The probe-level observation's bounds: 0 and 1 but for the statistics' mean costs."""
+    lo, hi = core.cost_range()
+    low, high = np.zeros(dim, np.float32), np.ones(dim, np.float32)
+    if stats:
+        low[k + 2:4 * k:3] = min(0.0, lo)
+        high[k + 2:4 * k:3] = max(0.0, hi)
+    return low, high
 
 
 def _bounds(core: Any, observation: Sequence[str], k: int, dim: int,
@@ -471,9 +498,12 @@ class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
     run``'s (the same run: ``SpectrumProbeEnv(index=i)`` plays run i of the seed given to
     ``reset``).
 
-    Observation (float32): per channel, whether it was probed in the current slot (0/1) and
-    the episode's statistics of :class:`SpectrumEnv` (3 values); then t/T and the fraction of
-    the channels probed in the slot. ``info`` at the step that ends a slot:
+    Observation (float32): per channel, whether it was probed in the current slot (0/1); then
+    the parts ``observation`` names, in this order: ``"stats"``, the episode's statistics of
+    :class:`SpectrumEnv` (3 values per channel, the same bits), and ``"time"``, t/T and the
+    fraction of the channels probed in the slot (default both; the slot-level ``"last"`` part
+    has no probe-level form: the current slot's probes are always shown). ``info`` at the
+    step that ends a slot:
     ``oracle_expected_reward``, ``pseudo_regret`` (of the list of channels probed: the list an
     agent would have probed after a channel sensed idle is never told) and ``slot_reward``.
     Episodes end by truncation after the horizon's slot, or after ``max_episode_steps``
@@ -482,20 +512,17 @@ class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, scenario: Any, *, max_episode_steps: Optional[int] = None,
+                 observation: Sequence[str] = PROBE_OBSERVATION_PARTS,
                  seed: Optional[int] = None, experiment: int = 0, index: int = 0) -> None:
         text, json = _scenario(scenario)
         steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
+        parts = _probe_parts(observation)
         self._core = _specprobe.ProbeWorld(
             text, json=json, experiment=_whole(experiment, "experiment"), seed=_seed(seed),
-            index=_whole(index, "index", 0, 2**64), steps=steps)
-        k, steps, horizon = self._core.shape()
+            index=_whole(index, "index", 0, 2**64), steps=steps, **parts)
+        k, steps, horizon, dim = self._core.shape()
         self.channels, self.episode_steps, self.horizon = k, steps, horizon
-        lo, hi = self._core.cost_range()
-        dim = 4 * k + 2
-        low, high = np.zeros(dim, np.float32), np.ones(dim, np.float32)
-        low[3:3 * k:3] = 0.0
-        low[k + 2:4 * k:3] = min(0.0, lo)
-        high[k + 2:4 * k:3] = max(0.0, hi)
+        low, high = _probe_bounds(self._core, parts["stats"], k, dim)
         self.observation_space = spaces.Box(low, high, (dim,), np.float32)
         self.action_space = spaces.Discrete(k + 1)
         self.render_mode = None
@@ -553,6 +580,118 @@ class SpectrumProbeEnv(_NoPickle, gymnasium.Env):
     def totals(self) -> Tuple[float, float, float]:
         """The episode so far: (reward, pseudo-regret, realised regret)."""
         return self._live().totals()
+
+
+class SpectrumProbeVectorEnv(_NoPickle, VectorEnv):
+    """``num_envs`` copies of :class:`SpectrumProbeEnv` stepped in Rust in one call: each
+    step is one probe (or a stop) of every copy, environment j playing run ``first_index + j``
+    of the seed (``SpectrumProbeEnv(index=first_index + j)`` bit for bit). Actions: one
+    integer in 0..K per environment (``MultiDiscrete``); the other arguments as
+    :class:`SpectrumProbeEnv` and :class:`SpectrumVectorEnv` take them (``autoreset_mode``,
+    ``copy``). ``info``: ``oracle_expected_reward`` and ``pseudo_regret`` of the environments
+    whose slot ended in the step, with their masks."""
+
+    def __init__(
+        self,
+        scenario: Any,
+        num_envs: int = 1,
+        *,
+        max_episode_steps: Optional[int] = None,
+        observation: Sequence[str] = PROBE_OBSERVATION_PARTS,
+        autoreset_mode: Any = AutoresetMode.NEXT_STEP,
+        seed: Optional[int] = None,
+        copy: bool = True,
+        experiment: int = 0,
+        first_index: int = 0,
+    ) -> None:
+        _count(num_envs, "num_envs")
+        steps = None if max_episode_steps is None else _whole(max_episode_steps, "max_episode_steps", 1)
+        mode_name, self._autoreset = _mode(autoreset_mode)
+        text, json = _scenario(scenario)
+        parts = _probe_parts(observation)
+        self._core = _specprobe.ProbeVecWorld(
+            text, json=json, n=int(num_envs), experiment=_whole(experiment, "experiment"),
+            seed=_seed(seed), first=_whole(first_index, "first_index", 0, 2**64), steps=steps,
+            autoreset=mode_name, **parts)
+        k, steps, horizon, dim = self._core.shape()
+        self.num_envs = int(num_envs)
+        self.channels, self.episode_steps, self.horizon = k, steps, horizon
+        self._copy = copy
+        self._buf = _views(self._core)
+        self._obs = self._buf["obs"].reshape(self.num_envs, dim)
+        self._final = self._buf["final_obs"].reshape(self.num_envs, dim)
+        low, high = _probe_bounds(self._core, parts["stats"], k, dim)
+        self.single_observation_space = spaces.Box(low, high, (dim,), np.float32)
+        self.observation_space = spaces.Box(
+            np.tile(low, (self.num_envs, 1)), np.tile(high, (self.num_envs, 1)),
+            (self.num_envs, dim), np.float32)
+        self.single_action_space = spaces.Discrete(k + 1)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, k + 1))
+        self.metadata = {"autoreset_mode": self._autoreset, "render_modes": []}
+        self.render_mode = None
+        self._started = False
+
+    def reset(self, *, seed: Any = None, options: Optional[Dict[str, Any]] = None):
+        """As :meth:`SpectrumVectorEnv.reset` (``options["reset_mask"]`` included)."""
+        seed = _vector_seed(seed, self.num_envs)
+        mask = None
+        if options and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"], dtype=bool)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"options['reset_mask']: expected {self.num_envs} booleans, got shape {mask.shape}")
+            mask = [bool(m) for m in mask]
+        self._live().reset(seed, mask)
+        self._started = True
+        return self._out(self._obs), {}
+
+    def step(self, actions: Any):
+        core = self._live()
+        if not self._started:
+            raise gymnasium.error.ResetNeeded(_NOT_RESET)
+        raw = np.asarray(actions)
+        _check_actions(raw, (self.num_envs,), "channel", "actions")
+        self._buf["action"][...] = raw
+        core.step()
+        buf = self._buf
+        ended = buf["has_final"].copy()
+        reported = buf["ended"] & ~buf["reset_now"] & ~ended
+        infos = self._info(reported)
+        if ended.any():
+            infos["final_obs"], infos["_final_obs"] = _final_obs(self._final, ended), ended
+            infos["final_info"], infos["_final_info"] = self._info(ended), ended.copy()
+        return (self._out(self._obs), self._out(buf["reward"]), self._out(buf["terminated"]),
+                self._out(buf["truncated"]), infos)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self._core = None
+
+    def _live(self) -> Any:
+        if self._core is None:
+            raise RuntimeError(_CLOSED)
+        return self._core
+
+    def _info(self, mask: np.ndarray) -> Dict[str, Any]:
+        if not mask.any():
+            return {}
+        buf = self._buf
+        return {
+            "oracle_expected_reward": np.where(mask, buf["oracle"], 0.0),
+            "_oracle_expected_reward": mask.copy(),
+            "pseudo_regret": np.where(mask, buf["regret"], 0.0),
+            "_pseudo_regret": mask.copy(),
+        }
+
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        return array.copy() if self._copy else array
+
+    def runs(self) -> List[int]:
+        """The run of the scenario each environment is playing."""
+        return list(self._live().runs())
+
+    def totals(self) -> List[Tuple[float, float, float]]:
+        """Each environment's episode so far: (reward, pseudo-regret, realised regret)."""
+        return list(self._live().totals())
 
 
 def _action_space(action: str, k: int) -> "spaces.Space[Any]":
@@ -765,4 +904,5 @@ class MultiUserParallelEnv(_NoPickle, _ParallelEnv):  # type: ignore[misc,valid-
 # stepped in Rust (its default mode when a vector entry point is registered).
 gymnasium.register(id="specprobe/Spectrum-v0", entry_point="specprobe.envs:SpectrumEnv",
                    vector_entry_point="specprobe.envs:SpectrumVectorEnv")
-gymnasium.register(id="specprobe/SpectrumProbe-v0", entry_point="specprobe.envs:SpectrumProbeEnv")
+gymnasium.register(id="specprobe/SpectrumProbe-v0", entry_point="specprobe.envs:SpectrumProbeEnv",
+                   vector_entry_point="specprobe.envs:SpectrumProbeVectorEnv")

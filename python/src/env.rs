@@ -1445,43 +1445,61 @@ impl<'a> Copies<'a> {
     }
 }
 
-/// One regret scenario's world played probe by probe (`specprobe.envs.SpectrumProbeEnv`).
-#[pyclass(module = "specprobe._specprobe")]
-pub struct ProbeWorld {
-    world: Stepper,
-    index: u64,
-    episode: u64,
-    seed: Option<u64>,
-    /// The episode's statistics, encoded as the slot-level environment encodes them (one
-    /// copy, one user): the observation's `stats` part is the same bits.
-    seen: SeenRows,
-    scaled: Scaled,
-    /// The observation, `4K + 2` floats: per channel probed in the current slot (0/1), the
-    /// statistics (3 per channel), t/T and the fraction of the channels probed in the slot;
-    /// kept as probes change it, viewed by the Python side.
-    obs: Vec<f32>,
-    /// Channels probed in the current slot.
-    probed: usize,
-    /// Slots per episode (at most the horizon).
-    steps: u64,
+/// What a probe-level observation shows: per channel whether it was probed in the current
+/// slot (always), then optionally the episode's statistics (3 per channel, encoded as the
+/// slot-level environment's `stats`) and the time (t/T and the fraction of the channels
+/// probed in the slot).
+#[derive(Clone, Copy, Debug)]
+struct ProbeLayout {
+    k: usize,
+    stats: bool,
+    time: bool,
 }
 
-#[pymethods]
-impl ProbeWorld {
-    /// `scenario` as for [`VecWorld`]; `index`: the run this copy plays (episode e: run
-    /// `index + e·2³²`).
-    #[new]
-    /// `steps`: slots per episode (default the horizon).
-    #[pyo3(signature = (scenario, *, json, experiment=0, seed=None, index=0, steps=None))]
+impl ProbeLayout {
+    fn dim(&self) -> usize {
+        self.k + 3 * self.k * usize::from(self.stats) + 2 * usize::from(self.time)
+    }
+}
+
+/// `n` copies of a regret scenario's world played probe by probe, copy `i` playing run
+/// `first + i` (episode e: run `first + i + e·2³²`); their observations in one array, copy
+/// `i`'s in row `i` (the single environment is `n = 1`).
+struct ProbeCopies {
+    worlds: Vec<Stepper>,
+    first: u64,
+    episode: Vec<u64>,
+    /// The episodes' statistics, encoded as the slot-level environment encodes them: the
+    /// observation's `stats` part is the same bits.
+    seen: SeenRows,
+    scaled: Scaled,
+    /// Every copy's observation, [`ProbeLayout::dim`] floats each, kept as probes change it.
+    obs: Vec<f32>,
+    /// Channels probed in each copy's current slot.
+    probed: Vec<usize>,
+    /// Slots per episode (at most the horizon).
+    steps: u64,
+    layout: ProbeLayout,
+}
+
+/// One probe-level step of one copy: `(sensed idle, the cost observed, the step's reward,
+/// slot ended, transmission succeeded, slot)`.
+type ProbeStep = (bool, f64, f64, bool, bool, u64);
+
+impl ProbeCopies {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         scenario: &str,
         json: bool,
         experiment: usize,
         seed: Option<u64>,
-        index: u64,
+        first: u64,
+        n: usize,
         steps: Option<u64>,
-    ) -> PyResult<ProbeWorld> {
+        stats: bool,
+        time: bool,
+    ) -> PyResult<ProbeCopies> {
         let world = match crate::load(py, scenario, json)? {
             Scenario::Regret(s) => Stepper::regret(&s, experiment)
                 .map_err(|e| PyValueError::new_err(format!("scenario: {e}")))?,
@@ -1498,125 +1516,400 @@ impl ProbeWorld {
                 "max_episode_steps: must lie in 1..={horizon}, the scenario's horizon (got {steps})"
             )));
         }
-        let mut w = ProbeWorld {
+        let layout = ProbeLayout { k, stats, time };
+        let dim = layout.dim();
+        let floats = n
+            .checked_mul(dim)
+            .filter(|&f| f <= 1 << 32)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "num_envs: {n} copies of {dim} floats do not fit in memory"
+                ))
+            })?;
+        let mut c = ProbeCopies {
+            worlds: vec![world; n],
+            first,
+            episode: vec![0; n],
+            seen: SeenRows::new(n, 1, k, 1),
             scaled: Scaled::new(steps),
+            obs: vec![0.0; floats],
+            probed: vec![0; n],
             steps,
-            seen: SeenRows::new(1, 1, k, 1),
-            obs: vec![0.0; 4 * k + 2],
-            probed: 0,
-            world,
-            index,
-            episode: 0,
-            seed: None,
+            layout,
         };
-        if let Some(s) = seed {
-            w.world.set_seed(s);
-            w.seed = Some(s);
+        for i in 0..n {
+            c.reset(i, seed);
         }
-        w.world.reset(index);
-        Ok(w)
+        Ok(c)
     }
 
-    /// `(channels, horizon)`.
-    /// `(channels, slots per episode, the horizon)`.
-    fn shape(&self) -> (usize, u64, u64) {
-        (self.world.channels(), self.steps, self.world.horizon())
+    /// Starts copy `i`'s next episode (with `seed`: episode 0 of that seed).
+    fn reset(&mut self, i: usize, seed: Option<u64>) {
+        if let Some(s) = seed {
+            self.worlds[i].set_seed(s);
+            self.episode[i] = 0;
+        }
+        let run = self.first + i as u64 + self.episode[i] * EPISODE_STRIDE;
+        self.worlds[i].reset(run);
+        self.episode[i] += 1;
+        self.seen.as_mut().row(i).clear();
+        let dim = self.layout.dim();
+        self.obs[i * dim..(i + 1) * dim]
+            .iter_mut()
+            .for_each(|x| *x = 0.0);
+        self.probed[i] = 0;
+    }
+
+    /// Copy `i` probes `channel` next. The step's reward is minus the probe's cost, plus the
+    /// transmission's gain when the probe ends the slot (1 for a success; under `reward:
+    /// TimeLeft` the rate times the slot left): a slot's steps sum to its net reward.
+    fn probe(&mut self, i: usize, channel: usize) -> Result<ProbeStep, StepError> {
+        let world = &mut self.worlds[i];
+        let p = world.probe(channel)?;
+        let user = p
+            .ended
+            .then(|| world.last_outcome().map(|o| &o.users[0]))
+            .flatten();
+        let reward = -p.cost + user.map_or(0.0, |u| u.gain);
+        let success = user.is_some_and(|u| u.success);
+        let slot = world.slot();
+        let (k, dim) = (self.layout.k, self.layout.dim());
+        let mut seen = self.seen.as_mut();
+        seen.row(i)
+            .add(channel, p.idle, p.observed_cost, &self.scaled);
+        let obs = &mut self.obs[i * dim..(i + 1) * dim];
+        if self.layout.stats {
+            let stats = &seen.parts(i).0[3 * channel..3 * channel + 3];
+            obs[k + 3 * channel..k + 3 * channel + 3].copy_from_slice(stats);
+        }
+        obs[channel] = 1.0;
+        self.probed[i] += 1;
+        self.end_probe(i, p.ended);
+        Ok((p.idle, p.observed_cost, reward, p.ended, success, slot))
+    }
+
+    /// Copy `i` ends the slot without a transmission; the slot reached.
+    fn stop(&mut self, i: usize) -> Result<u64, StepError> {
+        self.worlds[i].stop()?;
+        self.end_probe(i, true);
+        Ok(self.worlds[i].slot())
+    }
+
+    /// Copy `i` takes `action` in 0..=K: a channel not yet probed in the slot is probed, K or
+    /// a channel already probed stops the slot (every element of the space is an action).
+    /// `(reward, slot ended)`.
+    fn act(&mut self, i: usize, action: usize) -> Result<(f64, bool), StepError> {
+        let dim = self.layout.dim();
+        if action >= self.layout.k || self.obs[i * dim + action] != 0.0 {
+            self.stop(i)?;
+            Ok((0.0, true))
+        } else {
+            let (_, _, reward, ended, _, _) = self.probe(i, action)?;
+            Ok((reward, ended))
+        }
+    }
+
+    /// Copy `i`'s time part after a probe or a stop, and the slot's probed flags cleared when
+    /// it `ended`.
+    fn end_probe(&mut self, i: usize, ended: bool) {
+        let (k, dim) = (self.layout.k, self.layout.dim());
+        let obs = &mut self.obs[i * dim..(i + 1) * dim];
+        if ended {
+            obs[..k].iter_mut().for_each(|x| *x = 0.0);
+            self.probed[i] = 0;
+        }
+        if self.layout.time {
+            obs[dim - 2] = (self.worlds[i].slot() as f64 / self.steps as f64) as f32;
+            obs[dim - 1] = (self.probed[i] as f64 / k as f64) as f32;
+        }
+    }
+
+    /// Copy `i`'s last slot that ended: `(benchmark expected reward, pseudo-regret, net
+    /// reward)`.
+    fn last(&self, i: usize) -> Option<(f64, f64, f64)> {
+        self.worlds[i]
+            .last_outcome()
+            .map(|o| (o.benchmark_expected, o.pseudo_regret, o.users[0].reward))
+    }
+}
+
+/// One regret scenario's world played probe by probe (`specprobe.envs.SpectrumProbeEnv`): one
+/// copy of [`ProbeCopies`].
+#[pyclass(module = "specprobe._specprobe")]
+pub struct ProbeWorld {
+    copies: ProbeCopies,
+}
+
+#[pymethods]
+impl ProbeWorld {
+    /// `scenario` as for [`VecWorld`]; `index`: the run this copy plays (episode e: run
+    /// `index + e·2³²`); `steps`: slots per episode (default the horizon); `stats`, `time`:
+    /// the observation's optional parts.
+    #[new]
+    #[pyo3(signature = (scenario, *, json, experiment=0, seed=None, index=0, steps=None, stats=true, time=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        scenario: &str,
+        json: bool,
+        experiment: usize,
+        seed: Option<u64>,
+        index: u64,
+        steps: Option<u64>,
+        stats: bool,
+        time: bool,
+    ) -> PyResult<ProbeWorld> {
+        Ok(ProbeWorld {
+            copies: ProbeCopies::new(
+                py, scenario, json, experiment, seed, index, 1, steps, stats, time,
+            )?,
+        })
+    }
+
+    /// `(channels, slots per episode, the horizon, observation floats)`.
+    fn shape(&self) -> (usize, u64, u64, usize) {
+        let c = &self.copies;
+        (c.layout.k, c.steps, c.worlds[0].horizon(), c.layout.dim())
     }
 
     /// The smallest and largest cost a probe can show in an observation (as for
     /// [`VecWorld`]).
     fn cost_range(&self) -> (f64, f64) {
-        self.world.environment().observed_cost_range()
+        self.copies.worlds[0].environment().observed_cost_range()
     }
 
     /// Starts the next episode (with `seed`: episode 0 of that seed).
     #[pyo3(signature = (seed=None))]
     fn reset(&mut self, seed: Option<u64>) {
-        if let Some(s) = seed {
-            self.world.set_seed(s);
-            self.seed = Some(s);
-            self.episode = 0;
-        }
-        self.world.reset(self.index + self.episode * EPISODE_STRIDE);
-        self.episode += 1;
-        self.seen.as_mut().row(0).clear();
-        self.obs.iter_mut().for_each(|x| *x = 0.0);
-        self.probed = 0;
+        self.copies.reset(0, seed);
     }
 
     /// The observation's buffer as `(name, address, length, dtype)` (see
     /// [`VecWorld::buffers`]): the Python side views it once (it never moves).
     fn buffers(&self) -> Vec<Buffer> {
-        vec![buffer("obs", &self.obs, "float32")]
+        vec![buffer("obs", &self.copies.obs, "float32")]
     }
 
     /// Probes `channel` next: `(sensed idle, the cost observed, the step's reward, slot
-    /// ended, transmission succeeded, slot)`. The step's reward is minus the probe's cost, plus
-    /// the transmission's gain when the probe ends the slot (1 for a success; under `reward:
-    /// TimeLeft` the rate times the slot left): a slot's steps sum to its net reward.
-    fn probe(&mut self, channel: usize) -> PyResult<(bool, f64, f64, bool, bool, u64)> {
-        let p = self.world.probe(channel).map_err(|e| step_error(&e))?;
-        let user = p
-            .ended
-            .then(|| self.world.last_outcome().map(|o| &o.users[0]))
-            .flatten();
-        let reward = -p.cost + user.map_or(0.0, |u| u.gain);
-        let success = user.is_some_and(|u| u.success);
-        let k = self.world.channels();
-        let mut seen = self.seen.as_mut();
-        seen.row(0)
-            .add(channel, p.idle, p.observed_cost, &self.scaled);
-        let stats = &seen.parts(0).0[3 * channel..3 * channel + 3];
-        self.obs[k + 3 * channel..k + 3 * channel + 3].copy_from_slice(stats);
-        self.obs[channel] = 1.0;
-        self.probed += 1;
-        self.end_probe(p.ended);
-        Ok((
-            p.idle,
-            p.observed_cost,
-            reward,
-            p.ended,
-            success,
-            self.world.slot(),
-        ))
+    /// ended, transmission succeeded, slot)` (see [`ProbeCopies::probe`]).
+    fn probe(&mut self, channel: usize) -> PyResult<ProbeStep> {
+        self.copies.probe(0, channel).map_err(|e| step_error(&e))
     }
 
     /// Ends the slot without a transmission; the slot reached.
     fn stop(&mut self) -> PyResult<u64> {
-        self.world.stop().map_err(|e| step_error(&e))?;
-        self.end_probe(true);
-        Ok(self.world.slot())
+        self.copies.stop(0).map_err(|e| step_error(&e))
     }
 
     /// The last slot that ended: `(benchmark expected reward, pseudo-regret, net reward)`.
     fn last(&self) -> Option<(f64, f64, f64)> {
-        self.world
-            .last_outcome()
-            .map(|o| (o.benchmark_expected, o.pseudo_regret, o.users[0].reward))
+        self.copies.last(0)
     }
 
     /// The episode so far: `(reward, pseudo-regret, realised regret)`.
     fn totals(&self) -> (f64, f64, f64) {
-        self.world.totals()
+        self.copies.worlds[0].totals()
     }
 
     /// The run being played.
     fn run(&self) -> u64 {
-        self.world.run()
+        self.copies.worlds[0].run()
     }
 }
 
-impl ProbeWorld {
-    /// The observation's time part after a probe or a stop, and the slot's probed flags
-    /// cleared when it `ended`.
-    fn end_probe(&mut self, ended: bool) {
-        let k = self.world.channels();
-        if ended {
-            self.obs[..k].iter_mut().for_each(|x| *x = 0.0);
-            self.probed = 0;
+/// `n` copies of the probe-level world stepped in one call
+/// (`specprobe.envs.SpectrumProbeVectorEnv`): copy `i` takes `action[i]`, and its reward,
+/// flags and the info of a slot that ended land in row `i` of buffers the Python side views.
+/// Autoreset as Gymnasium's vectors: `next_step` resets a copy at the step after its
+/// episode's last (that step's action is ignored), `same_step` at once (its last observation
+/// kept in `final_obs`), `disabled` never (a step after the last is an error).
+#[pyclass(module = "specprobe._specprobe")]
+pub struct ProbeVecWorld {
+    copies: ProbeCopies,
+    mode: Autoreset,
+    action: Vec<i64>,
+    reward: Vec<f64>,
+    terminated: Vec<u8>,
+    truncated: Vec<u8>,
+    /// Copies whose slot ended this step (their `oracle` and `regret` hold it).
+    ended: Vec<u8>,
+    oracle: Vec<f64>,
+    regret: Vec<f64>,
+    /// Copies reset by this step (`next_step`), and copies whose episode ended in it and
+    /// restarted (`same_step`, with their last observation in `final_obs`).
+    reset_now: Vec<u8>,
+    has_final: Vec<u8>,
+    final_obs: Vec<f32>,
+    /// Copies whose episode ended: reset at their next step (`next_step`), refused
+    /// (`disabled`).
+    done: Vec<bool>,
+}
+
+#[pymethods]
+impl ProbeVecWorld {
+    /// `n` copies, copy `i` playing run `first + i`; the rest as for [`ProbeWorld`].
+    #[new]
+    #[pyo3(signature = (scenario, *, json, n, experiment=0, seed=None, first=0, steps=None, stats=true, time=true, autoreset="next_step"))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        scenario: &str,
+        json: bool,
+        n: usize,
+        experiment: usize,
+        seed: Option<u64>,
+        first: u64,
+        steps: Option<u64>,
+        stats: bool,
+        time: bool,
+        autoreset: &str,
+    ) -> PyResult<ProbeVecWorld> {
+        let mode = Autoreset::parse(autoreset)?;
+        if n == 0 {
+            return Err(PyValueError::new_err("num_envs: must be at least 1"));
         }
-        self.obs[4 * k] = (self.world.slot() as f64 / self.steps as f64) as f32;
-        self.obs[4 * k + 1] = (self.probed as f64 / k as f64) as f32;
+        let copies = ProbeCopies::new(
+            py, scenario, json, experiment, seed, first, n, steps, stats, time,
+        )?;
+        let dim = copies.layout.dim();
+        Ok(ProbeVecWorld {
+            final_obs: vec![0.0; n * dim],
+            copies,
+            mode,
+            action: vec![0; n],
+            reward: vec![0.0; n],
+            terminated: vec![0; n],
+            truncated: vec![0; n],
+            ended: vec![0; n],
+            oracle: vec![0.0; n],
+            regret: vec![0.0; n],
+            reset_now: vec![0; n],
+            has_final: vec![0; n],
+            done: vec![false; n],
+        })
+    }
+
+    /// `(channels, slots per episode, the horizon, observation floats)`.
+    fn shape(&self) -> (usize, u64, u64, usize) {
+        let c = &self.copies;
+        (c.layout.k, c.steps, c.worlds[0].horizon(), c.layout.dim())
+    }
+
+    /// See [`ProbeWorld::cost_range`].
+    fn cost_range(&self) -> (f64, f64) {
+        self.copies.worlds[0].environment().observed_cost_range()
+    }
+
+    /// Resets every copy (or those of `mask`); with `seed`, copy `i` starts run `first + i`
+    /// of that seed.
+    #[pyo3(signature = (seed=None, mask=None))]
+    fn reset(&mut self, seed: Option<u64>, mask: Option<Vec<bool>>) -> PyResult<()> {
+        let n = self.copies.worlds.len();
+        if let Some(m) = &mask
+            && m.len() != n
+        {
+            return Err(PyValueError::new_err(format!(
+                "reset_mask: {} entries for {n} environments",
+                m.len()
+            )));
+        }
+        for i in 0..n {
+            if mask.as_ref().is_none_or(|m| m[i]) {
+                self.copies.reset(i, seed);
+                self.done[i] = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// The buffers as `(name, address, length, dtype)` (see [`VecWorld::buffers`]).
+    fn buffers(&self) -> Vec<Buffer> {
+        vec![
+            buffer("obs", &self.copies.obs, "float32"),
+            buffer("final_obs", &self.final_obs, "float32"),
+            buffer("action", &self.action, "int64"),
+            buffer("reward", &self.reward, "float64"),
+            buffer("terminated", &self.terminated, "bool"),
+            buffer("truncated", &self.truncated, "bool"),
+            buffer("ended", &self.ended, "bool"),
+            buffer("oracle", &self.oracle, "float64"),
+            buffer("regret", &self.regret, "float64"),
+            buffer("reset_now", &self.reset_now, "bool"),
+            buffer("has_final", &self.has_final, "bool"),
+        ]
+    }
+
+    /// Every copy takes its action from the `action` buffer (checked first: a value outside
+    /// 0..=K names the environment, and nothing is stepped).
+    fn step(&mut self) -> PyResult<()> {
+        let k = self.copies.layout.k;
+        if let Some((i, a)) = self
+            .action
+            .iter()
+            .enumerate()
+            .find(|&(_, &a)| a < 0 || a > k as i64)
+        {
+            return Err(PyValueError::new_err(format!(
+                "actions[{i}]: {a} is not an action (0..{k} a channel, {k} to stop the slot)"
+            )));
+        }
+        if self.mode == Autoreset::Disabled
+            && let Some(i) = self.done.iter().position(|&d| d)
+        {
+            return Err(PyValueError::new_err(format!(
+                "environment {i}: its episode ended (autoreset disabled): reset it before stepping again"
+            )));
+        }
+        let dim = self.copies.layout.dim();
+        for i in 0..self.copies.worlds.len() {
+            self.reward[i] = 0.0;
+            self.terminated[i] = 0;
+            self.truncated[i] = 0;
+            self.ended[i] = 0;
+            self.reset_now[i] = 0;
+            self.has_final[i] = 0;
+            if self.done[i] {
+                // NEXT_STEP: this step only resets the copy.
+                self.copies.reset(i, None);
+                self.done[i] = false;
+                self.reset_now[i] = 1;
+                continue;
+            }
+            let (reward, ended) = self
+                .copies
+                .act(i, self.action[i] as usize)
+                .map_err(|e| step_error(&e))?;
+            self.reward[i] = reward;
+            if ended {
+                self.ended[i] = 1;
+                let (oracle, regret, _) = self.copies.last(i).unwrap_or((0.0, 0.0, 0.0));
+                self.oracle[i] = oracle;
+                self.regret[i] = regret;
+                if self.copies.worlds[i].slot() >= self.copies.steps {
+                    self.truncated[i] = 1;
+                    match self.mode {
+                        Autoreset::SameStep => {
+                            self.final_obs[i * dim..(i + 1) * dim]
+                                .copy_from_slice(&self.copies.obs[i * dim..(i + 1) * dim]);
+                            self.has_final[i] = 1;
+                            self.copies.reset(i, None);
+                        }
+                        Autoreset::NextStep | Autoreset::Disabled => self.done[i] = true,
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each copy's episode so far: `(reward, pseudo-regret, realised regret)`.
+    fn totals(&self) -> Vec<(f64, f64, f64)> {
+        self.copies.worlds.iter().map(Stepper::totals).collect()
+    }
+
+    /// The run each copy is playing.
+    fn runs(&self) -> Vec<u64> {
+        self.copies.worlds.iter().map(Stepper::run).collect()
     }
 }
 

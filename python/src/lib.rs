@@ -1045,5 +1045,6 @@ fn _specprobe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_class::<env::VecWorld>()?;
     m.add_class::<env::ProbeWorld>()?;
+    m.add_class::<env::ProbeVecWorld>()?;
     Ok(())
 }

@@ -811,6 +811,87 @@ def test_the_probe_env_ends_its_episodes_at_max_episode_steps():
             envs.SpectrumProbeEnv(small(horizon=40), max_episode_steps=bad)
 
 
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP],
+                         ids=["next_step", "same_step"])
+def test_the_probe_vector_is_its_single_envs_bit_for_bit(mode):
+    """Environment j of `SpectrumProbeVectorEnv` is `SpectrumProbeEnv(index=j)`: the same
+    observations, rewards, truncations and infos step for step over two short episodes, with
+    Gymnasium's autoreset (NEXT_STEP: the step after the last resets and reports nothing;
+    SAME_STEP: the last step returns the next episode's start and `final_obs`)."""
+    scenario, n, steps = small(horizon=40), 5, 4
+    vec = envs.SpectrumProbeVectorEnv(scenario, n, max_episode_steps=steps, autoreset_mode=mode)
+    singles = [envs.SpectrumProbeEnv(scenario, max_episode_steps=steps, index=j) for j in range(n)]
+    k = vec.channels
+    obs, _ = vec.reset(seed=9)
+    want = [e.reset(seed=9)[0] for e in singles]
+    assert np.array_equal(obs, np.stack(want))
+    rng = np.random.default_rng(4)
+    pending = [False] * n
+    truncations = 0
+    for _ in range(60):
+        actions = rng.integers(0, k + 1, size=n)
+        obs, rewards, terminated, truncated, infos = vec.step(actions)
+        assert not terminated.any()
+        for j, e in enumerate(singles):
+            if pending[j]:  # NEXT_STEP: this step only reset the copy.
+                o, _ = e.reset()
+                pending[j] = False
+                assert np.array_equal(obs[j], o) and rewards[j] == 0.0 and not truncated[j]
+                assert not infos.get("_pseudo_regret", np.zeros(n, bool))[j]
+                continue
+            o, r, _, tr, info = e.step(int(actions[j]))
+            assert rewards[j] == r and truncated[j] == tr
+            if tr:
+                truncations += 1
+                if mode == AutoresetMode.SAME_STEP:
+                    assert np.array_equal(infos["final_obs"][j], o)
+                    assert infos["final_info"]["pseudo_regret"][j] == info["pseudo_regret"]
+                    o, _ = e.reset()
+                else:
+                    pending[j] = True
+            elif info:
+                assert infos["_pseudo_regret"][j]
+                assert infos["pseudo_regret"][j] == info["pseudo_regret"]
+                assert infos["oracle_expected_reward"][j] == info["oracle_expected_reward"]
+            assert np.array_equal(obs[j], o), (j, obs[j], o)
+    assert truncations >= n
+    assert vec.runs() == [e._core.run() for e in singles]
+
+
+def test_the_probe_envs_take_the_observation_parts():
+    """`observation=` chooses the optional parts (statistics, time) of both probe-level
+    environments, the spaces follow, and the slot-level `last` part is refused with why."""
+    k = 3
+    for parts, dim in [(("stats", "time"), 4 * k + 2), (("stats",), 4 * k), (("time",), k + 2),
+                       ((), k)]:
+        env = envs.SpectrumProbeEnv(small(), observation=parts)
+        vec = envs.SpectrumProbeVectorEnv(small(), 2, observation=parts)
+        assert env.observation_space.shape == (dim,) == vec.single_observation_space.shape
+        obs, _ = env.reset(seed=1)
+        vobs, _ = vec.reset(seed=1)
+        for c in (0, 1, 2, k):
+            obs, *_ = env.step(c)
+            vobs, *_ = vec.step([c, c])
+            assert env.observation_space.contains(obs)
+            assert np.array_equal(vobs[0], obs)
+    full = envs.SpectrumProbeEnv(small())
+    only = envs.SpectrumProbeEnv(small(), observation=("stats",))
+    a, _ = full.reset(seed=2)
+    b, _ = only.reset(seed=2)
+    for c in (2, 0, 1):
+        a, *_ = full.step(c)
+        b, *_ = only.step(c)
+        assert np.array_equal(a[:4 * k], b)
+    with pytest.raises(ValueError, match="'last' is not a probe-level part.*always shows"):
+        envs.SpectrumProbeEnv(small(), observation=("last",))
+    with pytest.raises(ValueError, match="actions\\[1\\]: 9 is not an action"):
+        v = envs.SpectrumProbeVectorEnv(small(), 2)
+        v.reset(seed=0)
+        v.step(np.array([0, 9]))
+    made = gymnasium.make_vec("specprobe/SpectrumProbe-v0", num_envs=3, scenario=small())
+    assert isinstance(made.unwrapped, envs.SpectrumProbeVectorEnv)
+
+
 SHIPPED = sorted(
     os.path.join(ROOT, "scenarios", f) for f in os.listdir(os.path.join(ROOT, "scenarios"))
     if f.endswith((".ron", ".json")))
@@ -872,6 +953,7 @@ def _each_env():
         (envs.SpectrumEnv(FIG1A), lambda e: e.action_space.sample()),
         (envs.SpectrumProbeEnv(FIG1A), lambda e: 0),
         (envs.SpectrumVectorEnv(FIG1A, 2), lambda e: e.action_space.sample()),
+        (envs.SpectrumProbeVectorEnv(FIG1A, 2), lambda e: np.zeros(2, np.int64)),
         (envs.MultiUserVectorEnv(many, 2), lambda e: np.zeros((2, e.users), np.int64)),
     ]
     try:

@@ -26,6 +26,8 @@ pub(crate) struct RunsFile {
     header: Result<Vec<u8>, String>,
     /// Per part, in scenario order: its experiment's label (regret) and its policy's.
     labels: Vec<(String, String)>,
+    /// Whether the rows end with the primary user's returns (`reward: TimeLeft`).
+    returns: bool,
 }
 
 impl RunsFile {
@@ -41,18 +43,22 @@ impl RunsFile {
                     .map(move |p| (experiment.clone(), p.label.clone()))
             })
             .collect();
+        let returns = runs::counts_returns(s);
         RunsFile {
             staging,
-            header: runs::header().map_err(|e| e.to_string()),
+            header: runs::header(returns).map_err(|e| e.to_string()),
             labels,
+            returns,
         }
     }
 
     /// The files for the runs of many-users scenario `s`, in `staging`.
     pub(crate) fn multi_user(s: &MultiUserScenario, staging: OutputDir) -> RunsFile {
+        let returns = s.env.time_left().is_some();
         RunsFile {
             staging,
-            header: multi_user::runs_header().map_err(|e| e.to_string()),
+            returns,
+            header: multi_user::runs_header(returns).map_err(|e| e.to_string()),
             labels: s
                 .policies
                 .iter()
@@ -100,8 +106,8 @@ impl RunSink for RunsFile {
         let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
         let (experiment, policy) = &self.labels[part];
         match rows {
-            Rows::Regret(rows) => runs::write_rows(&mut w, experiment, policy, rows),
-            Rows::MultiUser(rows) => multi_user::write_runs(&mut w, policy, rows),
+            Rows::Regret(rows) => runs::write_rows(&mut w, experiment, policy, rows, self.returns),
+            Rows::MultiUser(rows) => multi_user::write_runs(&mut w, policy, rows, self.returns),
         }
         .map_err(std::io::Error::other)
         .and_then(|()| w.flush())

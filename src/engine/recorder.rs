@@ -10,8 +10,12 @@ use crate::util::stats::{MeanStd, Moments};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-/// Number of recorded metrics.
-pub(crate) const N_METRICS: usize = 10;
+/// Number of recorded metrics: those of the curves ([`Metric::ALL`]) and the primary user's
+/// returns ([`Metric::PuReturns`]), recorded per run for `runs.csv` under `reward: TimeLeft`.
+pub(crate) const N_METRICS: usize = 11;
+
+/// Number of metrics written in `curves.csv` ([`Metric::ALL`]).
+pub(crate) const N_CURVES: usize = 10;
 
 /// A cumulative metric recorded at every checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +42,14 @@ pub enum Metric {
     PuCollisions = 8,
     /// Probes that sensed an idle channel busy (missed opportunities).
     MissedOpportunities = 9,
+    /// Transmissions the primary user's return interrupted (`reward: TimeLeft` only; 0
+    /// otherwise): a column of `runs.csv` there, and no curve.
+    PuReturns = 10,
 }
 
 impl Metric {
-    /// All metrics in column order.
-    pub const ALL: [Metric; N_METRICS] = [
+    /// The metrics of the curves, in column order (every metric but [`Metric::PuReturns`]).
+    pub const ALL: [Metric; N_CURVES] = [
         Metric::PseudoRegret,
         Metric::RealizedRegret,
         Metric::Reward,
@@ -60,7 +67,11 @@ impl Metric {
     pub fn is_count(self) -> bool {
         matches!(
             self,
-            Metric::Probes | Metric::IdleFound | Metric::PuCollisions | Metric::MissedOpportunities
+            Metric::Probes
+                | Metric::IdleFound
+                | Metric::PuCollisions
+                | Metric::MissedOpportunities
+                | Metric::PuReturns
         )
     }
 
@@ -77,6 +88,7 @@ impl Metric {
             Metric::IdleFound => "idle_found",
             Metric::PuCollisions => "pu_collisions",
             Metric::MissedOpportunities => "missed_opportunities",
+            Metric::PuReturns => "pu_returns",
         }
     }
 }
@@ -138,8 +150,6 @@ pub struct PolicyStats {
     pub channel_probes: Vec<u64>,
     /// Slots whose transmission the primary user interrupted, summed over runs.
     pub pu_returns: u64,
-    /// The sum over runs of the square of each run's count (its spread: n, s.e. and interval).
-    pub pu_returns_sq: u128,
     /// Every run's values at the horizon, by run index, for `runs.csv` and shards; empty when
     /// the runs were streamed to a [`crate::engine::pipeline::RunSink`] instead.
     pub finals: Vec<(u64, Row)>,
@@ -176,7 +186,6 @@ impl PolicyStats {
             probes: new_histogram(k),
             channel_probes: vec![0; k],
             pu_returns: 0,
-            pu_returns_sq: 0,
             finals: Vec::new(),
             paired: Default::default(),
         }
@@ -207,7 +216,6 @@ impl PolicyStats {
             *a += b;
         }
         self.pu_returns += record.pu_returns;
-        self.pu_returns_sq += u128::from(record.pu_returns).pow(2);
     }
 
     /// Merges statistics of other runs (exact: any grouping gives the same result).
@@ -225,7 +233,6 @@ impl PolicyStats {
             *a += b;
         }
         self.pu_returns += other.pu_returns;
-        self.pu_returns_sq += other.pu_returns_sq;
         for (a, b) in self.paired.iter_mut().zip(&other.paired) {
             a.merge(b);
         }
@@ -283,7 +290,6 @@ impl PolicyStats {
             probes,
             channel_probes: parts.channel_probes,
             pu_returns: parts.pu_returns,
-            pu_returns_sq: parts.pu_returns_sq,
             finals: parts.finals,
             // Rebuilt from the finals by `RegretStats::pair_finals` once the reference is known.
             paired: Default::default(),
@@ -298,17 +304,12 @@ impl PolicyStats {
             probes: self.probe_counts(),
             channel_probes: self.channel_probes.clone(),
             pu_returns: self.pu_returns,
-            pu_returns_sq: self.pu_returns_sq,
             finals: self.finals.clone(),
         }
     }
 }
 
 fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_wide(n: &u128) -> bool {
     *n == 0
 }
 
@@ -327,9 +328,6 @@ pub struct PartialStats {
     /// without `reward: TimeLeft` are as before).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pu_returns: u64,
-    /// The sum of the squares of each run's count (absent when none).
-    #[serde(default, skip_serializing_if = "is_zero_wide")]
-    pub pu_returns_sq: u128,
     /// Every run's values at the horizon, by run index.
     pub finals: Vec<(u64, Row)>,
 }

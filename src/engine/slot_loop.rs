@@ -375,6 +375,7 @@ pub(crate) fn episode<P: Policy, S: Spectrum>(
         if let Some(row) = rows.due(t) {
             close_row(&mut totals.cum, totals.benchmark_reward);
             record.rows[row] = totals.cum;
+            record.rows[row][Metric::PuReturns as usize] = record.pu_returns as f64;
         }
     }
 }

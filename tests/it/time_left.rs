@@ -300,6 +300,20 @@ fn the_primary_users_return_interrupts_the_transmission() {
     assert!(stat.stderr > 0.0 && stat.stderr < 0.01, "{stat:?}");
     assert!(stat.ci95.is_some(), "{stat:?}");
     let returns = stat.mean;
+    // runs.csv has each run's count (issue 50, item 11): whole numbers whose mean over T is
+    // the summary's, and none where nothing counts them.
+    let runs = std::fs::read_to_string(dir.path().join("lost/runs.csv")).unwrap();
+    let head: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
+    assert_eq!(head.last(), Some(&"pu_returns"), "{head:?}");
+    let counts: Vec<f64> = runs
+        .lines()
+        .skip(1)
+        .filter(|line| line.split(',').nth(1) == Some(l.name.as_str()))
+        .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap() as f64)
+        .collect();
+    assert_eq!(counts.len() as u64, stat.n);
+    let mean = counts.iter().sum::<f64>() / counts.len() as f64 / 50_000.0;
+    assert!((mean - returns).abs() < 1e-15, "{mean} vs {returns}");
     let (first, second) = (2.0 / 3.0, 2.0 / 9.0);
     let expected = first * (1.0 - math::exp(-0.5f64)) + second * (1.0 - math::exp(-0.45f64));
     // 2 × 10⁵ slots: a binomial standard error below 0.0012 (idle periods span slots, so a
@@ -433,6 +447,25 @@ fn many_users_take_the_time_left_reward() {
         benchmark.contains("disjoint time-left optimal lists"),
         "{benchmark}"
     );
+    // runs.csv (streamed as the runs finish) ends with each run's count, whose mean over the
+    // user-slots is the summary's.
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    assert!(runs.lines().next().unwrap().ends_with(",pu_returns"));
+    for p in summary["policies"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap();
+        let counts: Vec<f64> = runs
+            .lines()
+            .filter(|l| l.split(',').next() == Some(name))
+            .map(|l| l.rsplit(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(counts.len(), 4);
+        let per_slot = counts.iter().sum::<f64>() / 4.0 / 3000.0;
+        let mean = p["pu_returns_per_slot"]["mean"].as_f64().unwrap();
+        assert!(
+            (per_slot - mean).abs() < 1e-12,
+            "{name}: {per_slot} vs {mean}"
+        );
+    }
     for p in summary["policies"].as_array().unwrap() {
         let returns = p["pu_returns_per_slot"]["mean"].as_f64().expect("counted");
         assert!(p["pu_returns_per_slot"]["stderr"].as_f64().is_some());

@@ -70,10 +70,6 @@ pub(crate) struct TeamStats {
     /// (`reward: TimeLeft` only; absent from `partial.json` when 0, as before the rule).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pu_returns: u64,
-    /// The sum over runs of the square of each run's count (absent when 0): with `runs` and
-    /// `pu_returns`, the count's spread, n and standard error.
-    #[serde(default, skip_serializing_if = "is_zero_wide")]
-    pub pu_returns_sq: u128,
     /// Each run's values at the horizon, in run order (a value without a closed form is NaN,
     /// written `null`).
     #[serde(with = "nan_as_null")]
@@ -120,7 +116,6 @@ impl TeamStats {
             jams: None,
             channel_probes: vec![0; k],
             pu_returns: 0,
-            pu_returns_sq: 0,
             finals: Vec::new(),
         }
     }
@@ -168,7 +163,6 @@ impl TeamStats {
             *a += b;
         }
         self.pu_returns += r.pu_returns;
-        self.pu_returns_sq += u128::from(r.pu_returns).pow(2);
         if let Some(j) = &mut self.jams {
             j.absorb(r);
         }
@@ -204,7 +198,6 @@ impl TeamStats {
             *a += b;
         }
         self.pu_returns += o.pu_returns;
-        self.pu_returns_sq += o.pu_returns_sq;
         if let (Some(a), Some(b)) = (&mut self.jams, &o.jams) {
             a.merge(b);
         }
@@ -243,10 +236,6 @@ impl JamStats {
 
 /// Whether a count is 0 (left out of `partial.json`).
 fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-fn is_zero_wide(n: &u128) -> bool {
     *n == 0
 }
 

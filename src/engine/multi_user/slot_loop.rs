@@ -930,6 +930,7 @@ impl Tally {
             }
         }
         record.rows[row] = self.cum;
+        record.rows[row][Metric::PuReturns as usize] = record.pu_returns as f64;
         record.reduced_gap = self.reduced_gap;
     }
 }

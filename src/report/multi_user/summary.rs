@@ -3,6 +3,7 @@
 
 use crate::engine::multi_user::runner::{MultiStats, TeamStats, reduced_benchmark};
 use crate::engine::multi_user::slot_loop::Expected;
+use crate::engine::recorder::Metric;
 use crate::model::sharing::Shared;
 use crate::model::theory::kl_bernoulli;
 use crate::scenario::{MultiUserScenario, Units};
@@ -425,9 +426,9 @@ fn policy_summary(
                 probes_per_run: st.channel_probes[k] as f64 / st.runs.max(1) as f64,
             })
             .collect(),
-        pu_returns_per_slot: s.env.time_left().map(|_| {
-            Stat::of_counts(st.runs, st.pu_returns, st.pu_returns_sq)
-                .scaled(s.header.horizon.max(1) as f64)
+        pu_returns_per_slot: s.env.time_left().and_then(|_| {
+            let returns = &st.curves.last()?[Metric::PuReturns as usize];
+            stat(returns).map(|r| r.scaled(s.header.horizon.max(1) as f64))
         }),
         jammed: st.jams.as_ref().map(|j| PolicyJams {
             transmissions_jammed: stat(&j.jammed),

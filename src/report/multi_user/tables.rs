@@ -5,6 +5,7 @@ use super::summary::{MultiUserSummary, Stat};
 use super::{METRICS, METRICS_V2};
 use crate::engine::multi_user::runner::MultiStats;
 use crate::engine::multi_user::slot_loop::N_MULTI;
+use crate::engine::recorder::Metric;
 use crate::report::ReportError;
 use crate::scenario::MultiUserScenario;
 
@@ -228,10 +229,15 @@ pub(super) fn num(x: f64) -> String {
     }
 }
 
-/// The header line of a many-users `runs.csv`.
-pub(crate) fn runs_header() -> Result<Vec<u8>, ReportError> {
+/// The header line of a many-users `runs.csv` (with `returns`, under `reward: TimeLeft`,
+/// the `pu_returns` column: user-slots whose transmission the primary user's return
+/// interrupted in the run).
+pub(crate) fn runs_header(returns: bool) -> Result<Vec<u8>, ReportError> {
     let mut header = vec!["policy".to_string(), "run".to_string()];
     header.extend(METRICS.iter().map(|(n, _)| n.to_string()));
+    if returns {
+        header.push(Metric::PuReturns.name().to_string());
+    }
     csv_bytes(&header, std::iter::empty())
 }
 
@@ -241,12 +247,16 @@ pub(crate) fn write_runs<W: std::io::Write>(
     w: &mut csv::Writer<W>,
     policy: &str,
     rows: &[(u64, [f64; N_MULTI])],
+    returns: bool,
 ) -> Result<(), csv::Error> {
     for (run, row) in rows {
         w.write_field(policy)?;
         w.write_field(run.to_string())?;
         for &(_, i) in &METRICS {
             w.write_field(num(row[i]))?;
+        }
+        if returns {
+            w.write_field(num(row[Metric::PuReturns as usize]))?;
         }
         w.write_record(None::<&[u8]>)?;
     }
@@ -256,9 +266,10 @@ pub(crate) fn write_runs<W: std::io::Write>(
 /// `runs.csv`: each run's values at the horizon (Selfish fails on a few runs only: the
 /// distribution matters).
 pub(super) fn runs(s: &MultiUserScenario, stats: &MultiStats) -> Result<Vec<u8>, ReportError> {
-    let mut w = csv::Writer::from_writer(runs_header()?);
+    let returns = s.env.time_left().is_some();
+    let mut w = csv::Writer::from_writer(runs_header(returns)?);
     for (p, st) in s.policies.iter().zip(&stats.stats) {
-        write_runs(&mut w, &p.label, &st.finals)?;
+        write_runs(&mut w, &p.label, &st.finals, returns)?;
     }
     w.into_inner()
         .map_err(|e| ReportError::Csv(csv::Error::from(e.into_error())))

@@ -15,8 +15,10 @@ pub(crate) fn regret(s: &RegretScenario, stats: &RegretStats) -> Result<Vec<u8>,
     regret_cells(&[(None, s, stats)])
 }
 
-/// The header line of a regret `runs.csv`; a sweep's has `sweep_value` after `experiment`.
-fn header_of(sweep: bool) -> Result<Vec<u8>, csv::Error> {
+/// The header line of a regret `runs.csv`; a sweep's has `sweep_value` after `experiment`,
+/// and one under `reward: TimeLeft` ends with `pu_returns` (the transmissions the primary
+/// user's return interrupted in the run).
+fn header_of(sweep: bool, returns: bool) -> Result<Vec<u8>, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header = vec!["experiment"];
     if sweep {
@@ -24,6 +26,9 @@ fn header_of(sweep: bool) -> Result<Vec<u8>, csv::Error> {
     }
     header.extend(["policy", "run"]);
     header.extend(Metric::ALL.iter().map(|m| m.name()));
+    if returns {
+        header.push(Metric::PuReturns.name());
+    }
     w.write_record(&header)?;
     w.into_inner().map_err(|e| e.into_error().into())
 }
@@ -34,22 +39,36 @@ pub(crate) fn regret_cells(
     cells: &[(SweepCell, &RegretScenario, &RegretStats)],
 ) -> Result<Vec<u8>, csv::Error> {
     let sweep = cells.first().is_some_and(|(cell, _, _)| cell.is_some());
-    let mut w = csv::Writer::from_writer(header_of(sweep)?);
+    let returns = cells.iter().any(|(_, s, _)| counts_returns(s));
+    let mut w = csv::Writer::from_writer(header_of(sweep, returns)?);
     for &(cell, s, stats) in cells {
         for (exp, per_policy) in s.experiments.iter().zip(&stats.stats) {
             let experiment = cell_experiment(cell, s, &exp.label);
             let value = cell.map(|(_, v)| float(v));
             for (p, st) in s.policies.iter().zip(per_policy) {
-                write_cell_rows(&mut w, &experiment, value.as_deref(), &p.label, &st.finals)?;
+                write_cell_rows(
+                    &mut w,
+                    &experiment,
+                    value.as_deref(),
+                    &p.label,
+                    &st.finals,
+                    returns,
+                )?;
             }
         }
     }
     w.into_inner().map_err(|e| e.into_error().into())
 }
 
-/// The header line of a regret `runs.csv`.
-pub(crate) fn header() -> Result<Vec<u8>, csv::Error> {
-    header_of(false)
+/// Whether `s` counts the primary user's returns (`reward: TimeLeft`): its `runs.csv` then
+/// has their column.
+pub(crate) fn counts_returns(s: &RegretScenario) -> bool {
+    s.experiments.iter().any(|e| e.env.time_left().is_some())
+}
+
+/// The header line of a regret `runs.csv` (with `returns`: the `pu_returns` column).
+pub(crate) fn header(returns: bool) -> Result<Vec<u8>, csv::Error> {
+    header_of(false, returns)
 }
 
 /// The rows of one (experiment, policy), runs as given: the file is the header followed by
@@ -60,8 +79,9 @@ pub(crate) fn write_rows<W: std::io::Write>(
     experiment: &str,
     policy: &str,
     rows: &[(u64, Row)],
+    returns: bool,
 ) -> Result<(), csv::Error> {
-    write_cell_rows(w, experiment, None, policy, rows)
+    write_cell_rows(w, experiment, None, policy, rows, returns)
 }
 
 /// [`write_rows`] with a sweep cell's value (`sweep_value`) after the experiment.
@@ -71,6 +91,7 @@ fn write_cell_rows<W: std::io::Write>(
     sweep_value: Option<&str>,
     policy: &str,
     rows: &[(u64, Row)],
+    returns: bool,
 ) -> Result<(), csv::Error> {
     for (run, row) in rows {
         w.write_field(experiment)?;
@@ -82,6 +103,9 @@ fn write_cell_rows<W: std::io::Write>(
         for &m in Metric::ALL.iter() {
             let v = row[m as usize];
             w.write_field(if m.is_count() { whole(v) } else { float(v) })?;
+        }
+        if returns {
+            w.write_field(whole(row[Metric::PuReturns as usize]))?;
         }
         w.write_record(None::<&[u8]>)?;
     }

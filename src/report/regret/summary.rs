@@ -195,28 +195,6 @@ impl Stat {
         }
     }
 
-    /// The statistics of `n` whole-number values from their exact sum and sum of squares (a
-    /// count kept as two integers that merge exactly, such as the primary user's returns).
-    pub fn of_counts(n: u64, sum: u64, sum_sq: u128) -> Stat {
-        let nf = n.max(1) as f64;
-        let mean = sum as f64 / nf;
-        // n·Σx² − (Σx)², exact in integers where it fits (a variance of integer counts
-        // must not come out negative from rounding), then / (n(n − 1)).
-        let spread = u128::from(n)
-            .checked_mul(sum_sq)
-            .and_then(|a| a.checked_sub(u128::from(sum) * u128::from(sum)))
-            .map_or_else(
-                || (sum_sq as f64 - sum as f64 * mean).max(0.0) * nf,
-                |d| d as f64,
-            );
-        let std = if n > 1 {
-            (spread / (nf * (nf - 1.0))).sqrt()
-        } else {
-            0.0
-        };
-        Stat::of(n, mean, std)
-    }
-
     /// The same statistics of the values divided by `d` (per-slot values of totals).
     pub fn scaled(&self, d: f64) -> Stat {
         Stat {
@@ -511,8 +489,9 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
                             reference,
                         );
                         if env.time_left().is_some() {
+                            let v = st.final_value(Metric::PuReturns);
                             summary.pu_returns_per_slot = Some(
-                                Stat::of_counts(st.runs, st.pu_returns, st.pu_returns_sq)
+                                Stat::of(st.runs, v.mean, v.std)
                                     .scaled(s.header.horizon.max(1) as f64),
                             );
                         }
@@ -575,32 +554,18 @@ pub(crate) fn regret_summary(s: &RegretScenario, results: &RegretStats) -> Regre
 mod tests {
     use super::*;
 
-    /// The statistics of counts from their exact sums equal those of the values themselves,
-    /// and never a negative variance from rounding.
+    /// A bare mean from an older summary reads as a statistic of unknown spread; a
+    /// statistic reads as itself.
     #[test]
-    fn counts_give_the_statistics_of_their_values() {
-        let values = [0u64, 3, 7, 7, 12, 1, 0, 40];
-        let mut m = crate::util::stats::Moments::default();
-        for &v in &values {
-            m.add(v as f64);
-        }
-        let sum: u64 = values.iter().sum();
-        let sq: u128 = values.iter().map(|&v| u128::from(v).pow(2)).sum();
-        let s = Stat::of_counts(values.len() as u64, sum, sq);
-        let want = m.mean_std();
-        assert_eq!(s.n, 8);
-        assert!((s.mean - want.mean).abs() < 1e-12 && (s.std - want.std).abs() < 1e-12);
-        let same = Stat::of_counts(5, 5 * 123_456_789, 5 * 123_456_789u128.pow(2));
-        assert_eq!((same.mean, same.std), (123_456_789.0, 0.0));
-        // A bare mean from an older summary reads as a statistic of unknown spread.
+    fn a_bare_mean_reads_as_a_statistic() {
         let old: PolicyJson = serde_json::from_str(r#"{"x": 0.25}"#).unwrap();
         assert_eq!(old.x.map(|s| (s.mean, s.n)), Some((0.25, 0)));
-        let new: PolicyJson = serde_json::from_str(&format!(
-            r#"{{"x": {}}}"#,
-            serde_json::to_string(&s).unwrap()
-        ))
-        .unwrap();
+        let s = Stat::of(8, 1.5, 0.5);
+        let text = format!(r#"{{"x": {}}}"#, serde_json::to_string(&s).unwrap());
+        let new: PolicyJson = serde_json::from_str(&text).unwrap();
         assert_eq!(new.x, Some(s));
+        let none: PolicyJson = serde_json::from_str("{}").unwrap();
+        assert_eq!(none.x, None);
     }
 
     #[derive(serde::Deserialize)]

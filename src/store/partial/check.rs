@@ -278,31 +278,7 @@ fn check_policy_stats(
     })?;
     check_curves(blame, field, ps, runs, checkpoints)?;
     check_probes(blame, field, ps, runs, k, horizon)?;
-    check_finals(blame, field, ps, runs, checkpoints)?;
-    blame.require(
-        squares_sound(runs, ps.pu_returns, ps.pu_returns_sq, horizon),
-        format!("{field}.pu_returns_sq"),
-        || squares_rule(runs, ps.pu_returns, ps.pu_returns_sq, horizon),
-    )
-}
-
-/// Whether `sq`, a sum over `runs` runs of each run's count squared, can come from counts that
-/// sum to `sum` with at most `per_run` each: none without a count, at least `sum²/runs`
-/// (Cauchy–Schwarz), at most `sum·per_run`.
-pub(super) fn squares_sound(runs: u64, sum: u64, sq: u128, per_run: u64) -> bool {
-    let (sum, runs_w) = (u128::from(sum), u128::from(runs));
-    if sum == 0 {
-        return sq == 0;
-    }
-    runs_w.checked_mul(sq).is_none_or(|a| a >= sum * sum)
-        && sum.checked_mul(u128::from(per_run)).is_none_or(|b| sq <= b)
-}
-
-/// The rule [`squares_sound`] checks, in words.
-pub(super) fn squares_rule(runs: u64, sum: u64, sq: u128, per_run: u64) -> String {
-    format!(
-        "is {sq}: the squares of {runs} runs' counts summing to {sum}, at most {per_run} each, lie in [{sum}²/{runs}, {sum}·{per_run}] (0 when the counts are)"
-    )
+    check_finals(blame, field, ps, runs, checkpoints)
 }
 
 /// One exact moment per (checkpoint, metric), each over the shard's runs.
@@ -435,18 +411,28 @@ fn check_finals(
         format!("{field}.channel_probes"),
         || format!("add up to {counted} probes, the per-run rows to {probes}"),
     )?;
-    // An interrupted transmission was one on a channel found idle.
-    let found: f64 = ps
+    // An interrupted transmission was one on a channel found idle, run by run, and the runs'
+    // counts add up to the total.
+    use crate::engine::recorder::Metric;
+    for (i, (_, r)) in ps.finals.iter().enumerate() {
+        let (returns, found) = (r[Metric::PuReturns as usize], r[Metric::IdleFound as usize]);
+        blame.require(
+            returns >= 0.0 && returns <= found && returns.fract() == 0.0,
+            format!("{field}.finals[{i}]"),
+            || format!("{returns} interrupted transmissions, with {found} found idle"),
+        )?;
+    }
+    let per_run: f64 = ps
         .finals
         .iter()
-        .map(|(_, r)| r[crate::engine::recorder::Metric::IdleFound as usize])
+        .map(|(_, r)| r[Metric::PuReturns as usize])
         .sum();
     blame.require(
-        ps.pu_returns as f64 <= found,
+        per_run == ps.pu_returns as f64,
         format!("{field}.pu_returns"),
         || {
             format!(
-                "{} interrupted transmissions, but only {found} found an idle channel",
+                "{} interrupted transmissions, the per-run rows {per_run}",
                 ps.pu_returns
             )
         },
@@ -703,19 +689,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("shard count 2"), "{err}");
-    }
-
-    /// A forged sum of squares of the primary user's returns is refused (issue 50): counts
-    /// [1, 2, 3] (sum 6, squares 14) pass; squares below 6²/3, above 6·T, or without any count
-    /// do not.
-    #[test]
-    fn squares_of_counts_must_be_possible() {
-        assert!(squares_sound(3, 6, 14, 10));
-        assert!(squares_sound(3, 6, 12, 10) && squares_sound(3, 6, 36, 10));
-        assert!(!squares_sound(3, 6, 11, 10), "below (Σx)²/n");
-        assert!(!squares_sound(3, 6, 61, 10), "above Σx·max");
-        assert!(!squares_sound(3, 0, 1, 10), "squares of no count");
-        assert!(squares_sound(3, 0, 0, 10));
-        assert!(squares_rule(3, 6, 11, 10).contains("[6²/3, 6·10]"));
     }
 }

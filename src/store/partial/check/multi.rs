@@ -291,11 +291,20 @@ fn check_team(
             )
         },
     )?;
-    let per_run = s.header.horizon.saturating_mul(s.users as u64);
+    let per_run: f64 = st
+        .finals
+        .iter()
+        .map(|(_, r)| r[Metric::PuReturns as usize])
+        .sum();
     blame.require(
-        super::squares_sound(runs, st.pu_returns, st.pu_returns_sq, per_run),
-        format!("{field}.pu_returns_sq"),
-        || super::squares_rule(runs, st.pu_returns, st.pu_returns_sq, per_run),
+        per_run == st.pu_returns as f64,
+        format!("{field}.pu_returns"),
+        || {
+            format!(
+                "counts {} interrupted transmissions, the per-run rows {per_run}",
+                st.pu_returns
+            )
+        },
     )?;
     blame.require(
         st.jams.is_some() != s.jammers.list.is_empty(),

@@ -50,9 +50,17 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/specprobe-slurm.XXXXXX")
 chmod 755 "$work"
 pids=()
 stop() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do [ -z "$pid" ] || kill "$pid" 2>/dev/null || true; done
+    # The daemons are not this shell's children (they daemonise), so `wait` does not wait for them: slurmctld
+    # saves its state on SIGTERM, and a removal racing that write failed CI ("state: Directory not empty").
+    # Wait up to 20 s for each to exit, then remove; the clean-up never turns a passed check into a failure.
+    for pid in "${pids[@]}"; do
+        for _ in $(seq 100); do { [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; } || break; sleep 0.2; done
+    done
     wait 2>/dev/null || true
-    rm -rf "$work"
+    for _ in 1 2 3 4 5; do rm -rf "$work" 2>/dev/null && break; sleep 1; done
+    [ ! -e "$work" ] || echo "slurm-ci: could not remove $work (left behind)" >&2
+    return 0
 }
 trap stop EXIT
 

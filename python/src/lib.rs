@@ -16,8 +16,8 @@ use pyo3::types::PyType;
 use pyo3::types::{PyDict, PyList};
 use specprobe::commands::{self, CommandError, CompareArgs, MergeArgs, RunArgs};
 use specprobe::{
-    Cancel, ChartOptions, CustomIdentifier, CustomPolicy, CustomTeam, Environment, ExportError,
-    Format, Identifier, Overrides, Policy, Problem, Replace, Scenario,
+    Cancel, ChartOptions, CustomIdentifier, CustomPolicy, CustomTeam, Destination, Environment,
+    ExportError, Format, Identifier, Overrides, Policy, Problem, Replace, Results, Scenario,
     ScenarioError as CoreScenarioError, Seen, SimRng, Simulation, Team,
 };
 use std::path::{Path, PathBuf};
@@ -846,42 +846,13 @@ fn run(
         })
         .cancel(cancel.clone())
         .counter(counter.clone());
-    // Python callbacks serialise on the interpreter: more threads would only contend for it.
-    if python_code {
-        sim = sim.threads(1);
-    } else if let Some(t) = threads {
-        sim = sim.threads(t.max(1));
-    }
-    if let Some(m) = max_memory {
-        sim = sim.max_memory(m);
-    }
-    if let Some(text) = max_time {
-        match specprobe::parse_duration(&text) {
-            Ok(Some(seconds)) => sim = sim.max_time(seconds),
-            Ok(None) => {}
-            Err(rule) => return Err(PyValueError::new_err(format!("max_time: {rule}"))),
-        }
-    }
-    for (label, class) in policies {
-        sim = sim.custom_policy(
-            label.clone(),
-            policy_entry(class, label, failure.clone(), cancel.clone()),
-        );
-    }
-    for (label, class) in teams {
-        sim = sim.custom_team(
-            label.clone(),
-            team_entry(class, label, failure.clone(), cancel.clone()),
-        );
-    }
-    for (name, class) in identifiers {
-        sim = sim.custom_identifier(identifier_entry(
-            class,
-            name,
-            failure.clone(),
-            cancel.clone(),
-        ));
-    }
+    sim = limits(sim, threads, max_memory, max_time, python_code)?;
+    let code = PythonCode {
+        policies,
+        identifiers,
+        teams,
+    };
+    sim = code.register(sim, &failure, &cancel);
     // The scenario is checked and the destination opened (and locked) before the long run.
     let prepared = sim
         .prepare()
@@ -915,6 +886,86 @@ fn run(
         return Err(e);
     }
     let results = outcome?.map_err(|e| command_error(py, &e.into()))?;
+    let files = write_results(py, &results, charts, dest, out.as_deref(), &cancel)?;
+    Ok((results.kind().to_string(), files))
+}
+
+/// The run's limits: threads (one where Python code runs: callbacks serialise on the
+/// interpreter, more threads would only contend for it), memory and time.
+fn limits(
+    mut sim: Simulation,
+    threads: Option<usize>,
+    max_memory: Option<u64>,
+    max_time: Option<String>,
+    python_code: bool,
+) -> PyResult<Simulation> {
+    if python_code {
+        sim = sim.threads(1);
+    } else if let Some(t) = threads {
+        sim = sim.threads(t.max(1));
+    }
+    if let Some(m) = max_memory {
+        sim = sim.max_memory(m);
+    }
+    if let Some(text) = max_time {
+        match specprobe::parse_duration(&text) {
+            Ok(Some(seconds)) => sim = sim.max_time(seconds),
+            Ok(None) => {}
+            Err(rule) => return Err(PyValueError::new_err(format!("max_time: {rule}"))),
+        }
+    }
+    Ok(sim)
+}
+
+/// The policies, identifiers and teams written in Python, by label.
+struct PythonCode {
+    policies: Vec<(String, Py<PyAny>)>,
+    identifiers: Vec<(String, Py<PyAny>)>,
+    teams: Vec<(String, Py<PyAny>)>,
+}
+
+impl PythonCode {
+    /// Registers each class with the simulation, reporting its failures to `failure`.
+    fn register(self, mut sim: Simulation, failure: &Failure, cancel: &Cancel) -> Simulation {
+        let Self {
+            policies,
+            identifiers,
+            teams,
+        } = self;
+        for (label, class) in policies {
+            sim = sim.custom_policy(
+                label.clone(),
+                policy_entry(class, label, failure.clone(), cancel.clone()),
+            );
+        }
+        for (label, class) in teams {
+            sim = sim.custom_team(
+                label.clone(),
+                team_entry(class, label, failure.clone(), cancel.clone()),
+            );
+        }
+        for (name, class) in identifiers {
+            sim = sim.custom_identifier(identifier_entry(
+                class,
+                name,
+                failure.clone(),
+                cancel.clone(),
+            ));
+        }
+        sim
+    }
+}
+
+/// The results' files, written into `dest` with charts when there is one, in memory only
+/// otherwise; the data files are returned.
+fn write_results(
+    py: Python<'_>,
+    results: &Results,
+    charts: ChartOptions,
+    dest: Option<Destination>,
+    out: Option<&Path>,
+    cancel: &Cancel,
+) -> PyResult<DataFiles> {
     // Rendered in memory; charts only when they are written.
     let charts = if dest.is_some() {
         charts
@@ -927,7 +978,7 @@ fn run(
     let written = py.detach(|| -> Result<_, ExportError> {
         let files = results.files(&charts)?;
         if let Some(dest) = dest {
-            specprobe::write_files(&files, dest, &cancel)?;
+            specprobe::write_files(&files, dest, cancel)?;
         }
         Ok(files)
     });
@@ -936,7 +987,7 @@ fn run(
             py,
             &CommandError::Write {
                 doing: "writing results for",
-                path: out.clone().unwrap_or_default(),
+                path: out.map(Path::to_path_buf).unwrap_or_default(),
                 source,
             },
         )
@@ -946,7 +997,7 @@ fn run(
         .filter(|f| DATA_FILES.contains(&f.name.as_str()))
         .map(|f| (f.name, f.bytes))
         .collect();
-    Ok((results.kind().to_string(), files))
+    Ok(files)
 }
 
 /// `specprobe validate`: the checked scenario as text.

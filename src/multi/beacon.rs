@@ -395,7 +395,6 @@ impl Beacon {
     /// applies what it carries: the leader's statistics, the matching, the next phase.
     fn communicate(&mut self) {
         let m = self.users.len();
-        let k = self.k;
         if self.by_position.is_empty() {
             self.by_position = vec![0; m];
             for (u, user) in self.users.iter().enumerate() {
@@ -420,76 +419,92 @@ impl Beacon {
             f.counters = f.pulls.iter().map(|&n| counter(n)).collect();
         }
         // (ii) Statistics. Between their signals everyone sits on its communication channel.
-        let sitting = || -> Vec<usize> {
-            let mut plays = vec![0; m];
-            for (p, &u) in pos.iter().enumerate() {
-                plays[u] = comm[p];
-            }
-            plays
-        };
         if self.lead.first {
-            let q = self.lead.counters[0][0];
-            for i in 1..m {
-                let f = &self.users[pos[i]];
-                for j in 0..k {
-                    let word = bits(f.means[j], q);
-                    for b in (0..q).rev() {
-                        let mut plays = sitting();
-                        if (word >> b) & 1 == 1 {
-                            plays[pos[i]] = comm[0];
-                        }
-                        slots.push(plays);
-                    }
-                    self.lead.stat[i][j] = truncate(f.means[j], q);
-                }
-            }
+            self.send_means(&pos, &comm, &mut slots);
         } else {
-            let lp = self.spec.lp;
-            let need = self.lead.need.clone();
-            let window = (lp + 1) as usize;
-            let start = slots.len();
-            for &i in &need {
-                let mut signal = sitting();
-                signal[pos[0]] = comm[i];
-                slots.push(signal);
-                for _ in 0..lp {
-                    slots.push(sitting());
-                }
-            }
-            for i in 1..m {
-                let needs = need.iter().position(|&x| x == i);
-                let f = &self.users[pos[i]];
-                let arm = f.explore;
-                let c = f.counters[arm];
-                let new = truncate(f.means[arm], c);
-                let old = truncate(f.last_means[arm], f.old_counters[arm]);
-                let (size, up) = if new - old > 0.0 {
-                    (new - old, true)
-                } else {
-                    (old - new, false)
-                };
-                // The message: the last `lp` of the difference's `c` bits and its sign.
-                let word = (bits(size, c) << 1) | u64::from(up);
-                if let Some(idx) = needs {
-                    let at = if self.reference { 0 } else { idx };
-                    for b in 0..lp as usize {
-                        let bit = (word >> (lp as usize - 1 - b)) & 1;
-                        if bit == 1 {
-                            let slot = start + at * window + 1 + b;
-                            if let Some(plays) = slots.get_mut(slot) {
-                                plays[pos[i]] = comm[0];
-                            }
-                        }
-                    }
-                }
-                if needs.is_some() || self.reference {
-                    let d = truncate(size, lp - 1);
-                    self.lead.stat[i][arm] = if up { d } else { -d };
-                }
-            }
+            self.send_differences(&pos, &comm, &mut slots);
         }
         self.t += slots.len() as u64;
-        // The leader's UCBs and matching.
+        self.match_by_ucb(&pos);
+        // (iii) The assignment, ⌈log₂ K⌉ bits to each follower.
+        let width = self.send_assignment(&pos, &comm, &mut slots);
+        self.t += (m as u64 - 1) * width as u64;
+        self.next_exploration(&pos);
+        slots.reverse();
+        self.schedule = slots;
+    }
+
+    /// The first communication: every follower's quantised means, bit by bit.
+    fn send_means(&mut self, pos: &[usize], comm: &[usize], slots: &mut Vec<Vec<usize>>) {
+        let q = self.lead.counters[0][0];
+        for i in 1..pos.len() {
+            let f = &self.users[pos[i]];
+            for j in 0..self.k {
+                let word = bits(f.means[j], q);
+                for b in (0..q).rev() {
+                    let mut plays = sitting(pos, comm);
+                    if (word >> b) & 1 == 1 {
+                        plays[pos[i]] = comm[0];
+                    }
+                    slots.push(plays);
+                }
+                self.lead.stat[i][j] = truncate(f.means[j], q);
+            }
+        }
+    }
+
+    /// A later communication: the leader signals those who must report, and each reports the
+    /// last `lp` bits of its mean's change and its sign in the window that follows.
+    fn send_differences(&mut self, pos: &[usize], comm: &[usize], slots: &mut Vec<Vec<usize>>) {
+        let lp = self.spec.lp;
+        let need = self.lead.need.clone();
+        let window = (lp + 1) as usize;
+        let start = slots.len();
+        for &i in &need {
+            let mut signal = sitting(pos, comm);
+            signal[pos[0]] = comm[i];
+            slots.push(signal);
+            for _ in 0..lp {
+                slots.push(sitting(pos, comm));
+            }
+        }
+        for i in 1..pos.len() {
+            let needs = need.iter().position(|&x| x == i);
+            let f = &self.users[pos[i]];
+            let arm = f.explore;
+            let c = f.counters[arm];
+            let new = truncate(f.means[arm], c);
+            let old = truncate(f.last_means[arm], f.old_counters[arm]);
+            let (size, up) = if new - old > 0.0 {
+                (new - old, true)
+            } else {
+                (old - new, false)
+            };
+            // The message: the last `lp` of the difference's `c` bits and its sign.
+            let word = (bits(size, c) << 1) | u64::from(up);
+            if let Some(idx) = needs {
+                let at = if self.reference { 0 } else { idx };
+                for b in 0..lp as usize {
+                    let bit = (word >> (lp as usize - 1 - b)) & 1;
+                    if bit == 1 {
+                        let slot = start + at * window + 1 + b;
+                        if let Some(plays) = slots.get_mut(slot) {
+                            plays[pos[i]] = comm[0];
+                        }
+                    }
+                }
+            }
+            if needs.is_some() || self.reference {
+                let d = truncate(size, lp - 1);
+                self.lead.stat[i][arm] = if up { d } else { -d };
+            }
+        }
+    }
+
+    /// The leader's UCBs of every (follower, channel) pair, and the matching they give
+    /// (unmatched users take the lowest free channels), and the next exploration's length.
+    fn match_by_ucb(&mut self, pos: &[usize]) {
+        let (m, k) = (pos.len(), self.k);
         let lead = &mut self.lead;
         for i in 0..m {
             for j in 0..k {
@@ -533,12 +548,15 @@ impl Beacon {
             .min()
             .unwrap_or(0);
         lead.explore_length = 1u64 << least.min(62);
-        // (iii) The assignment, ⌈log₂ K⌉ bits to each follower.
-        let width = usize::BITS - (k.max(2) - 1).leading_zeros();
-        for i in 1..m {
-            let to = lead.matching[i] as u64;
+    }
+
+    /// The assignment's slots, ⌈log₂ K⌉ bits to each follower; returns that width.
+    fn send_assignment(&self, pos: &[usize], comm: &[usize], slots: &mut Vec<Vec<usize>>) -> u32 {
+        let width = usize::BITS - (self.k.max(2) - 1).leading_zeros();
+        for i in 1..pos.len() {
+            let to = self.lead.matching[i] as u64;
             for b in (0..width).rev() {
-                let mut plays = sitting();
+                let mut plays = sitting(pos, comm);
                 let bit = (to >> b) & 1;
                 plays[pos[0]] = if self.reference {
                     // The reference's action string: the bits themselves as channels, after
@@ -553,8 +571,11 @@ impl Beacon {
                 slots.push(plays);
             }
         }
-        self.t += (m as u64 - 1) * width as u64;
-        // The next exploration phase.
+        width
+    }
+
+    /// The next exploration phase: every user on its matched channel.
+    fn next_exploration(&mut self, pos: &[usize]) {
         let lead = &mut self.lead;
         lead.last_stat.clone_from(&lead.stat);
         lead.stat.iter_mut().flatten().for_each(|x| *x = 0.0);
@@ -571,9 +592,16 @@ impl Beacon {
                 user.last_means.clone_from(&user.means);
             }
         }
-        slots.reverse();
-        self.schedule = slots;
     }
+}
+
+/// Everyone on its communication channel: the slot between signals.
+fn sitting(pos: &[usize], comm: &[usize]) -> Vec<usize> {
+    let mut plays = vec![0; pos.len()];
+    for (p, &u) in pos.iter().enumerate() {
+        plays[u] = comm[p];
+    }
+    plays
 }
 
 impl User {

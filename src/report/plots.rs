@@ -439,6 +439,25 @@ pub(crate) fn draw_marker<DB: DrawingBackend>(
     }
 }
 
+/// Draws an error whisker from `top` to `bottom` (backend pixels) with flat caps of half-width
+/// `cap`: no marker at its ends or middle, so that it cannot be mistaken for a reference point.
+pub(crate) fn draw_whisker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    top: (i32, i32),
+    bottom: (i32, i32),
+    color: RGBColor,
+    cap: i32,
+) -> DrawResult<DB> {
+    area.draw(&PathElement::new(vec![top, bottom], color.stroke_width(1)))?;
+    for y in [top.1, bottom.1] {
+        area.draw(&PathElement::new(
+            vec![(top.0 - cap, y), (top.0 + cap, y)],
+            color.stroke_width(1),
+        ))?;
+    }
+    Ok(())
+}
+
 /// Draws a polyline (backend pixels) solid or dashed.
 pub(crate) fn draw_polyline<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,

@@ -4,7 +4,7 @@
 //! chart.
 
 use super::METRICS;
-use super::summary::{MultiUserSummary, Stat};
+use super::summary::{ChannelSummary, Decomposition, MultiUserSummary, PolicySummary, Stat};
 use super::tables::CurveTable;
 use crate::report::check::{Failure, finite, list, require};
 
@@ -96,6 +96,15 @@ fn models(s: &MultiUserSummary) -> Result<(), Failure> {
 /// them (per-user rewards summing to the system's, per-channel collisions to the users', the
 /// decomposition's terms to the regret, each statistic over the policy's runs).
 pub(crate) fn check(s: &MultiUserSummary) -> Result<(), Failure> {
+    header(s)?;
+    for (i, p) in s.policies.iter().enumerate() {
+        policy(s, p, &format!("policies[{i}]"))?;
+    }
+    Ok(())
+}
+
+/// The summary's own fields: sizes, models, the benchmark, the lower bound and the users' view.
+fn header(s: &MultiUserSummary) -> Result<(), Failure> {
     let (k, m, t) = (s.channels, s.users, s.horizon as f64);
     require(k >= 1, "channels", || "must be at least 1".into())?;
     require(m >= 1, "users", || "must be at least 1".into())?;
@@ -155,143 +164,155 @@ pub(crate) fn check(s: &MultiUserSummary) -> Result<(), Failure> {
             }
         }
     }
+    Ok(())
+}
+
+/// One policy's results: its statistics over its runs, in their ranges, and the sums that
+/// other fields determine.
+fn policy(s: &MultiUserSummary, p: &PolicySummary, at: &str) -> Result<(), Failure> {
+    let (k, m, t) = (s.channels, s.users, s.horizon as f64);
     let user_slots = t * m as f64;
-    for (i, p) in s.policies.iter().enumerate() {
-        let at = format!("policies[{i}]");
-        require(p.runs == s.runs, format!("{at}.runs"), || {
-            format!("{} runs, the summary declares {}", p.runs, s.runs)
-        })?;
-        for (name, st) in &p.at_horizon {
-            counts_its_runs(st, p.runs, &format!("{at}.at_horizon.{name}"))?;
-        }
-        if let Some(d) = &p.decomposition {
-            for (name, x) in [
-                ("suboptimal_selections", &d.suboptimal_selections),
-                ("optimal_unused", &d.optimal_unused),
-                ("collisions", &d.collisions),
-                ("regret", &d.regret),
-            ] {
-                stat(x, &format!("{at}.decomposition.{name}"), None)?;
-            }
-            require(
-                d.runs_summing_exactly <= p.runs,
-                format!("{at}.decomposition.runs_summing_exactly"),
-                || format!("{} of {} runs", d.runs_summing_exactly, p.runs),
-            )?;
-            if let (Some(a), Some(b), Some(c), Some(r)) = (
-                d.suboptimal_selections,
-                d.optimal_unused,
-                d.collisions,
-                d.regret,
-            ) {
-                let sum = a.mean + b.mean + c.mean;
-                let scale = a.mean.abs() + b.mean.abs() + c.mean.abs();
-                require(
-                    agree(sum, r.mean, scale),
-                    format!("{at}.decomposition.regret"),
-                    || format!("{} is not the sum of its three terms, {sum}", r.mean),
-                )?;
-            }
-        }
-        stat(
-            &p.jain_fairness,
-            &format!("{at}.jain_fairness"),
-            Some((1.0 / m as f64, 1.0)),
-        )?;
-        for (u, us) in p.users.iter().enumerate() {
-            let at = format!("{at}.users[{u}]");
-            require(us.user == u, format!("{at}.user"), || {
-                format!("{} where user {u} belongs", us.user)
-            })?;
-            stat(&us.reward, &format!("{at}.reward"), None)?;
-            stat(&us.successes, &format!("{at}.successes"), Some((0.0, t)))?;
-            stat(&us.switches, &format!("{at}.switches"), Some((0.0, t)))?;
-        }
-        for (c, ch) in p.channels.iter().enumerate() {
-            let at = format!("{at}.channels[{c}]");
-            require(ch.channel == c, format!("{at}.channel"), || {
-                format!("{} where channel {c} belongs", ch.channel)
-            })?;
-            require(
-                (0.0..=1.0).contains(&ch.theta),
-                format!("{at}.theta"),
-                || format!("{} is not a probability", ch.theta),
-            )?;
-            stat(
-                &ch.selections,
-                &format!("{at}.selections"),
-                Some((0.0, user_slots)),
-            )?;
-            stat(
-                &ch.collisions,
-                &format!("{at}.collisions"),
-                Some((0.0, user_slots)),
-            )?;
-            if let (Some(sel), Some(col)) = (ch.selections, ch.collisions) {
-                require(
-                    col.mean <= sel.mean * (1.0 + 1e-12),
-                    format!("{at}.collisions"),
-                    || {
-                        format!(
-                            "{} collisions, more than the {} selections of the channel",
-                            col.mean, sel.mean
-                        )
-                    },
-                )?;
-            }
-            require(
-                ch.probes_per_run.is_finite() && ch.probes_per_run >= 0.0,
-                format!("{at}.probes_per_run"),
-                || format!("{} is not a probe count", ch.probes_per_run),
-            )?;
-        }
-        for (name, stat_) in &p.at_horizon {
-            require(
-                METRICS.iter().any(|&(n, _)| n == name),
-                format!("{at}.at_horizon.{name}"),
-                || "is not a many-users metric".into(),
-            )?;
-            let range = match name.as_str() {
-                // Not "reward": a net reward falls below 0 where probes cost more than they
-                // earn, and under `TimeLeft` a rate above 1 pays more than 1 a slot.
-                "idle_found" | "su_collisions" | "pu_collisions" => Some((0.0, user_slots)),
-                "probes" | "missed_opportunities" => Some((0.0, user_slots * k as f64)),
-                "energy" | "delay" => Some((0.0, f64::INFINITY)),
-                _ => None,
-            };
-            stat(stat_, &format!("{at}.at_horizon.{name}"), range)?;
-        }
-        let total = |name: &str| {
-            p.at_horizon
-                .get(name)
-                .and_then(|x| x.as_ref())
-                .map(|x| x.mean)
-        };
-        let users: Option<f64> = p.users.iter().map(|u| u.reward.map(|r| r.mean)).sum();
-        if let (Some(system), Some(users)) = (total("reward"), users) {
-            require(
-                agree(system, users, t * m as f64),
-                format!("{at}.users"),
-                || format!("rewards sum to {users}, the system's is {system}"),
-            )?;
-        }
-        let on_channels: Option<f64> = p
-            .channels
-            .iter()
-            .map(|c| c.collisions.map(|x| x.mean))
-            .sum();
-        if let (Some(collided), Some(on_channels)) = (total("su_collisions"), on_channels) {
-            require(
-                agree(collided, on_channels, t * m as f64),
-                format!("{at}.channels"),
-                || {
-                    format!(
-                        "collisions sum to {on_channels}, the users' at the horizon to {collided}"
-                    )
-                },
-            )?;
-        }
+    require(p.runs == s.runs, format!("{at}.runs"), || {
+        format!("{} runs, the summary declares {}", p.runs, s.runs)
+    })?;
+    for (name, st) in &p.at_horizon {
+        counts_its_runs(st, p.runs, &format!("{at}.at_horizon.{name}"))?;
     }
+    if let Some(d) = &p.decomposition {
+        decomposition(d, p.runs, at)?;
+    }
+    stat(
+        &p.jain_fairness,
+        &format!("{at}.jain_fairness"),
+        Some((1.0 / m as f64, 1.0)),
+    )?;
+    for (u, us) in p.users.iter().enumerate() {
+        let at = format!("{at}.users[{u}]");
+        require(us.user == u, format!("{at}.user"), || {
+            format!("{} where user {u} belongs", us.user)
+        })?;
+        stat(&us.reward, &format!("{at}.reward"), None)?;
+        stat(&us.successes, &format!("{at}.successes"), Some((0.0, t)))?;
+        stat(&us.switches, &format!("{at}.switches"), Some((0.0, t)))?;
+    }
+    for (c, ch) in p.channels.iter().enumerate() {
+        channel(ch, c, at, user_slots)?;
+    }
+    for (name, stat_) in &p.at_horizon {
+        require(
+            METRICS.iter().any(|&(n, _)| n == name),
+            format!("{at}.at_horizon.{name}"),
+            || "is not a many-users metric".into(),
+        )?;
+        let range = match name.as_str() {
+            // Not "reward": a net reward falls below 0 where probes cost more than they
+            // earn, and under `TimeLeft` a rate above 1 pays more than 1 a slot.
+            "idle_found" | "su_collisions" | "pu_collisions" => Some((0.0, user_slots)),
+            "probes" | "missed_opportunities" => Some((0.0, user_slots * k as f64)),
+            "energy" | "delay" => Some((0.0, f64::INFINITY)),
+            _ => None,
+        };
+        stat(stat_, &format!("{at}.at_horizon.{name}"), range)?;
+    }
+    let total = |name: &str| {
+        p.at_horizon
+            .get(name)
+            .and_then(|x| x.as_ref())
+            .map(|x| x.mean)
+    };
+    let users: Option<f64> = p.users.iter().map(|u| u.reward.map(|r| r.mean)).sum();
+    if let (Some(system), Some(users)) = (total("reward"), users) {
+        require(
+            agree(system, users, t * m as f64),
+            format!("{at}.users"),
+            || format!("rewards sum to {users}, the system's is {system}"),
+        )?;
+    }
+    let on_channels: Option<f64> = p
+        .channels
+        .iter()
+        .map(|c| c.collisions.map(|x| x.mean))
+        .sum();
+    if let (Some(collided), Some(on_channels)) = (total("su_collisions"), on_channels) {
+        require(
+            agree(collided, on_channels, t * m as f64),
+            format!("{at}.channels"),
+            || format!("collisions sum to {on_channels}, the users' at the horizon to {collided}"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The regret's decomposition: each term a statistic, and the regret their sum.
+fn decomposition(d: &Decomposition, runs: u64, at: &str) -> Result<(), Failure> {
+    for (name, x) in [
+        ("suboptimal_selections", &d.suboptimal_selections),
+        ("optimal_unused", &d.optimal_unused),
+        ("collisions", &d.collisions),
+        ("regret", &d.regret),
+    ] {
+        stat(x, &format!("{at}.decomposition.{name}"), None)?;
+    }
+    require(
+        d.runs_summing_exactly <= runs,
+        format!("{at}.decomposition.runs_summing_exactly"),
+        || format!("{} of {} runs", d.runs_summing_exactly, runs),
+    )?;
+    if let (Some(a), Some(b), Some(c), Some(r)) = (
+        d.suboptimal_selections,
+        d.optimal_unused,
+        d.collisions,
+        d.regret,
+    ) {
+        let sum = a.mean + b.mean + c.mean;
+        let scale = a.mean.abs() + b.mean.abs() + c.mean.abs();
+        require(
+            agree(sum, r.mean, scale),
+            format!("{at}.decomposition.regret"),
+            || format!("{} is not the sum of its three terms, {sum}", r.mean),
+        )?;
+    }
+    Ok(())
+}
+
+/// One channel's row: its own index, a probability, and collisions within its selections.
+fn channel(ch: &ChannelSummary, c: usize, at: &str, user_slots: f64) -> Result<(), Failure> {
+    let at = format!("{at}.channels[{c}]");
+    require(ch.channel == c, format!("{at}.channel"), || {
+        format!("{} where channel {c} belongs", ch.channel)
+    })?;
+    require(
+        (0.0..=1.0).contains(&ch.theta),
+        format!("{at}.theta"),
+        || format!("{} is not a probability", ch.theta),
+    )?;
+    stat(
+        &ch.selections,
+        &format!("{at}.selections"),
+        Some((0.0, user_slots)),
+    )?;
+    stat(
+        &ch.collisions,
+        &format!("{at}.collisions"),
+        Some((0.0, user_slots)),
+    )?;
+    if let (Some(sel), Some(col)) = (ch.selections, ch.collisions) {
+        require(
+            col.mean <= sel.mean * (1.0 + 1e-12),
+            format!("{at}.collisions"),
+            || {
+                format!(
+                    "{} collisions, more than the {} selections of the channel",
+                    col.mean, sel.mean
+                )
+            },
+        )?;
+    }
+    require(
+        ch.probes_per_run.is_finite() && ch.probes_per_run >= 0.0,
+        format!("{at}.probes_per_run"),
+        || format!("{} is not a probe count", ch.probes_per_run),
+    )?;
     Ok(())
 }
 

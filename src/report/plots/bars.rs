@@ -4,8 +4,8 @@
 
 use super::layout::{Fonts, frame, log_ticks, wrap as wrap_px};
 use super::{
-    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, draw_marker, label_styles, si, tick,
-    tick_decimals,
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, draw_marker, draw_whisker,
+    label_styles, si, tick, tick_decimals,
 };
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
@@ -225,19 +225,10 @@ impl GroupedBars {
                     )))?;
                 }
                 if err > 0.0 {
-                    // A plain whisker: no marker at its ends or middle, so that it cannot be
-                    // mistaken for a reference point.
                     let xc = 0.5 * (x0 + x1);
                     let top = chart.backend_coord(&(xc, (value + err).min(y_top)));
                     let bottom = chart.backend_coord(&(xc, (value - err).max(y_floor)));
-                    let cap = (4.0 * scale).round() as i32;
-                    root.draw(&PathElement::new(vec![top, bottom], BLACK.stroke_width(1)))?;
-                    for y in [top.1, bottom.1] {
-                        root.draw(&PathElement::new(
-                            vec![(top.0 - cap, y), (top.0 + cap, y)],
-                            BLACK.stroke_width(1),
-                        ))?;
-                    }
+                    draw_whisker(root, top, bottom, BLACK, (4.0 * scale).round() as i32)?;
                 }
             }
         }
@@ -256,11 +247,9 @@ impl GroupedBars {
             }
         }
         // Category labels, centred under each group, wrapped at spaces when too wide.
-        let group_px = {
-            let a = chart.backend_coord(&(0.0, y_floor)).0;
-            let b = chart.backend_coord(&(1.0, y_floor)).0;
-            (b - a).max(1)
-        };
+        let anchors: Vec<(i32, i32)> = (0..=self.groups.len())
+            .map(|g| chart.backend_coord(&(g as f64, y_floor)))
+            .collect();
         if y_floor < 0.0 {
             // The zero line of differences.
             let px = [
@@ -269,13 +258,29 @@ impl GroupedBars {
             ];
             root.draw(&PathElement::new(px.to_vec(), BLACK.stroke_width(1)))?;
         }
+        self.draw_labels(root, &anchors, label_font, scale)
+    }
+
+    /// The groups' names under the axis at `anchors` (each group's centre, then the next
+    /// one's, which gives the width a name may take), wrapped at spaces when too wide.
+    fn draw_labels<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        anchors: &[(i32, i32)],
+        label_font: u32,
+        scale: f64,
+    ) -> DrawResult<DB> {
+        let group_px = if anchors.len() >= 2 {
+            (anchors[1].0 - anchors[0].0).max(1)
+        } else {
+            1
+        };
         let style = (FAMILY, label_font)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Top));
         let line_h = (label_font * 13 / 10) as i32;
-        for (g, name) in self.groups.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(g as f64, y_floor));
+        for (name, &(x, y)) in self.groups.iter().zip(anchors) {
             let width = (group_px as u32 * 95 / 100).max(label_font * 3);
             for (k, line) in wrap_px(root, name, label_font, width).iter().enumerate() {
                 root.draw(&Text::new(

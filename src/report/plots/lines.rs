@@ -4,8 +4,8 @@
 
 use super::layout::{Fonts, frame, log_ticks};
 use super::{
-    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, SeriesStyle, draw_marker, draw_polyline,
-    label_styles, si, tick, tick_decimals,
+    Chart, DrawResult, FAMILY, LegendEntry, LegendKey, Marker, SeriesStyle, draw_marker,
+    draw_polyline, draw_whisker, label_styles, si, tick, tick_decimals,
 };
 use crate::util::math;
 use plotters::coord::Shift;
@@ -372,16 +372,7 @@ impl LineChart {
                     if sp > 0.0 && self.band.is_some() {
                         let top = chart.backend_coord(&(t, clamp(m + sp)));
                         let bottom = chart.backend_coord(&(t, clamp(m - sp)));
-                        root.draw(&PathElement::new(
-                            vec![top, bottom],
-                            style.color.stroke_width(1),
-                        ))?;
-                        for y in [top.1, bottom.1] {
-                            root.draw(&PathElement::new(
-                                vec![(top.0 - 4, y), (top.0 + 4, y)],
-                                style.color.stroke_width(1),
-                            ))?;
-                        }
+                        draw_whisker(root, top, bottom, style.color, 4)?;
                     }
                     draw_marker(
                         root,
@@ -393,26 +384,41 @@ impl LineChart {
                 continue;
             }
             // Seven markers per curve, staggered between curves so that they do not overlap.
-            if let (Some(first), Some(last)) = (px.first(), px.last()) {
-                for k in 0..7 {
-                    let frac = (k as f64 + 0.25 + 0.5 * i as f64 / n as f64) / 7.0;
-                    let target = first.0 as f64 + frac * (last.0 - first.0) as f64;
-                    let nearest = px
-                        .iter()
-                        .min_by(|a, b| {
-                            (a.0 as f64 - target)
-                                .abs()
-                                .total_cmp(&(b.0 as f64 - target).abs())
-                        })
-                        .copied();
-                    if let Some(p) = nearest {
-                        draw_marker(root, p, style.marker, style.color)?;
-                    }
-                }
-            }
+            spaced_markers(root, &px, i as f64 / n as f64, style.marker, style.color)?;
         }
         Ok(())
     }
+}
+
+/// Seven markers along a curve's pixels, at the columns nearest to evenly spaced fractions of
+/// its width shifted by `stagger` (in [0, 1)) so that the markers of different curves do not
+/// overlap.
+fn spaced_markers<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    px: &[(i32, i32)],
+    stagger: f64,
+    marker: Marker,
+    color: RGBColor,
+) -> DrawResult<DB> {
+    let (Some(first), Some(last)) = (px.first(), px.last()) else {
+        return Ok(());
+    };
+    for k in 0..7 {
+        let frac = (k as f64 + 0.25 + 0.5 * stagger) / 7.0;
+        let target = first.0 as f64 + frac * (last.0 - first.0) as f64;
+        let nearest = px
+            .iter()
+            .min_by(|a, b| {
+                (a.0 as f64 - target)
+                    .abs()
+                    .total_cmp(&(b.0 as f64 - target).abs())
+            })
+            .copied();
+        if let Some(p) = nearest {
+            draw_marker(root, p, marker, color)?;
+        }
+    }
+    Ok(())
 }
 
 impl Chart for LineChart {

@@ -72,46 +72,9 @@ fn experiment(e: &ExperimentSummary, horizon: u64, runs: u64, field: &str) -> Re
     require(!e.policies.is_empty(), format!("{field}policies"), || {
         "is empty".into()
     })?;
-    for (i, c) in e.channels.iter().enumerate() {
-        require(
-            (0.0..=1.0).contains(&c.theta),
-            format!("{field}channels[{i}].theta"),
-            || format!("{} is not a probability", c.theta),
-        )?;
-        for (name, x) in [
-            ("mean_cost", c.mean_cost),
-            ("mean_energy", c.mean_energy),
-            ("mean_delay", c.mean_delay),
-        ] {
-            require(
-                x.is_finite() && x >= 0.0,
-                format!("{field}channels[{i}].{name}"),
-                || format!("{x} is not a non-negative number"),
-            )?;
-        }
-    }
+    channels(e, field)?;
     list(&e.optimum.list, k, &format!("{field}optimum.list"))?;
-    // A list's expected net reward lies between paying for every probe and finding an idle
-    // channel for free.
-    let worst = -e.channels.iter().map(|c| c.mean_cost).sum::<f64>();
-    let best = match &e.time_left {
-        None => 1.0,
-        Some(tl) => {
-            for (i, &r) in tl.rates.iter().chain([&tl.busy_rate, &tl.rate]).enumerate() {
-                require(
-                    r.is_finite() && r >= 0.0,
-                    format!("{field}time_left"),
-                    || format!("rate {i} ({r}) is not a rate"),
-                )?;
-            }
-            require(
-                tl.rates.len() == k,
-                format!("{field}time_left.rates"),
-                || format!("{} rates for {k} channels", tl.rates.len()),
-            )?;
-            tl.max_gain()
-        }
-    };
+    let (worst, best) = reward_bounds(e, field)?;
     let reward_in_range = |x: f64| x.is_finite() && x >= worst - 1e-9 && x <= best + 1e-9;
     require(
         reward_in_range(e.optimum.expected_reward),
@@ -186,6 +149,57 @@ fn experiment(e: &ExperimentSummary, horizon: u64, runs: u64, field: &str) -> Re
         policy(p, k, runs, &at)?;
     }
     Ok(())
+}
+
+/// The channels' rows: each a probability and non-negative mean costs.
+fn channels(e: &ExperimentSummary, field: &str) -> Result<(), Failure> {
+    for (i, c) in e.channels.iter().enumerate() {
+        require(
+            (0.0..=1.0).contains(&c.theta),
+            format!("{field}channels[{i}].theta"),
+            || format!("{} is not a probability", c.theta),
+        )?;
+        for (name, x) in [
+            ("mean_cost", c.mean_cost),
+            ("mean_energy", c.mean_energy),
+            ("mean_delay", c.mean_delay),
+        ] {
+            require(
+                x.is_finite() && x >= 0.0,
+                format!("{field}channels[{i}].{name}"),
+                || format!("{x} is not a non-negative number"),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The range of a list's expected net reward on these channels (and, under the time-left
+/// reward, its rates checked).
+fn reward_bounds(e: &ExperimentSummary, field: &str) -> Result<(f64, f64), Failure> {
+    let k = e.channels.len();
+    // A list's expected net reward lies between paying for every probe and finding an idle
+    // channel for free.
+    let worst = -e.channels.iter().map(|c| c.mean_cost).sum::<f64>();
+    let best = match &e.time_left {
+        None => 1.0,
+        Some(tl) => {
+            for (i, &r) in tl.rates.iter().chain([&tl.busy_rate, &tl.rate]).enumerate() {
+                require(
+                    r.is_finite() && r >= 0.0,
+                    format!("{field}time_left"),
+                    || format!("rate {i} ({r}) is not a rate"),
+                )?;
+            }
+            require(
+                tl.rates.len() == k,
+                format!("{field}time_left.rates"),
+                || format!("{} rates for {k} channels", tl.rates.len()),
+            )?;
+            tl.max_gain()
+        }
+    };
+    Ok((worst, best))
 }
 
 /// One row of `curves.csv` (file line `line`) of results over `horizon` slots and `runs` runs:

@@ -209,6 +209,11 @@ fn counted(metric: usize, expected: Expected, runs: u64) -> u64 {
     }
 }
 
+/// Moments that are sound and hold exactly `n` values.
+fn sound(m: &Moments, n: u64) -> bool {
+    m.is_sound() && m.count() == n
+}
+
 fn check_team(
     blame: &Blame,
     field: &str,
@@ -221,29 +226,7 @@ fn check_team(
     blame.require(st.runs == runs, format!("{field}.runs"), || {
         format!("says {} runs, the shard holds {runs}", st.runs)
     })?;
-    blame.require(
-        st.curves.len() == checkpoints.len(),
-        format!("{field}.curves"),
-        || {
-            format!(
-                "holds {} checkpoints, the scenario {} (truncated?)",
-                st.curves.len(),
-                checkpoints.len()
-            )
-        },
-    )?;
-    let sound = |m: &Moments, n: u64| m.is_sound() && m.count() == n;
-    for (c, row) in st.curves.iter().enumerate() {
-        for (m, moments) in row.iter().enumerate() {
-            let n = counted(m, expected, runs);
-            blame.require(sound(moments, n), format!("{field}.curves[{c}][{m}]"), || {
-                format!(
-                    "holds {} values (the shard has {n} runs' values) or sums that are not finite",
-                    moments.count()
-                )
-            })?;
-        }
-    }
+    check_curves(blame, field, st, runs, checkpoints, expected)?;
     let (users, k) = (s.users, s.env.len());
     for (name, v, len) in [
         ("user_reward", &st.user_reward, users),
@@ -278,6 +261,71 @@ fn check_team(
             || format!("holds {} values, the shard {classic}", m.count()),
         )?;
     }
+    check_returns_and_jams(blame, field, s, st, runs)?;
+    for (name, n) in [
+        ("decomposition_exact", st.decomposition_exact),
+        ("regret_above_first_term", st.regret_above_first_term),
+    ] {
+        blame.require(n <= classic, format!("{field}.{name}"), || {
+            format!("counts {n} runs of {classic}")
+        })?;
+    }
+    blame.require(
+        st.channel_probes.len() == k,
+        format!("{field}.channel_probes"),
+        || {
+            format!(
+                "{} channel counts for {k} channels",
+                st.channel_probes.len()
+            )
+        },
+    )?;
+    check_finals(blame, field, st, runs, expected)
+}
+
+/// The curves: one row per checkpoint, each metric's moments over the runs that have it.
+fn check_curves(
+    blame: &Blame,
+    field: &str,
+    st: &TeamStats,
+    runs: u64,
+    checkpoints: &[u64],
+    expected: Expected,
+) -> Result<(), MergeError> {
+    blame.require(
+        st.curves.len() == checkpoints.len(),
+        format!("{field}.curves"),
+        || {
+            format!(
+                "holds {} checkpoints, the scenario {} (truncated?)",
+                st.curves.len(),
+                checkpoints.len()
+            )
+        },
+    )?;
+    for (c, row) in st.curves.iter().enumerate() {
+        for (m, moments) in row.iter().enumerate() {
+            let n = counted(m, expected, runs);
+            blame.require(sound(moments, n), format!("{field}.curves[{c}][{m}]"), || {
+                format!(
+                    "holds {} values (the shard has {n} runs' values) or sums that are not finite",
+                    moments.count()
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// The primary user's interruptions (per run and in total) and the jammers' counts.
+fn check_returns_and_jams(
+    blame: &Blame,
+    field: &str,
+    s: &MultiUserScenario,
+    st: &TeamStats,
+    runs: u64,
+) -> Result<(), MergeError> {
+    let (users, k) = (s.users, s.env.len());
     let user_slots = runs
         .saturating_mul(s.header.horizon)
         .saturating_mul(s.users as u64);
@@ -335,25 +383,7 @@ fn check_team(
             },
         )?;
     }
-    for (name, n) in [
-        ("decomposition_exact", st.decomposition_exact),
-        ("regret_above_first_term", st.regret_above_first_term),
-    ] {
-        blame.require(n <= classic, format!("{field}.{name}"), || {
-            format!("counts {n} runs of {classic}")
-        })?;
-    }
-    blame.require(
-        st.channel_probes.len() == k,
-        format!("{field}.channel_probes"),
-        || {
-            format!(
-                "{} channel counts for {k} channels",
-                st.channel_probes.len()
-            )
-        },
-    )?;
-    check_finals(blame, field, st, runs, expected)
+    Ok(())
 }
 
 /// One row per run, in the shard's run order, finite where the metric has a value, that the

@@ -48,12 +48,19 @@ mod testing;
 mod util;
 
 pub use app::commands;
-pub use app::export::{ExportError, Written, commit_files as write_files};
+/// The command line's and the Python package's writer of a result set's files (a contract
+/// between the crates, not an API: [`Results::write`] is).
+#[doc(hidden)]
+pub use app::export::commit_files as write_files;
+pub use app::export::{ExportError, Written};
 pub use app::simulation::{Prepared, Simulation, SimulationError};
 pub use engine::batch::{Batch, BatchPart, BatchScratch};
+pub use engine::budget::{BudgetError, Estimate, TimeError};
+/// The command line's and the Python package's parsers and formatters of sizes, durations and
+/// memory (contracts between the crates, not an API).
+#[doc(hidden)]
 pub use engine::budget::{
-    BudgetError, Estimate, TimeError, bytes as format_bytes, machine_memory, parse_bytes,
-    parse_duration, peak_memory,
+    bytes as format_bytes, machine_memory, parse_bytes, parse_duration, peak_memory,
 };
 pub use engine::pipeline::{MAX_THREADS, RunError};
 pub use engine::progress::RunCounter;
@@ -84,10 +91,15 @@ pub use scenario::{
     Source, Sweep, SweepScenario, load, parse,
 };
 pub use store::folder::{Destination, OutputError, Previous, Replace};
-pub use store::names::{DATA_FILES, ResultKind};
+/// The files of a results folder that the Python package reads back (a contract between the
+/// crates, not an API).
+#[doc(hidden)]
+pub use store::names::DATA_FILES;
+pub use store::names::ResultKind;
 pub use store::partial::{MergeError, merge as merge_shards};
-/// The cache lines a block spans, for callers that prefetch many worlds (see
-/// [`Stepper::hot_blocks`]).
+/// The cache lines a block spans, for the Python crate's prefetching of many worlds (see
+/// `Stepper::hot_blocks`): a contract between the crates, not an API.
+#[doc(hidden)]
 pub use util::cache::lines as cache_lines;
 pub use util::cancel::{Cancel, Cancelled};
 pub use util::input::ReadError;

@@ -24,6 +24,27 @@ pub enum Results {
 }
 
 /// A many-users scenario's results: the scenario as simulated and each policy's statistics.
+///
+/// Read in memory through [`MultiUserResults::summaries`], the values `summary.json` holds:
+///
+/// ```
+/// use specprobe::Simulation;
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let text = r#"MultiUser(name: "doc", seed: 5, horizon: 500, runs: 8, users: 2,
+///     channels: [(theta: 0.9, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)),
+///                (theta: 0.1, cost: Constant(0.0))],
+///     policies: [(policy: Selfish(policy: Ucb1(reward: Idle))), (policy: CentralizedMultiplePlay(index: Ucb))])"#;
+/// let scenario = specprobe::parse(text, "doc.ron".as_ref())?;
+/// let results = Simulation::new(scenario).run()?;
+/// let summary = &results.multi_user().expect("a many-users scenario").summaries()[0];
+/// for p in &summary.policies {
+///     let regret = p.at_horizon["pseudo_regret"].expect("a closed-form benchmark");
+///     println!("{}: {:.1} ± {:.1} over {} runs", p.name, regret.mean, regret.stderr, p.runs);
+///     assert_eq!(regret.n, 8);
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct MultiUserResults {
     /// The scenario as simulated.

@@ -277,6 +277,29 @@ struct Single {
 /// A clone is another world of the same scenario: the checked model (channels, benchmarks) is
 /// shared, not copied, so N copies of a vector environment hold one model and N states (the
 /// model stays in cache however many copies step).
+///
+/// An agent that plays the benchmark's own list (UCR-T1's, which the oracle knows) through a
+/// whole run has no pseudo-regret, and its reward is run 5's of `specprobe run` for the oracle:
+///
+/// ```
+/// use specprobe::{Scenario, Simulation, Stepper};
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let text = r#"Regret(name: "doc", seed: 3, horizon: 200, runs: 6,
+///     channels: [(theta: 0.3, cost: Bernoulli(0.2)), (theta: 0.6, cost: Constant(0.1))],
+///     policies: [(policy: Oracle)])"#;
+/// let Scenario::Regret(s) = specprobe::parse(text, "doc.ron".as_ref())? else {
+///     unreachable!("a regret scenario")
+/// };
+/// let mut world = Stepper::regret(&s, 0)?;
+/// world.reset(5); // run 5 of seed 3: the draws `specprobe run` makes for that run
+/// let best = world.environment().optimum().list.clone();
+/// while !world.step(&[&best])?.last {}
+/// let (reward, pseudo_regret, _realised) = world.totals();
+/// assert_eq!(pseudo_regret, 0.0);
+/// assert!(reward <= 200.0);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Stepper {
     model: Arc<Model>,
@@ -449,6 +472,7 @@ impl Stepper {
 
     /// The addresses of the heap blocks that hold [`Stepper::hot_blocks`]' addresses (read
     /// by it): a caller prefetches these two worlds ahead and the blocks one ahead.
+    #[doc(hidden)]
     pub fn hot_headers(&self, mut f: impl FnMut(*const u8)) {
         let f = &mut f;
         lines(&self.state.paths, f);
@@ -470,6 +494,7 @@ impl Stepper {
     /// of a step at 4 096 copies (four fifths with several users). Only addresses are given;
     /// nothing is read. `next`: each user's list of the coming step, whose first channels'
     /// path states and probe records are given (the states are a cache line each).
+    #[doc(hidden)]
     pub fn hot_blocks<L: AsRef<[usize]>>(&self, next: &[L], mut f: impl FnMut(*const u8)) {
         let f = &mut f;
         let first = next.first().map_or(&[][..], AsRef::as_ref);

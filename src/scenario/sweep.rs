@@ -43,6 +43,27 @@ const MAX_LABEL: usize = 200;
 /// many-users scenario): the scenario at each value is a cell, checked exactly as a separate
 /// file would be. The one sweep model: one checker (`check_sweep_of`), one cell label, one
 /// way to apply overrides, whatever the kind.
+///
+/// ```
+/// use specprobe::Scenario;
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let text = r#"Regret(name: "alpha", seed: 1, horizon: 1000, runs: 4,
+///     channels: [(theta: 0.8, cost: Bernoulli(0.55)), (theta: 0.4, cost: Bernoulli(0.55))],
+///     policies: [(policy: CcUcb(alpha: 1.5))],
+///     sweep: (field: "policies[*].policy.alpha", values: [0.5, 1.0, 2.0]))"#;
+/// let Scenario::Sweep(s) = specprobe::parse(text, "alpha.ron".as_ref())? else {
+///     unreachable!("a sweep")
+/// };
+/// let sweep = s.sweep();
+/// assert_eq!(sweep.field(), "policies[*].policy.alpha");
+/// assert_eq!(sweep.values(), [0.5, 1.0, 2.0]);
+/// // One checked scenario per value, each what a file with that value would give.
+/// for cell in sweep.cells() {
+///     assert_eq!((cell.horizon(), cell.runs()), (1000, 4));
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Sweep<S> {
     /// The swept field, named as errors name fields (e.g. `policies[*].policy.alpha`).

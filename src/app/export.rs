@@ -8,7 +8,9 @@ use crate::app::runs_file::RunsFile;
 use crate::app::simulation::{Prepared, SimulationError};
 use crate::engine::pipeline::RunOptions;
 use crate::engine::results::Results;
+use crate::report::multi_user::runs_parts;
 use crate::report::plots::ChartOptions;
+use crate::report::regret::runs;
 use crate::report::{Artifact, ReportError};
 use crate::scenario::Scenario;
 use crate::store::folder::{Destination, OutputDir, OutputError, Previous, Replace};
@@ -142,7 +144,7 @@ impl Prepared {
     pub(crate) fn run_for(&self, dest: &Destination) -> Result<Results, ExportError> {
         Ok(match (self.scenario(), self.shard()) {
             (Scenario::Regret(s), None) => {
-                let file = Arc::new(RunsFile::regret(s, dest.staging()));
+                let file = Arc::new(RunsFile::new(dest.staging(), runs::parts(s)));
                 let options = RunOptions {
                     sink: Some(file.clone()),
                     ..self.options().clone()
@@ -153,7 +155,7 @@ impl Prepared {
             }
             // A sweep's cells each write their own rows: kept in memory.
             (Scenario::MultiUser(s), None) if s.sweep.is_none() => {
-                let file = Arc::new(RunsFile::multi_user(s, dest.staging()));
+                let file = Arc::new(RunsFile::new(dest.staging(), runs_parts(s)));
                 let options = RunOptions {
                     sink: Some(file.clone()),
                     ..self.options().clone()

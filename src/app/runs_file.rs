@@ -9,10 +9,7 @@
 //! kept in memory (the library's [`crate::Simulation::run`] and merged shards keep them). A
 //! run that fails or is cancelled leaves only the staging folder, which is removed.
 
-use crate::engine::pipeline::{Rows, RunSink};
-use crate::report::multi_user;
-use crate::report::regret::{curves::cell_experiment, runs};
-use crate::scenario::{MultiUserScenario, RegretScenario};
+use crate::engine::pipeline::{PartLabels, RunRows, RunSink};
 use crate::store::folder::{OutputDir, OutputError};
 use crate::store::names;
 use std::io::{Seek, Write};
@@ -24,46 +21,21 @@ pub(crate) struct RunsFile {
     staging: OutputDir,
     /// The file's header, or why it could not be written.
     header: Result<Vec<u8>, String>,
-    /// Per part, in scenario order: its experiment's label (regret) and its policy's.
-    labels: Vec<(String, String)>,
-    /// Whether the rows end with the primary user's returns (`reward: TimeLeft`).
-    returns: bool,
+    /// Per part, in scenario order: what labels its rows.
+    parts: Vec<PartLabels>,
 }
 
 impl RunsFile {
-    /// The files for the runs of regret scenario `s`, in `staging`.
-    pub(crate) fn regret(s: &RegretScenario, staging: OutputDir) -> RunsFile {
-        let labels = s
-            .experiments
-            .iter()
-            .flat_map(|e| {
-                let experiment = cell_experiment(None, s, &e.label);
-                s.policies
-                    .iter()
-                    .map(move |p| (experiment.clone(), p.label.clone()))
-            })
-            .collect();
-        let returns = runs::counts_returns(s);
+    /// The files for the runs of a scenario whose kind gives `header` and `parts` (its report's
+    /// `parts`), in `staging`.
+    pub(crate) fn new(
+        staging: OutputDir,
+        (header, parts): (Result<Vec<u8>, String>, Vec<PartLabels>),
+    ) -> RunsFile {
         RunsFile {
             staging,
-            header: runs::header(returns).map_err(|e| e.to_string()),
-            labels,
-            returns,
-        }
-    }
-
-    /// The files for the runs of many-users scenario `s`, in `staging`.
-    pub(crate) fn multi_user(s: &MultiUserScenario, staging: OutputDir) -> RunsFile {
-        let returns = s.env.time_left().is_some();
-        RunsFile {
-            staging,
-            returns,
-            header: multi_user::runs_header(returns).map_err(|e| e.to_string()),
-            labels: s
-                .policies
-                .iter()
-                .map(|p| (String::new(), p.label.clone()))
-                .collect(),
+            header,
+            parts,
         }
     }
 
@@ -80,7 +52,7 @@ impl RunsFile {
         let error = |e| staging.write_error(names::RUNS, e);
         let header = self.header.clone().map_err(std::io::Error::other);
         out.write_all(&header.map_err(error)?).map_err(error)?;
-        for part in (0..self.labels.len()).map(Self::part) {
+        for part in (0..self.parts.len()).map(Self::part) {
             let Ok(mut file) = staging.open(&part) else {
                 continue;
             };
@@ -95,7 +67,7 @@ impl RunsFile {
 }
 
 impl RunSink for RunsFile {
-    fn rows(&self, part: usize, rows: Rows<'_>) -> std::io::Result<()> {
+    fn rows(&self, part: usize, rows: &dyn RunRows) -> std::io::Result<()> {
         if rows.is_empty() {
             return Ok(());
         }
@@ -103,15 +75,16 @@ impl RunSink for RunsFile {
             .staging
             .append(&Self::part(part))
             .map_err(std::io::Error::other)?;
-        let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
-        let (experiment, policy) = &self.labels[part];
-        match rows {
-            Rows::Regret(rows) => runs::write_rows(&mut w, experiment, policy, rows, self.returns),
-            Rows::MultiUser(rows) => multi_user::write_runs(&mut w, policy, rows, self.returns),
-        }
-        .map_err(std::io::Error::other)
-        .and_then(|()| w.flush())
-        // Named as the file it becomes: "cannot write results/x/runs.csv: No space left".
-        .map_err(|error| std::io::Error::other(self.staging.write_error(names::RUNS, error)))
+        let mut out = std::io::BufWriter::new(file);
+        let written = {
+            let mut w = csv::Writer::from_writer(&mut out as &mut dyn Write);
+            rows.write(&mut w, &self.parts[part])
+                .map_err(std::io::Error::other)
+                .and_then(|()| w.flush())
+        };
+        written
+            .and_then(|()| out.flush())
+            // Named as the file it becomes: "cannot write results/x/runs.csv: No space left".
+            .map_err(|error| std::io::Error::other(self.staging.write_error(names::RUNS, error)))
     }
 }

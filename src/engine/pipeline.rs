@@ -17,7 +17,6 @@
 //! ([`RunError`]) and the thread pool.
 
 use crate::engine::progress::Progress;
-use crate::engine::recorder::Row;
 use crate::engine::shard::Shard;
 use crate::policy::ListFaults;
 use crate::util::cancel::{Cancel, Cancelled};
@@ -41,23 +40,29 @@ pub(crate) struct RunOptions {
     pub counter: Option<crate::engine::progress::RunCounter>,
 }
 
-/// One batch of one part's per-run rows, as the kind that ran them records them.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Rows<'a> {
-    /// A regret scenario's: one policy's values in one experiment.
-    Regret(&'a [(u64, Row)]),
-    /// A many-users scenario's: one team's system values.
-    MultiUser(&'a [(u64, [f64; crate::engine::multi_user::slot_loop::N_MULTI])]),
+/// One batch of one part's per-run rows, in the record of the kind that ran them, which writes
+/// itself as rows of `runs.csv` (each kind's report says how, beside its header): the pipeline
+/// and the sink name no kind.
+pub(crate) trait RunRows {
+    /// Whether the batch holds no run.
+    fn is_empty(&self) -> bool;
+    /// Writes the rows, in run order, labelled as `part` says.
+    fn write(
+        &self,
+        w: &mut csv::Writer<&mut dyn std::io::Write>,
+        part: &PartLabels,
+    ) -> Result<(), csv::Error>;
 }
 
-impl Rows<'_> {
-    /// Whether the batch holds no run.
-    pub(crate) fn is_empty(&self) -> bool {
-        match self {
-            Rows::Regret(rows) => rows.is_empty(),
-            Rows::MultiUser(rows) => rows.is_empty(),
-        }
-    }
+/// What labels a part's rows in `runs.csv`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PartLabels {
+    /// The part's experiment (empty for a kind whose parts are policies alone).
+    pub experiment: String,
+    /// The part's policy (or team).
+    pub policy: String,
+    /// Whether the rows end with the primary user's returns (`reward: TimeLeft`).
+    pub returns: bool,
 }
 
 /// Takes each run's values at the horizon as the runs finish, so that memory does not grow
@@ -66,7 +71,7 @@ pub(crate) trait RunSink: Send + Sync + std::fmt::Debug {
     /// The rows of part `part` (a kind's parts are its (job, policy) pairs in scenario order,
     /// [`Kind::parts`] per job), for consecutive runs in ascending order, continuing where the
     /// previous call for the same part ended.
-    fn rows(&self, part: usize, rows: Rows<'_>) -> std::io::Result<()>;
+    fn rows(&self, part: usize, rows: &dyn RunRows) -> std::io::Result<()>;
 }
 
 /// Why a run could not start.

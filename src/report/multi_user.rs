@@ -15,7 +15,7 @@ mod tables;
 pub(crate) use compare::render_compare;
 pub(crate) use summary::{MultiUserSummary, Stat, summary};
 pub(crate) use sweep::{SavedSweep, load_multi_user_sweep, render_sweep};
-pub(crate) use tables::{CurveTable, runs_header, write_runs};
+pub(crate) use tables::{CurveTable, runs_parts};
 
 use crate::engine::multi_user::runner::MultiStats;
 use crate::engine::multi_user::slot_loop::SU_COLLISIONS;

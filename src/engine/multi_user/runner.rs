@@ -11,7 +11,7 @@ use crate::engine::multi_user::reduced::{ReducedBenchmark, Rule};
 use crate::engine::multi_user::slot_loop::{
     Expected, MultiBuffers, MultiRecord, N_MULTI, RunDraws, Setup, episode,
 };
-use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
+use crate::engine::pipeline::{self, Kind, RunError, RunOptions, RunSink, RunStats};
 use crate::engine::recorder::Metric;
 use crate::engine::spectrum::{General, Simple, Spectrum};
 use crate::model::channel::{Environment, Paths};
@@ -552,7 +552,7 @@ impl RunStats for TeamStats {
         TeamStats::merge(self, other);
     }
     fn stream(&mut self, part: usize, sink: &dyn RunSink) -> std::io::Result<()> {
-        sink.rows(part, Rows::MultiUser(&self.finals))?;
+        sink.rows(part, &self.finals)?;
         self.finals.clear();
         Ok(())
     }

@@ -7,7 +7,7 @@
 //! on which thread or shard ran it. Runs fold into [`PolicyStats`] whose merge is exact, so rayon
 //! may split and join the work any way it likes and the output bytes never change.
 
-use crate::engine::pipeline::{self, Kind, Rows, RunError, RunOptions, RunSink, RunStats};
+use crate::engine::pipeline::{self, Kind, RunError, RunOptions, RunSink, RunStats};
 use crate::engine::recorder::{PolicyStats, RunRecord, add_differences};
 use crate::engine::regret::classic_loop::{self, ClassicBuffers};
 use crate::engine::slot_loop::{Buffers, episode};
@@ -177,7 +177,7 @@ impl RunStats for Vec<PolicyStats> {
     }
     fn stream(&mut self, part: usize, sink: &dyn RunSink) -> std::io::Result<()> {
         for (p, st) in self.iter_mut().enumerate() {
-            sink.rows(part + p, Rows::Regret(&st.finals))?;
+            sink.rows(part + p, &st.finals)?;
             st.finals.clear();
         }
         Ok(())

@@ -5,6 +5,7 @@ use super::summary::{MultiUserSummary, Stat};
 use super::{METRICS, METRICS_V2};
 use crate::engine::multi_user::runner::MultiStats;
 use crate::engine::multi_user::slot_loop::N_MULTI;
+use crate::engine::pipeline::{PartLabels, RunRows};
 use crate::engine::recorder::Metric;
 use crate::report::ReportError;
 use crate::scenario::MultiUserScenario;
@@ -239,6 +240,36 @@ pub(crate) fn runs_header(returns: bool) -> Result<Vec<u8>, ReportError> {
         header.push(Metric::PuReturns.name().to_string());
     }
     csv_bytes(&header, std::iter::empty())
+}
+
+/// The header of a many-users scenario's `runs.csv` (or why it cannot be written) and the
+/// labels of its parts, its policies in scenario order: what the runs stream writes.
+pub(crate) fn runs_parts(s: &MultiUserScenario) -> (Result<Vec<u8>, String>, Vec<PartLabels>) {
+    let returns = s.env.time_left().is_some();
+    let labels = s
+        .policies
+        .iter()
+        .map(|p| PartLabels {
+            experiment: String::new(),
+            policy: p.label.clone(),
+            returns,
+        })
+        .collect();
+    (runs_header(returns).map_err(|e| e.to_string()), labels)
+}
+
+impl RunRows for Vec<(u64, [f64; N_MULTI])> {
+    fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    fn write(
+        &self,
+        w: &mut csv::Writer<&mut dyn std::io::Write>,
+        part: &PartLabels,
+    ) -> Result<(), csv::Error> {
+        write_runs(w, &part.policy, self, part.returns)
+    }
 }
 
 /// The rows of one policy, runs as given: `runs.csv` is the header followed by these rows for

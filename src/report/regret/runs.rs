@@ -4,6 +4,7 @@
 //! policy's rows is exactly summary.json's mean (both from the same values), and merged shards
 //! write the same file byte for byte.
 
+use crate::engine::pipeline::{PartLabels, RunRows};
 use crate::engine::recorder::{Metric, Row};
 use crate::engine::regret::runner::RegretStats;
 use crate::report::format::{float, whole};
@@ -69,6 +70,39 @@ pub(crate) fn counts_returns(s: &RegretScenario) -> bool {
 /// The header line of a regret `runs.csv` (with `returns`: the `pu_returns` column).
 pub(crate) fn header(returns: bool) -> Result<Vec<u8>, csv::Error> {
     header_of(false, returns)
+}
+
+/// The header of a regret scenario's `runs.csv` (or why it cannot be written) and the labels of
+/// its parts, (experiment, policy) pairs in scenario order: what the runs stream writes.
+pub(crate) fn parts(s: &RegretScenario) -> (Result<Vec<u8>, String>, Vec<PartLabels>) {
+    let returns = counts_returns(s);
+    let labels = s
+        .experiments
+        .iter()
+        .flat_map(|e| {
+            let experiment = cell_experiment(None, s, &e.label);
+            s.policies.iter().map(move |p| PartLabels {
+                experiment: experiment.clone(),
+                policy: p.label.clone(),
+                returns,
+            })
+        })
+        .collect();
+    (header(returns).map_err(|e| e.to_string()), labels)
+}
+
+impl RunRows for Vec<(u64, Row)> {
+    fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    fn write(
+        &self,
+        w: &mut csv::Writer<&mut dyn std::io::Write>,
+        part: &PartLabels,
+    ) -> Result<(), csv::Error> {
+        write_rows(w, &part.experiment, &part.policy, self, part.returns)
+    }
 }
 
 /// The rows of one (experiment, policy), runs as given: the file is the header followed by

@@ -16,26 +16,32 @@
 //! determined forger, who can recompute it; the consistency checks catch much of what a
 //! careless edit would leave, but nothing here authenticates a file.
 
-use crate::engine::identification::runner::IdentifyCell;
 use crate::engine::multi_user::runner::TeamStats;
-use crate::engine::recorder::{PartialStats, PolicyStats};
-use crate::engine::regret::runner::RegretStats;
+use crate::engine::recorder::PartialStats;
 use crate::engine::results::Results;
 use crate::engine::shard::Shard;
-use crate::identify::confidence::{Params, Setting};
-use crate::identify::{Algorithm, CustomIdentifier, IdentifyOutcome, IdentifyStats};
+use crate::identify::{Algorithm, CustomIdentifier};
 use crate::multi::CustomTeam;
 use crate::policy::CustomPolicy;
 use crate::scenario::multi_user::{TeamEntry, TeamKind};
 use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario};
-use crate::util::stats::Moments;
 
+mod blame;
 mod check;
+mod identification;
+mod kind;
 mod mac;
 mod merge;
+mod multi_user;
+mod regret;
 
 pub use check::MergeError;
+use identification::IdentificationPartial;
+pub(crate) use identification::PartialCell;
+use kind::{PartialKind, SweepOf};
 pub use merge::merge;
+use multi_user::MultiUserPartial;
+use regret::RegretPartial;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -111,84 +117,6 @@ pub(crate) enum PartialBody {
     },
 }
 
-/// One identification cell's statistics.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct PartialCell {
-    /// Instance index.
-    pub instance: usize,
-    /// Point index.
-    pub point: usize,
-    /// Setting.
-    pub setting: Setting,
-    /// Algorithm index in the scenario's list.
-    pub algorithm: usize,
-    /// Algorithm name.
-    pub name: String,
-    /// ε and δ.
-    pub params: Params,
-    /// Runs.
-    pub runs: u64,
-    /// Exact moments of the samples to stop.
-    pub samples: Moments,
-    /// Every run's outcome, by run index.
-    pub outcomes: Vec<(u64, IdentifyOutcome)>,
-    /// Wrong answers.
-    pub errors: u64,
-    /// Capped runs.
-    pub capped: u64,
-}
-
-impl PartialCell {
-    /// Serialisable form of a cell.
-    pub(crate) fn from_cell(c: &IdentifyCell) -> PartialCell {
-        PartialCell {
-            instance: c.instance,
-            point: c.point,
-            setting: c.setting,
-            algorithm: c.algorithm,
-            name: c.name.clone(),
-            params: c.params,
-            runs: c.stats.runs,
-            samples: c.stats.samples.clone(),
-            outcomes: c.stats.outcomes.clone(),
-            errors: c.stats.errors,
-            capped: c.stats.capped,
-        }
-    }
-
-    /// Back to a cell.
-    pub(crate) fn to_cell(&self) -> Result<IdentifyCell, String> {
-        let stats = IdentifyStats {
-            runs: self.runs,
-            samples: self.samples.clone(),
-            errors: self.errors,
-            capped: self.capped,
-            outcomes: self.outcomes.clone(),
-        };
-        Ok(IdentifyCell {
-            instance: self.instance,
-            point: self.point,
-            setting: self.setting,
-            algorithm: self.algorithm,
-            name: self.name.clone(),
-            params: self.params,
-            stats,
-        })
-    }
-}
-
-/// Regret statistics in serialisable form.
-pub(crate) fn regret_body(results: &RegretStats) -> PartialBody {
-    PartialBody::Regret {
-        checkpoints: results.checkpoints.clone(),
-        stats: results
-            .stats
-            .iter()
-            .map(|e| e.iter().map(PolicyStats::to_parts).collect())
-            .collect(),
-    }
-}
-
 /// The policies a library user added, as (label, description).
 fn custom_policies(s: &RegretScenario) -> Vec<(String, String)> {
     s.policies
@@ -215,7 +143,7 @@ impl Partial {
             Results::Regret(r) => (
                 Scenario::Regret(r.scenario.clone()),
                 custom_policies(&r.scenario),
-                regret_body(&r.stats),
+                RegretPartial::body(&r.stats),
             ),
             Results::Sweep(r) => (
                 Scenario::Sweep(r.scenario.clone()),
@@ -225,9 +153,7 @@ impl Partial {
                     .first()
                     .map(custom_policies)
                     .unwrap_or_default(),
-                PartialBody::Sweep {
-                    cells: r.stats.iter().map(regret_body).collect(),
-                },
+                SweepOf::<RegretPartial>::body(&r.stats),
             ),
             Results::Identification(r) => (
                 Scenario::Identification(r.scenario.clone()),
@@ -237,9 +163,7 @@ impl Partial {
                     .filter(|a| matches!(a, Algorithm::Custom(_)))
                     .map(|a| (a.name().to_string(), String::new()))
                     .collect(),
-                PartialBody::Identification {
-                    cells: r.cells.iter().map(PartialCell::from_cell).collect(),
-                },
+                IdentificationPartial::body(&r.cells),
             ),
             Results::MultiUser(r) => (
                 Scenario::MultiUser(r.scenario.clone()),
@@ -249,20 +173,10 @@ impl Partial {
                     .filter(|p| !matches!(p.kind, TeamKind::Builtin(_)))
                     .map(|p| (p.label.clone(), p.to_ron()))
                     .collect(),
-                {
-                    let body = |m: &crate::engine::multi_user::runner::MultiStats| {
-                        PartialBody::MultiUser {
-                            checkpoints: m.checkpoints.clone(),
-                            stats: m.stats.clone(),
-                        }
-                    };
-                    if r.scenario.sweep.is_some() {
-                        PartialBody::Sweep {
-                            cells: r.stats.iter().map(body).collect(),
-                        }
-                    } else {
-                        body(&r.stats[0])
-                    }
+                if r.scenario.sweep.is_some() {
+                    SweepOf::<MultiUserPartial>::body(&r.stats)
+                } else {
+                    MultiUserPartial::body(&r.stats[0])
                 },
             ),
         };

@@ -5,11 +5,11 @@
 //! must keep (per-user and per-channel vectors against the rows, every checkpoint's counts
 //! within what its slots allow, the benchmark's reward the same for every policy in a run).
 
-use super::{Blame, shard_runs};
 use crate::engine::multi_user::runner::{TeamStats, expected_kind, jain_bounds};
 use crate::engine::multi_user::slot_loop::{Expected, N_MULTI, SU_COLLISIONS};
 use crate::engine::recorder::Metric;
 use crate::scenario::MultiUserScenario;
+use crate::store::partial::blame::{Blame, shard_runs};
 use crate::store::partial::{MergeError, PartialBody};
 use crate::util::stats::{ExactSum, Moments};
 
@@ -41,7 +41,7 @@ pub(super) fn check_multi_body(
     )?;
     let expected = expected_kind(s);
     for (p, st) in stats.iter().enumerate() {
-        let field = format!("body.stats[{p}]");
+        let field = format!("{at}.stats[{p}]");
         check_team(blame, &field, s, st, runs, &want, expected)?;
         check_links(blame, &field, s, st, &want, expected)?;
     }

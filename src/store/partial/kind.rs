@@ -1,0 +1,99 @@
+//! A kind's statistics as a shard's `partial.json` holds them: the body it writes, the checks
+//! of a body against the re-checked scenario, and the exact fold of every shard's bodies into
+//! the unsharded run's statistics. Each kind implements [`PartialKind`] in its own file
+//! (`regret.rs`, `identification.rs`, `multi_user.rs`); a sweep of any kind is [`SweepOf`] that
+//! kind, one body per cell, so sweeps are checked and merged by one piece of code.
+
+use super::blame::Blame;
+use super::{MergeError, PartialBody};
+use crate::scenario::Sweep;
+use std::marker::PhantomData;
+use std::path::Path;
+
+/// One experiment kind's partial results.
+pub(crate) trait PartialKind {
+    /// The checked scenario (or sweep cell) the runs simulated.
+    type Scenario;
+    /// The engine's statistics of those runs.
+    type Stats;
+    /// The body a shard writes for `stats`.
+    fn body(stats: &Self::Stats) -> PartialBody;
+    /// Checks one shard's body (at `field`, holding `runs` runs) against the scenario.
+    fn check(
+        blame: &Blame,
+        field: &str,
+        s: &Self::Scenario,
+        body: &PartialBody,
+        runs: u64,
+    ) -> Result<(), MergeError>;
+    /// Folds every shard's (checked) body exactly into the unsharded run's statistics.
+    fn fold(
+        s: &Self::Scenario,
+        bodies: &[(&Path, &PartialBody)],
+    ) -> Result<Self::Stats, MergeError>;
+}
+
+/// A sweep of kind `K`: one `K` body per cell, in the sweep's order.
+pub(crate) struct SweepOf<K>(PhantomData<K>);
+
+impl<K: PartialKind> PartialKind for SweepOf<K> {
+    type Scenario = Sweep<K::Scenario>;
+    type Stats = Vec<K::Stats>;
+
+    fn body(stats: &Vec<K::Stats>) -> PartialBody {
+        PartialBody::Sweep {
+            cells: stats.iter().map(K::body).collect(),
+        }
+    }
+
+    fn check(
+        blame: &Blame,
+        field: &str,
+        s: &Sweep<K::Scenario>,
+        body: &PartialBody,
+        runs: u64,
+    ) -> Result<(), MergeError> {
+        let PartialBody::Sweep { cells } = body else {
+            return Err(blame.at(field, "is not a sweep's statistics"));
+        };
+        let n = s.cells().len();
+        blame.require(cells.len() == n, format!("{field}.cells"), || {
+            format!("holds {} sweep cells, the scenario {n}", cells.len())
+        })?;
+        for (i, (cell, body)) in s.cells().iter().zip(cells).enumerate() {
+            K::check(blame, &format!("{field}.cells[{i}]"), cell, body, runs)?;
+        }
+        Ok(())
+    }
+
+    fn fold(
+        s: &Sweep<K::Scenario>,
+        bodies: &[(&Path, &PartialBody)],
+    ) -> Result<Vec<K::Stats>, MergeError> {
+        let n = s.cells().len();
+        (0..n)
+            .map(|i| {
+                let cell = bodies
+                    .iter()
+                    .map(|&(path, body)| {
+                        let bad = |message: String| MergeError::Unreadable {
+                            path: path.to_path_buf(),
+                            message,
+                        };
+                        let PartialBody::Sweep { cells } = body else {
+                            return Err(bad("not a sweep's partial result".into()));
+                        };
+                        let body = cells.get(i).ok_or_else(|| {
+                            bad(format!(
+                                "holds {} sweep cells, the scenario {n}",
+                                cells.len()
+                            ))
+                        })?;
+                        Ok((path, body))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                K::fold(&s.cells()[i], &cell)
+            })
+            .collect()
+    }
+}

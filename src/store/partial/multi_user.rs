@@ -1,0 +1,73 @@
+//! A many-users scenario's (or many-users sweep cell's) partial results: one team's
+//! statistics after another, in the scenario's order.
+
+use super::blame::Blame;
+use super::kind::PartialKind;
+use super::{MergeError, PartialBody};
+use crate::engine::multi_user::runner::{self as multi_runner, MultiStats, TeamStats};
+use crate::scenario::MultiUserScenario;
+use std::path::Path;
+
+mod check;
+
+/// The many-users kind's partial results.
+pub(crate) struct MultiUserPartial;
+
+impl PartialKind for MultiUserPartial {
+    type Scenario = MultiUserScenario;
+    type Stats = MultiStats;
+
+    fn body(m: &MultiStats) -> PartialBody {
+        PartialBody::MultiUser {
+            checkpoints: m.checkpoints.clone(),
+            stats: m.stats.clone(),
+        }
+    }
+
+    fn check(
+        blame: &Blame,
+        field: &str,
+        s: &MultiUserScenario,
+        body: &PartialBody,
+        runs: u64,
+    ) -> Result<(), MergeError> {
+        check::check_multi_body(blame, field, s, body, runs)
+    }
+
+    fn fold(
+        s: &MultiUserScenario,
+        bodies: &[(&Path, &PartialBody)],
+    ) -> Result<MultiStats, MergeError> {
+        let mut merged: Option<Vec<TeamStats>> = None;
+        for &(path, body) in bodies {
+            let PartialBody::MultiUser { stats, .. } = body else {
+                return Err(MergeError::Unreadable {
+                    path: path.to_path_buf(),
+                    message: "not a many-users partial result".into(),
+                });
+            };
+            merged = Some(match merged {
+                None => stats.clone(),
+                Some(mut acc) => {
+                    for (a, b) in acc.iter_mut().zip(stats) {
+                        a.merge(b);
+                    }
+                    acc
+                }
+            });
+        }
+        let mut stats = merged.unwrap_or_default();
+        // The shards interleave the runs (`r % N == I`): the unsharded run's order.
+        for st in &mut stats {
+            st.finals.sort_by_key(|(run, _)| *run);
+        }
+        let expected = multi_runner::expected_kind(s);
+        Ok(MultiStats {
+            checkpoints: s.header.checkpoints.slots(s.header.horizon),
+            stats,
+            benchmarks: multi_runner::benchmarks(s, expected),
+            expected,
+            streamed: false,
+        })
+    }
+}

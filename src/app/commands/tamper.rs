@@ -492,3 +492,51 @@ fn tampered_many_users_shards_are_refused_behind_a_recomputed_checksum() {
         );
     }
 }
+
+#[test]
+fn a_tampered_sweep_cell_is_named_by_its_cell_and_team() {
+    // Every kind's sweep is checked by one combinator (`SweepOf`): a forged team of a
+    // many-users sweep's second cell is named there, not as the first cell's or the body's.
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("sweep.ron");
+    std::fs::write(
+        &path,
+        r#"MultiUser(name: "sweep", seed: 4, horizon: 300, runs: 4, users: 2,
+            channels: [(theta: 0.2, cost: Constant(0.0)), (theta: 0.5, cost: Constant(0.0)),
+                       (theta: 0.9, cost: Constant(0.0))],
+            policies: [(policy: McTopM(index: KlUcb)), (policy: RhoRand(index: Ucb))],
+            sweep: (field: "users", values: [1, 2]))"#,
+    )
+    .unwrap();
+    let [a, b] = two_shards(&path, tmp.path(), 4);
+    partial::merge(&[a.clone(), b.clone()]).unwrap();
+    let cases: [(&str, Edit, &[&str]); 3] = [
+        (
+            "a team's run count in the second cell",
+            Box::new(|d| {
+                d["body"]["Sweep"]["cells"][1]["MultiUser"]["stats"][1]["runs"] = 9.into()
+            }),
+            &["body.cells[1].stats[1].runs", "9 runs"],
+        ),
+        (
+            "a cell dropped",
+            Box::new(|d| {
+                d["body"]["Sweep"]["cells"].as_array_mut().unwrap().pop();
+            }),
+            &["body.cells", "holds 1 sweep cells, the scenario 2"],
+        ),
+        (
+            "a cell of another kind",
+            Box::new(|d| {
+                d["body"]["Sweep"]["cells"][0] =
+                    serde_json::json!({"Identification": {"cells": []}});
+            }),
+            &["body.cells[0]", "not a many-users scenario's statistics"],
+        ),
+    ];
+    for (i, (class, edit, words)) in cases.into_iter().enumerate() {
+        let forged = tampered(&b, &tmp.path().join(format!("f{i}")), &*edit, true);
+        let file = forged.join("partial.json");
+        refused(&[a.clone(), forged], &file, words, class);
+    }
+}

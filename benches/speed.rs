@@ -244,7 +244,7 @@ fn per_channel() {
     }
 }
 
-/// Part 3: peak memory of the binary at several run counts (`SPEED_README=guide/src/performance.md` writes the
+/// Part 3: peak memory of the binary at several run counts (`SPEED_README=guide/src` writes the
 /// table into the performance page's `bench:memory` block).
 fn memory() {
     let bin = binary();
@@ -280,7 +280,7 @@ fn memory() {
     }
     println!();
     if let Some(readme) = std::env::var_os("SPEED_README") {
-        let note = "\n(`SPEED_PARTS=3 SPEED_README=guide/src/performance.md cargo bench --bench speed`: peak RSS by `/usr/bin/time -f %M`, horizon 100, 2 threads, no charts; written by the bench.)";
+        let note = "\n(`SPEED_PARTS=3 SPEED_README=guide/src cargo bench --bench speed`: peak RSS by `/usr/bin/time -f %M`, horizon 100, 2 threads, no charts; written by the bench.)";
         splice_readme(std::path::Path::new(&readme), "memory", &(table + note));
     }
 }
@@ -412,28 +412,46 @@ fn baseline() {
         // The baseline's path is the measuring machine's: the page names its role, not where
         // it lay.
         let note = format!(
-            "\n(`SPECPROBE_BASELINE=path/to/previous/specprobe SPEED_PARTS=4 SPEED_README=guide/src/performance.md cargo bench --bench speed`: whole-process CPU, `--threads 1 --no-charts`, interleaved, medians of {reps}; written by the bench.)"
+            "\n(`SPECPROBE_BASELINE=path/to/previous/specprobe SPEED_PARTS=4 SPEED_README=guide/src cargo bench --bench speed`: whole-process CPU, `--threads 1 --no-charts`, interleaved, medians of {reps}; written by the bench.)"
         );
         splice_readme(std::path::Path::new(&readme), "baseline", &(table + &note));
     }
 }
 
-/// Replaces the page's `<!-- bench:NAME -->` … `<!-- /bench:NAME -->` block with `text`: the
+/// Replaces the `<!-- bench:NAME -->` … `<!-- /bench:NAME -->` block of the page `target` (or
+/// of the one page of the folder `target` that holds it, e.g. `guide/src`) with `text`: the
 /// figures come from the bench, never typed by hand (as `python/bench/readme_table.py` does
 /// for the Python benches).
-fn splice_readme(readme: &std::path::Path, name: &str, text: &str) {
-    let doc = std::fs::read_to_string(readme).expect("the guide page");
+fn splice_readme(target: &std::path::Path, name: &str, text: &str) {
     let (start, end) = (
         format!("<!-- bench:{name} -->"),
         format!("<!-- /bench:{name} -->"),
     );
-    let (Some(a), Some(b)) = (doc.find(&start), doc.find(&end)) else {
-        panic!("{}: needs a {start} … {end} block", readme.display());
+    let page = if target.is_dir() {
+        let mut holding: Vec<std::path::PathBuf> = std::fs::read_dir(target)
+            .expect("the guide folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "md"))
+            .filter(|p| std::fs::read_to_string(p).is_ok_and(|d| d.contains(&start)))
+            .collect();
+        assert!(
+            holding.len() == 1,
+            "{}: needs exactly one page with a {start} block (found {})",
+            target.display(),
+            holding.len()
+        );
+        holding.remove(0)
+    } else {
+        target.to_path_buf()
     };
-    assert!(a < b, "{}: {start} comes after {end}", readme.display());
+    let doc = std::fs::read_to_string(&page).expect("the guide page");
+    let (Some(a), Some(b)) = (doc.find(&start), doc.find(&end)) else {
+        panic!("{}: needs a {start} … {end} block", page.display());
+    };
+    assert!(a < b, "{}: {start} comes after {end}", page.display());
     let out = format!("{}{start}\n{}\n{}", &doc[..a], text.trim(), &doc[b..]);
-    std::fs::write(readme, out).expect("the guide page is writable");
-    println!("wrote the table into {} ({start})", readme.display());
+    std::fs::write(&page, out).expect("the guide page is writable");
+    println!("wrote the table into {} ({start})", page.display());
 }
 
 /// Part 5: thread speed-up.
@@ -521,7 +539,7 @@ fn main() {
     }
 }
 
-/// Part 8: the world's own step under the training environments (`SPEED_README=guide/src/performance.md`
+/// Part 8: the world's own step under the training environments (`SPEED_README=guide/src`
 /// writes its table into the README's `bench:stepper` block).
 fn env_floor() {
     let (steps, repeat) = if quick() { (5, 1) } else { (200, 7) };
@@ -534,7 +552,7 @@ fn env_floor() {
     );
     if let Some(readme) = std::env::var_os("SPEED_README") {
         let note = format!(
-            "\n(`SPEED_PARTS=8 SPEED_README=guide/src/performance.md cargo bench --bench speed`: process CPU, interleaved, medians of {repeat}; written by the bench.)"
+            "\n(`SPEED_PARTS=8 SPEED_README=guide/src cargo bench --bench speed`: process CPU, interleaved, medians of {repeat}; written by the bench.)"
         );
         splice_readme(std::path::Path::new(&readme), "stepper", &(table + &note));
     }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Speed of the Python front, measured interleaved in one sitting (see the README's "From Python").
 
-    python python/bench/bench.py [--specprobe target/release/specprobe] [--repeat 5] [--readme README.md]
+    python python/bench/bench.py [--specprobe target/release/specprobe] [--repeat 5] [--readme guide/src]
 
-With --readme, item 1's table replaces the README's `<!-- bench:python-cli -->` block.
+With --readme, item 1's table replaces the guide's `<!-- bench:python-cli -->` block (in the
+page, or the one page of the folder, that holds it).
 
 1. Figure 1(a) (20 runs × 2·10⁵ slots × 4 policies): `specprobe.run` against the CLI, the
    same threads, no charts; medians and their ratio, in wall time and in CPU time (the CLI's
@@ -84,7 +85,7 @@ def main():
     ap.add_argument("--specprobe", default=os.path.join(ROOT, "target", "release", "specprobe"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--readme", help="write item 1's table into this README's bench:python-cli block")
+    ap.add_argument("--readme", help="write item 1's table into the bench:python-cli block of this page, or of the one page of this folder that holds it (guide/src)")
     a = ap.parse_args()
 
     print("1. Figure 1(a), 20 runs x 200000 slots x 4 policies, threads", a.threads)
@@ -118,7 +119,7 @@ def main():
 | wall time (the CLI's includes starting its process and writing its folder) | {med(cli):.3f} s | {med(py):.3f} s | {wall_ratio:.2f} |
 | CPU time (the same engine: the same work) | {med(cli_cpu):.3f} s | {med(py_cpu):.3f} s | {cpu_ratio:.2f} |
 
-(`python python/bench/bench.py --repeat {a.repeat} --readme README.md`, {time.strftime("%Y-%m-%d")}: medians of
+(`python python/bench/bench.py --repeat {a.repeat} --readme guide/src`, {time.strftime("%Y-%m-%d")}: medians of
 {a.repeat}, interleaved.)
 """)
 

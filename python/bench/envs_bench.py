@@ -2,9 +2,10 @@
 """Speed and memory of specprobe.envs, measured interleaved in one sitting (README, "Training
 environments").
 
-    python python/bench/envs_bench.py [--envs 4096] [--steps 200] [--repeat 5] [--readme README.md]
+    python python/bench/envs_bench.py [--envs 4096] [--steps 200] [--repeat 5] [--readme guide/src]
 
-With --readme, the measured table replaces the README's `<!-- bench:envs -->` block: its
+With --readme, the measured table replaces the guide's `<!-- bench:envs -->` block (in the
+page, or the one page of the folder, that holds it): its
 figures come from this script, never typed by hand.
 
 1. SpectrumVectorEnv, slot-level, K = 9 cascade on Markov channels with Bernoulli(0.3) costs,
@@ -118,7 +119,7 @@ def main():
     ap.add_argument("--envs", type=int, default=4096)
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--readme", help="write the measured table into this README's bench:envs block")
+    ap.add_argument("--readme", help="write the measured table into the bench:envs block of this page, or of the one page of this folder that holds it (guide/src)")
     args = ap.parse_args()
     n, steps = args.envs, args.steps
     rng = np.random.default_rng(0)
@@ -229,7 +230,7 @@ def main():
 | one `SpectrumEnv.step` | {step_us:.2f} µs | ≤ 2 µs: {goal(step_us <= 2.0)} |
 | memory | {per_env_channel:.0f} bytes per environment and channel ({4 * n} environments at K = {K}: +{built - base:.0f} MB), {after:.0f} MB after {steps} steps and {later:.0f} MB after {10 * steps} | flat, ∝ N·K: {goal(flat)} |
 
-(`python python/bench/envs_bench.py --repeat {args.repeat} --steps {steps} --readme README.md`,
+(`python python/bench/envs_bench.py --repeat {args.repeat} --steps {steps} --readme guide/src`,
 {time.strftime("%Y-%m-%d")}: medians of {args.repeat}, CPU time, interleaved.)
 """
         splice(args.readme, "envs", table)

@@ -1,18 +1,34 @@
-"""Puts a bench's measured table into the README, so that its figures come from the bench and
+"""Puts a bench's measured table into the user guide, so that its figures come from the bench and
 are never typed by hand: the text between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` is
-replaced whole (the markers stay; a README without them is an error naming them)."""
+replaced whole (the markers stay). The target is a page, or a folder of pages (`guide/src`), in
+which exactly one page holds the block; no block, or more than one, is an error naming them."""
+import os
 import re
 
 
-def splice(readme, name, text):
-    """Replaces the block `name` of the file `readme` with `text` (a markdown fragment)."""
-    with open(readme, encoding="utf-8") as f:
+def page_of(target, name):
+    """The page of `target` (a file, or a folder of .md pages) holding block `name`."""
+    start = f"<!-- bench:{name} -->"
+    if not os.path.isdir(target):
+        return target
+    pages = [os.path.join(target, f) for f in sorted(os.listdir(target)) if f.endswith(".md")]
+    holding = [p for p in pages if start in open(p, encoding="utf-8").read()]
+    if len(holding) != 1:
+        raise SystemExit(f"{target}: needs exactly one page with a {start} block (found {len(holding)})")
+    return holding[0]
+
+
+def splice(target, name, text):
+    """Replaces the block `name` of the page `target` (or of the one page of the folder `target`
+    that holds it) with `text` (a markdown fragment)."""
+    page = page_of(target, name)
+    with open(page, encoding="utf-8") as f:
         doc = f.read()
     start, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     if len(pattern.findall(doc)) != 1:
-        raise SystemExit(f"{readme}: needs exactly one {start} … {end} block")
+        raise SystemExit(f"{page}: needs exactly one {start} … {end} block")
     doc = pattern.sub(lambda _: f"{start}\n{text.strip()}\n{end}", doc)
-    with open(readme, "w", encoding="utf-8") as f:
+    with open(page, "w", encoding="utf-8") as f:
         f.write(doc)
-    print(f"wrote the measured table into {readme} ({start})")
+    print(f"wrote the measured table into {page} ({start})")

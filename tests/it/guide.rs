@@ -215,3 +215,99 @@ fn every_scenario_the_guide_runs_runs() {
         );
     }
 }
+
+/// The bench sources that write measured tables into the guide.
+fn bench_sources() -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for dir in ["benches", "python/bench"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "rs" || x == "py") {
+                let text = read(&p);
+                out.push((p, text));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_measured_table_is_a_benchs_output_with_the_command_that_rewrites_it() {
+    // Tables of measured numbers sit between `<!-- bench:NAME -->` markers and are written by
+    // the bench that measures them (benches/speed.rs, python/bench/*.py). Each block must be
+    // written by one bench (its source passes NAME to its splice), and end with the command
+    // that measured it, which names that bench and targets the guide, so that running it
+    // rewrites this very block (a block left behind by a move, or a command pointing at a file
+    // that no longer holds it, fails here).
+    let sources = bench_sources();
+    let mut seen = 0;
+    for doc in documents() {
+        let text = read(&doc);
+        let mut rest = text.as_str();
+        while let Some(a) = rest.find("<!-- bench:") {
+            let open = &rest[a..];
+            let name_end = open.find(" -->").expect("a closed marker");
+            let name = &open["<!-- bench:".len()..name_end];
+            let close = format!("<!-- /bench:{name} -->");
+            let b = open
+                .find(&close)
+                .unwrap_or_else(|| panic!("{}: {name} has no {close}", doc.display()));
+            let block = &open[..b];
+            assert_eq!(
+                text.matches(&format!("<!-- bench:{name} -->")).count(),
+                1,
+                "{}: block {name} appears more than once",
+                doc.display()
+            );
+            let writers: Vec<&(PathBuf, String)> = sources
+                .iter()
+                .filter(|(_, src)| {
+                    src.contains(&format!("\"{name}\""))
+                        && (src.contains("splice_readme(") || src.contains("splice("))
+                })
+                .collect();
+            assert_eq!(
+                writers.len(),
+                1,
+                "{}: block {name} is written by {} benches",
+                doc.display(),
+                writers.len()
+            );
+            let (bench, src) = writers[0];
+            let command = block
+                .rfind("(`")
+                .map(|i| &block[i + 2..])
+                .and_then(|c| c.find('`').map(|j| &c[..j]))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: block {name} does not end with the command that measured it",
+                        doc.display()
+                    )
+                });
+            let file = bench.file_name().unwrap().to_str().unwrap();
+            let stem = file.trim_end_matches(".rs").trim_end_matches(".py");
+            assert!(
+                command.contains(file) || command.contains(&format!("--bench {stem}")),
+                "{}: block {name}'s command `{command}` does not run {file}",
+                doc.display()
+            );
+            assert!(
+                command.contains("guide/src"),
+                "{}: block {name}'s command `{command}` does not write into the guide",
+                doc.display()
+            );
+            for token in command.split_whitespace() {
+                if !token.chars().all(|c| c.is_ascii_digit()) {
+                    assert!(
+                        src.contains(token),
+                        "{}: block {name}'s command `{command}` is not what {file} writes (`{token}`)",
+                        doc.display()
+                    );
+                }
+            }
+            seen += 1;
+            rest = &open[b..];
+        }
+    }
+    assert!(seen >= 5, "only {seen} measured tables found");
+}

@@ -12,6 +12,7 @@ pub(crate) mod load;
 pub(crate) mod multi_user;
 pub(crate) mod plots;
 pub(crate) mod regret;
+pub(crate) mod saved;
 pub(crate) mod sweep;
 
 pub(crate) use identification::load_identification;
@@ -22,16 +23,16 @@ pub(crate) use plots::Format;
 pub(crate) use regret::load_saved;
 pub(crate) use regret::regret_from_files;
 pub(crate) use regret::render_regret;
-pub(crate) use regret::render_report;
 pub(crate) use sweep::load_sweep;
 
 use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
 use crate::store::folder::OutputError;
+use crate::store::names::ResultKind;
 use regret::summary::RegretSummary;
 use regret::{curves, summary};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why results could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -118,6 +119,26 @@ impl std::fmt::Debug for Artifact {
             false => write!(f, "Artifact({}, {} bytes)", self.name, self.bytes.len()),
         }
     }
+}
+
+/// Reads and checks the results of `dir`, which declares kind `found` (anything but an
+/// identification, sweep or many-users summary is read as regret results, and a comparison
+/// stays a comparison).
+pub(crate) fn load_any(
+    dir: &Path,
+    found: Option<ResultKind>,
+) -> Result<Box<dyn saved::SavedResults>, ReportError> {
+    Ok(match found {
+        Some(ResultKind::Identification) => Box::new(load_identification(dir)?),
+        Some(ResultKind::Sweep) => Box::new(load_sweep(dir)?),
+        Some(ResultKind::MultiUser) => Box::new(multi_user::load_multi_user(dir)?),
+        Some(ResultKind::MultiUserSweep) => Box::new(multi_user::load_multi_user_sweep(dir)?),
+        _ => {
+            let (summary, rows) = load_saved(dir)?;
+            let comparison = found == Some(ResultKind::Comparison);
+            Box::new(regret::SavedRegret(summary, rows, comparison))
+        }
+    })
 }
 
 /// Every file of a finished (unsharded) result set.

@@ -14,10 +14,12 @@ use self::summary::{IdentificationSummary, summary, to_csv};
 use crate::engine::identification::runner::IdentifyCell;
 use crate::report::load::parse_json;
 use crate::report::plots::ChartOptions;
+use crate::report::saved::SavedResults;
 use crate::report::{Artifact, ReportError};
 use crate::scenario::IdentificationScenario;
 use crate::store::folder::OutputDir;
 use crate::store::names;
+use crate::store::names::ResultKind;
 
 /// Every output of an identification scenario, rendered.
 pub(crate) fn render(
@@ -86,4 +88,18 @@ pub(crate) fn load_identification(
         parse_json(&json).map_err(|e| saved(format!("not an identification summary: {e}")))?;
     check::identification(&summary).map_err(saved)?;
     Ok(summary)
+}
+
+impl SavedResults for summary::IdentificationSummary {
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+
+    fn kind(&self) -> ResultKind {
+        ResultKind::Identification
+    }
+
+    fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
+        render_report(self, charts)
+    }
 }

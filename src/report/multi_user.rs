@@ -22,6 +22,7 @@ use crate::engine::multi_user::slot_loop::SU_COLLISIONS;
 use crate::engine::recorder::Metric;
 use crate::report::format::sig;
 use crate::report::plots::ChartOptions;
+use crate::report::saved::SavedResults;
 use crate::report::{Artifact, ReportError, parse_json};
 use crate::scenario::MultiUserScenario;
 use crate::store::folder::OutputDir;
@@ -397,4 +398,39 @@ pub(crate) fn multi_from_files(
     let file = |name| crate::report::rendered(files, name);
     parse_saved(file(names::SUMMARY)?, file(names::CURVES)?)
         .map_err(|(file, message)| ReportError::Unreadable { file, message })
+}
+
+impl SavedResults for (MultiUserSummary, CurveTable) {
+    fn scenario(&self) -> &str {
+        &self.0.scenario
+    }
+
+    fn kind(&self) -> ResultKind {
+        ResultKind::MultiUser
+    }
+
+    fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
+        render_report(&self.0, &self.1, charts)
+    }
+}
+
+impl SavedResults for SavedSweep {
+    fn scenario(&self) -> &str {
+        SavedSweep::scenario(self)
+    }
+
+    fn kind(&self) -> ResultKind {
+        ResultKind::MultiUserSweep
+    }
+
+    fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
+        SavedSweep::render(self, charts)
+    }
+
+    fn subfolders(&self) -> Vec<&str> {
+        self.cells
+            .iter()
+            .map(|(folder, _, _)| folder.as_str())
+            .collect()
+    }
 }

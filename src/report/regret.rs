@@ -18,10 +18,12 @@ use crate::report::plots::ChartOptions;
 use crate::report::plots::{AxisMode, ChartError};
 use crate::report::regret::bars::{grid_chart, paired_chart, probe_charts};
 use crate::report::regret::charts::{Source, experiment_label, time_charts};
+use crate::report::saved::SavedResults;
 use crate::report::{Artifact, ReportError, embedded};
 use crate::scenario::RegretScenario;
 use crate::store::folder::OutputDir;
 use crate::store::names;
+use crate::store::names::ResultKind;
 use curves::CurveRow;
 use summary::RegretSummary;
 
@@ -191,4 +193,29 @@ pub(crate) fn regret_charts(
         paired_chart(&summary.scenario, e, opts, &mut rendered)?;
     }
     Ok(rendered)
+}
+
+/// Regret results (or a comparison's, which holds regret results).
+pub(crate) struct SavedRegret(
+    pub(crate) RegretSummary,
+    pub(crate) Vec<CurveRow>,
+    pub(crate) bool,
+);
+
+impl SavedResults for SavedRegret {
+    fn scenario(&self) -> &str {
+        &self.0.scenario
+    }
+
+    fn kind(&self) -> ResultKind {
+        if self.2 {
+            ResultKind::Comparison
+        } else {
+            ResultKind::Regret
+        }
+    }
+
+    fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
+        render_report(&self.0, &self.1, charts)
+    }
 }

@@ -16,10 +16,12 @@ use crate::engine::regret::runner::RegretStats;
 use crate::report::load::parse_json;
 use crate::report::plots::ChartOptions;
 use crate::report::regret::curves::{self, CurveRow};
+use crate::report::saved::SavedResults;
 use crate::report::{Artifact, ReportError};
 use crate::scenario::{RegretScenario, SweepScenario};
 use crate::store::folder::OutputDir;
 use crate::store::names;
+use crate::store::names::ResultKind;
 
 /// Every output of a finished sweep, rendered.
 pub(crate) fn render(
@@ -108,4 +110,18 @@ pub(crate) fn load_sweep(dir: &std::path::Path) -> Result<SweepSummary, ReportEr
         check::sweep_curves(&summary, &rows).map_err(curves)?;
     }
     Ok(summary)
+}
+
+impl SavedResults for SweepSummary {
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+
+    fn kind(&self) -> ResultKind {
+        ResultKind::Sweep
+    }
+
+    fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
+        render_report(self, charts)
+    }
 }

@@ -5,6 +5,7 @@
 //! (each broken rule is reported with its position, field and rule, all at once). The simulator
 //! only ever sees the checked [`RegretScenario`].
 
+pub(crate) mod additions;
 mod channels;
 mod check;
 mod checker;
@@ -33,6 +34,7 @@ pub use parse::{load, parse};
 use crate::model::channel::Environment;
 use crate::model::cost::CostModel;
 use crate::policy::{AnyPolicy, CustomPolicy, PolicySpec};
+use additions::{AdditionError, Additions};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 pub use sweep::Sweep;
@@ -91,6 +93,21 @@ impl SweepScenario {
 }
 
 impl Scenario {
+    /// The scenario with `a` appended to its policies, teams or algorithms, as its kind takes
+    /// them (see [`Additions`]): an entry of the wrong kind, or a label that is empty,
+    /// unprintable or taken, is refused.
+    pub(crate) fn with_additions(self, a: &Additions) -> Result<Scenario, AdditionError> {
+        Ok(match self {
+            Scenario::Regret(s) => Scenario::Regret(a.to_regret(s)?),
+            Scenario::Sweep(mut s) => {
+                s.sweep = s.sweep.try_map_cells(|c| a.to_regret(c))?;
+                Scenario::Sweep(s)
+            }
+            Scenario::MultiUser(s) => Scenario::MultiUser(a.to_multi_user(s)?),
+            Scenario::Identification(s) => Scenario::Identification(a.to_identification(s)?),
+        })
+    }
+
     /// The scenario's name (it names the default output folder).
     pub fn name(&self) -> &str {
         match self {

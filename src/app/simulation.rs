@@ -31,19 +31,15 @@ use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
 use crate::engine::shard::Shard;
-use crate::identify::{Algorithm, CustomIdentifier, Identifier, Problem};
+use crate::identify::{CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;
 use crate::multi::{CustomTeam, Team};
 use crate::policy::{CustomPolicy, Policy};
-use crate::scenario::label_is_printable;
-use crate::scenario::multi_user::{TeamEntry, TeamKind};
-use crate::scenario::{
-    OverrideError, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario, Sweep,
-};
+use crate::scenario::additions::{AdditionError, Additions, article};
+use crate::scenario::{OverrideError, Overrides, Scenario, Sweep};
 use crate::store::folder::{Destination, OutputError, Replace};
 use crate::store::names::ResultKind;
 use crate::util::cancel::Cancel;
-use std::collections::BTreeSet;
 use std::path::Path;
 
 /// Why a simulation could not run.
@@ -53,7 +49,11 @@ pub enum SimulationError {
     #[error(transparent)]
     Override(#[from] OverrideError),
     /// A policy added to an identification scenario, or an algorithm to a regret one.
-    #[error("{label:?}: a {what} cannot run in a {kind} scenario")]
+    #[error(
+        "{label:?}: {} {what} cannot run in {} {kind} scenario",
+        article(what),
+        article(kind)
+    )]
     WrongKind {
         /// The added entry's label.
         label: String,
@@ -96,6 +96,17 @@ pub enum SimulationError {
     Run(#[from] RunError),
 }
 
+impl From<AdditionError> for SimulationError {
+    fn from(e: AdditionError) -> SimulationError {
+        match e {
+            AdditionError::WrongKind { label, what, kind } => {
+                SimulationError::WrongKind { label, what, kind }
+            }
+            AdditionError::Label(label) => SimulationError::Label(label),
+        }
+    }
+}
+
 /// A scenario ready to run, with the policies and algorithms added to it.
 #[derive(Clone, Debug)]
 pub struct Simulation {
@@ -103,9 +114,8 @@ pub struct Simulation {
     overrides: Overrides,
     options: RunOptions,
     sharded: bool,
-    policies: Vec<(String, CustomPolicy)>,
-    teams: Vec<(String, CustomTeam)>,
-    algorithms: Vec<CustomIdentifier>,
+    /// The policies, teams and algorithms a user added.
+    additions: Additions,
     max_memory: Option<u64>,
     max_seconds: Option<f64>,
 }
@@ -118,9 +128,7 @@ impl Simulation {
             overrides: Overrides::default(),
             options: RunOptions::default(),
             sharded: false,
-            policies: Vec::new(),
-            teams: Vec::new(),
-            algorithms: Vec::new(),
+            additions: Additions::default(),
             max_memory: None,
             max_seconds: None,
         }
@@ -145,7 +153,7 @@ impl Simulation {
     /// Adds a policy of your own with its description. On a `MultiUser` scenario every user
     /// runs its own copy on its own acknowledgements, as `Selfish` runs a built-in.
     pub fn custom_policy(mut self, label: impl Into<String>, policy: CustomPolicy) -> Simulation {
-        self.policies.push((label.into(), policy));
+        self.additions.policies.push((label.into(), policy));
         self
     }
 
@@ -153,7 +161,7 @@ impl Simulation {
     /// scenario's and after the single-user policies added with [`Simulation::custom_policy`]:
     /// its factory builds the whole team of M users for every run (see [`Team`]).
     pub fn custom_team(mut self, label: impl Into<String>, team: CustomTeam) -> Simulation {
-        self.teams.push((label.into(), team));
+        self.additions.teams.push((label.into(), team));
         self
     }
 
@@ -179,7 +187,7 @@ impl Simulation {
 
     /// Adds an identification algorithm of your own.
     pub fn custom_identifier(mut self, algorithm: CustomIdentifier) -> Simulation {
-        self.algorithms.push(algorithm);
+        self.additions.algorithms.push(algorithm);
         self
     }
 
@@ -309,104 +317,7 @@ impl Simulation {
     }
 
     fn with_additions(&self, scenario: Scenario) -> Result<Scenario, SimulationError> {
-        Ok(match scenario {
-            Scenario::Regret(s) => Scenario::Regret(self.add_policies(s)?),
-            Scenario::Sweep(mut s) => {
-                s.sweep = s.sweep.try_map_cells(|c| self.add_policies(c))?;
-                Scenario::Sweep(s)
-            }
-            Scenario::MultiUser(mut s) => {
-                if let Some(a) = self.algorithms.first() {
-                    return Err(SimulationError::WrongKind {
-                        label: a.name().to_string(),
-                        what: "identification algorithm",
-                        kind: "many-users",
-                    });
-                }
-                let mut seen: BTreeSet<String> =
-                    s.policies.iter().map(|p| p.label.clone()).collect();
-                let added = self
-                    .policies
-                    .iter()
-                    .map(|(l, p)| (l, TeamKind::Selfish(p.clone())))
-                    .chain(
-                        self.teams
-                            .iter()
-                            .map(|(l, t)| (l, TeamKind::Custom(t.clone()))),
-                    );
-                for (label, kind) in added {
-                    if label.trim().is_empty()
-                        || !label_is_printable(label)
-                        || !seen.insert(label.clone())
-                    {
-                        return Err(SimulationError::Label(label.clone()));
-                    }
-                    s.policies.push(TeamEntry {
-                        label: label.clone(),
-                        kind,
-                    });
-                }
-                Scenario::MultiUser(s)
-            }
-            Scenario::Identification(mut s) => {
-                if let Some((label, _)) = self.policies.first() {
-                    return Err(SimulationError::WrongKind {
-                        label: label.clone(),
-                        what: "policy",
-                        kind: "identification",
-                    });
-                }
-                if let Some((label, _)) = self.teams.first() {
-                    return Err(SimulationError::WrongKind {
-                        label: label.clone(),
-                        what: "many-users team",
-                        kind: "identification",
-                    });
-                }
-                let mut seen: BTreeSet<String> =
-                    s.algorithms.iter().map(|a| a.name().to_string()).collect();
-                for a in &self.algorithms {
-                    if a.name().trim().is_empty()
-                        || !label_is_printable(a.name())
-                        || !seen.insert(a.name().to_string())
-                    {
-                        return Err(SimulationError::Label(a.name().to_string()));
-                    }
-                    s.algorithms.push(Algorithm::Custom(a.clone()));
-                }
-                Scenario::Identification(s)
-            }
-        })
-    }
-
-    /// The regret scenario with the added policies appended.
-    fn add_policies(&self, mut s: RegretScenario) -> Result<RegretScenario, SimulationError> {
-        if let Some((label, _)) = self.teams.first() {
-            return Err(SimulationError::WrongKind {
-                label: label.clone(),
-                what: "many-users team",
-                kind: "regret",
-            });
-        }
-        if let Some(a) = self.algorithms.first() {
-            return Err(SimulationError::WrongKind {
-                label: a.name().to_string(),
-                what: "identification algorithm",
-                kind: "regret",
-            });
-        }
-        let mut seen: BTreeSet<String> = s.policies.iter().map(|p| p.label.clone()).collect();
-        for (label, policy) in &self.policies {
-            if label.trim().is_empty() || !label_is_printable(label) || !seen.insert(label.clone())
-            {
-                return Err(SimulationError::Label(label.clone()));
-            }
-            s.policies.push(PolicyEntry {
-                label: label.clone(),
-                policy: PolicyKind::Custom(policy.clone()),
-            });
-        }
-        Ok(s)
+        Ok(scenario.with_additions(&self.additions)?)
     }
 
     /// Runs every policy (or algorithm) of the scenario over the shard's runs.

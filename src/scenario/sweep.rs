@@ -102,12 +102,6 @@ impl<S> Sweep<S> {
         self.values.iter().copied().zip(&self.cells)
     }
 
-    /// The same sweep with every cell passed through `f`.
-    pub(crate) fn map_cells(self, f: impl FnMut(S) -> S) -> Sweep<S> {
-        let cells = self.cells.into_iter().map(f).collect();
-        Sweep { cells, ..self }
-    }
-
     /// The same sweep with every cell passed through `f`, or `f`'s first error (overrides,
     /// added policies).
     pub(crate) fn try_map_cells<E>(self, f: impl FnMut(S) -> Result<S, E>) -> Result<Sweep<S>, E> {

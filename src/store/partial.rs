@@ -20,11 +20,10 @@ use crate::engine::multi_user::runner::TeamStats;
 use crate::engine::recorder::PartialStats;
 use crate::engine::results::Results;
 use crate::engine::shard::Shard;
-use crate::identify::{Algorithm, CustomIdentifier};
-use crate::multi::CustomTeam;
-use crate::policy::CustomPolicy;
-use crate::scenario::multi_user::{TeamEntry, TeamKind};
-use crate::scenario::{self, Overrides, PolicyEntry, PolicyKind, RegretScenario, Scenario};
+use crate::identify::Algorithm;
+use crate::scenario::additions::Additions;
+use crate::scenario::multi_user::TeamKind;
+use crate::scenario::{self, Overrides, PolicyKind, RegretScenario, Scenario};
 
 mod blame;
 mod check;
@@ -240,42 +239,15 @@ impl Partial {
             .map_err(|e| unreadable(format!("re-checking the stored scenario: {e}")))?
             .with_overrides(&self.overrides)
             .map_err(|e| unreadable(format!("re-applying the overrides: {e}")))?;
-        let add = |mut s: RegretScenario| {
-            s.policies
-                .extend(self.custom.iter().map(|(label, description)| PolicyEntry {
-                    label: label.clone(),
-                    policy: PolicyKind::Custom(CustomPolicy::placeholder(
-                        description.clone(),
-                        false,
-                    )),
-                }));
-            s
+        // The user's entries, known here by their names only, as placeholders.
+        let named = Additions {
+            named: self.custom.clone(),
+            one_channel: self.one_channel.clone(),
+            ..Additions::default()
         };
-        let scenario = match parsed {
-            Scenario::Regret(s) => Scenario::Regret(add(s)),
-            Scenario::Sweep(mut s) => {
-                s.sweep = s.sweep.map_cells(add);
-                Scenario::Sweep(s)
-            }
-            Scenario::MultiUser(mut s) => {
-                // A user's team or Selfish policy, known by what the outputs call it.
-                s.policies
-                    .extend(self.custom.iter().map(|(label, description)| TeamEntry {
-                        label: label.clone(),
-                        kind: TeamKind::Custom(CustomTeam::placeholder(
-                            description.clone(),
-                            self.one_channel.contains(label),
-                        )),
-                    }));
-                Scenario::MultiUser(s)
-            }
-            Scenario::Identification(mut s) => {
-                s.algorithms.extend(self.custom.iter().map(|(name, _)| {
-                    Algorithm::Custom(CustomIdentifier::placeholder(name.clone()))
-                }));
-                Scenario::Identification(s)
-            }
-        };
+        let scenario = parsed
+            .with_additions(&named)
+            .map_err(|e| unreadable(format!("re-adding the user's entries: {e}")))?;
         if scenario.fingerprint() != self.fingerprint {
             return Err(unreadable(format!(
                 "the stored scenario no longer gives fingerprint {} (a file it refers to changed?); rerun the shards",

@@ -304,3 +304,31 @@ fn a_user_policys_broken_list_is_an_error_naming_policy_slot_and_list() {
     assert!(err.to_string().contains("at slot 3 listed [9]"), "{err}");
     assert!(!out.join("summary.json").exists());
 }
+
+#[test]
+fn an_added_policy_of_the_wrong_kind_or_label_is_refused_before_anything_runs() {
+    // The additions' one rule (scenario::additions), as the library reports it.
+    let ident = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/paper-best1.ron");
+    let err = Simulation::from_file(&ident)
+        .unwrap()
+        .policy("mine", my_oracle)
+        .prepare()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#""mine": a policy cannot run in an identification scenario"#
+    );
+    for label in ["", "a\nb", "cc-ucb"] {
+        let fig1a = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/paper-fig1a.ron");
+        let err = Simulation::from_file(fig1a)
+            .unwrap()
+            .policy(label, my_oracle)
+            .prepare()
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with(&format!("{label:?}: labels must be")),
+            "{label:?}: {err}"
+        );
+    }
+}

@@ -16,6 +16,7 @@ pub(crate) mod recorder;
 pub(crate) mod regret;
 pub(crate) mod results;
 pub(crate) mod shard;
+pub(crate) mod simulate;
 pub(crate) mod slot_loop;
 pub(crate) mod spectrum;
 pub(crate) mod stepper;

@@ -78,14 +78,7 @@ impl Results {
     /// What the results folder will hold: regret, identification or sweep results, or one
     /// shard's partial results.
     pub fn kind(&self) -> ResultKind {
-        match self {
-            _ if self.shard().is_some() => ResultKind::Partial,
-            Results::Regret(_) => ResultKind::Regret,
-            Results::Identification(_) => ResultKind::Identification,
-            Results::Sweep(_) => ResultKind::Sweep,
-            Results::MultiUser(r) if r.scenario.sweep.is_some() => ResultKind::MultiUserSweep,
-            Results::MultiUser(_) => ResultKind::MultiUser,
-        }
+        ResultKind::of_results(self)
     }
 
     /// Every file of the result set, rendered in memory: summary, curves, runs, charts and

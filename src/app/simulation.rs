@@ -27,16 +27,15 @@
 use crate::ScenarioError;
 use crate::engine::budget::Estimate;
 use crate::engine::pipeline::{RunError, RunOptions};
-use crate::engine::results::{
-    IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
-};
+use crate::engine::results::Results;
 use crate::engine::shard::Shard;
+use crate::engine::simulate::simulate;
 use crate::identify::{CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;
 use crate::multi::{CustomTeam, Team};
 use crate::policy::{CustomPolicy, Policy};
 use crate::scenario::additions::{AdditionError, Additions, article};
-use crate::scenario::{OverrideError, Overrides, Scenario, Sweep};
+use crate::scenario::{OverrideError, Overrides, Scenario};
 use crate::store::folder::{Destination, OutputError, Replace};
 use crate::store::names::ResultKind;
 use crate::util::cancel::Cancel;
@@ -365,14 +364,7 @@ impl Prepared {
 
     /// What the results folder will hold.
     pub fn kind(&self) -> ResultKind {
-        match (&self.scenario, self.shard) {
-            (_, Some(_)) => ResultKind::Partial,
-            (Scenario::Regret(_), None) => ResultKind::Regret,
-            (Scenario::Identification(_), None) => ResultKind::Identification,
-            (Scenario::Sweep(_), None) => ResultKind::Sweep,
-            (Scenario::MultiUser(s), None) if s.sweep.is_some() => ResultKind::MultiUserSweep,
-            (Scenario::MultiUser(_), None) => ResultKind::MultiUser,
-        }
+        ResultKind::of(&self.scenario, self.shard.is_some())
     }
 
     /// Locks and checks the destination folder before the long run (a bad or busy folder fails
@@ -396,105 +388,11 @@ impl Prepared {
 
     /// [`Prepared::run`] with these options (a sink for the per-run rows).
     pub(crate) fn run_with(&self, options: &RunOptions) -> Result<Results, SimulationError> {
-        let shard = self.shard;
-        let overrides = self.overrides;
-        Ok(match &self.scenario {
-            Scenario::Regret(s) => {
-                let stats = crate::engine::regret::runner::run_regret(s, options)?;
-                Results::Regret(RegretResults {
-                    scenario: s.clone(),
-                    stats,
-                    overrides,
-                    shard,
-                })
-            }
-            Scenario::Identification(s) => {
-                let cells = crate::engine::identification::runner::run_identification(s, options)?;
-                Results::Identification(IdentificationResults {
-                    scenario: s.clone(),
-                    cells,
-                    overrides,
-                    shard,
-                })
-            }
-            Scenario::MultiUser(s) => {
-                let stats = match &s.sweep {
-                    None => vec![crate::engine::multi_user::runner::run_multi_user(
-                        s, options,
-                    )?],
-                    Some(sw) => run_cells(
-                        sw,
-                        &s.header.name,
-                        options,
-                        crate::engine::multi_user::runner::run_multi_user,
-                    )?,
-                };
-                Results::MultiUser(MultiUserResults {
-                    scenario: s.clone(),
-                    stats,
-                    overrides,
-                    shard,
-                })
-            }
-            Scenario::Sweep(s) => {
-                let stats = run_cells(
-                    &s.sweep,
-                    &s.name,
-                    options,
-                    crate::engine::regret::runner::run_regret,
-                )?;
-                Results::Sweep(SweepResults {
-                    scenario: s.clone(),
-                    stats,
-                    overrides,
-                    shard,
-                })
-            }
-        })
-    }
-}
-
-/// Runs every cell of a sweep (of any kind) by `run`, one after the other: each cell is split
-/// among the threads, so memory stays one cell's at a time while it runs.
-fn run_cells<S, T, E>(
-    sweep: &Sweep<S>,
-    name: &str,
-    options: &RunOptions,
-    run: impl Fn(&S, &RunOptions) -> Result<T, E>,
-) -> Result<Vec<T>, E> {
-    (0..sweep.cells().len())
-        .map(|i| run(&sweep.cells()[i], &cell_options(options, name, i, sweep)))
-        .collect()
-}
-
-/// The run options of cell `i` of a sweep: its progress bar says which cell of how many it is
-/// (`multi-sweep-users: cell 2/4, users = 4`), not the sweep's name again from zero.
-fn cell_options<S>(options: &RunOptions, name: &str, i: usize, sweep: &Sweep<S>) -> RunOptions {
-    RunOptions {
-        label: Some(format!(
-            "{name}: cell {}/{}, {}",
-            i + 1,
-            sweep.values().len(),
-            sweep.cell_label(sweep.values()[i])
-        )),
-        ..options.clone()
-    }
-}
-
-#[cfg(test)]
-mod cell_tests {
-    use super::*;
-
-    /// A sweep's cells each name themselves on the progress bar, in order, with their value.
-    #[test]
-    fn sweep_cells_say_which_cell_they_are() {
-        let sweep = Sweep {
-            field: "users".into(),
-            values: vec![2.0, 4.0, 6.0],
-            axis: Default::default(),
-            cells: vec![(); 3],
-        };
-        let o = cell_options(&RunOptions::default(), "s", 1, &sweep);
-        assert_eq!(o.label.as_deref(), Some("s: cell 2/3, users = 4"));
+        Ok(simulate(
+            &self.scenario,
+            options,
+            self.overrides,
+            self.shard,
+        )?)
     }
 }

@@ -1,6 +1,10 @@
 //! The names in a result folder and the kinds of result set, each in one place (contract:
 //! other tools read these files by name).
 
+use crate::engine::results::Results;
+use crate::scenario::{
+    IdentificationScenario, MultiUserScenario, RegretScenario, Scenario, SweepScenario,
+};
 use serde::{Deserialize, Serialize};
 
 /// `summary.json`: every headline number.
@@ -50,7 +54,68 @@ pub enum ResultKind {
     MultiUserSweep,
 }
 
+/// The kind of result set a scenario's unsharded run writes, said once per scenario kind.
+trait Writes {
+    fn writes(&self) -> ResultKind;
+}
+
+impl Writes for RegretScenario {
+    fn writes(&self) -> ResultKind {
+        ResultKind::Regret
+    }
+}
+
+impl Writes for IdentificationScenario {
+    fn writes(&self) -> ResultKind {
+        ResultKind::Identification
+    }
+}
+
+impl Writes for SweepScenario {
+    fn writes(&self) -> ResultKind {
+        ResultKind::Sweep
+    }
+}
+
+impl Writes for MultiUserScenario {
+    fn writes(&self) -> ResultKind {
+        if self.sweep.is_some() {
+            ResultKind::MultiUserSweep
+        } else {
+            ResultKind::MultiUser
+        }
+    }
+}
+
 impl ResultKind {
+    /// What a run of `s` writes: one shard's partial results when `sharded`, else the
+    /// scenario kind's own.
+    pub(crate) fn of(s: &Scenario, sharded: bool) -> ResultKind {
+        if sharded {
+            return ResultKind::Partial;
+        }
+        match s {
+            Scenario::Regret(s) => s.writes(),
+            Scenario::Identification(s) => s.writes(),
+            Scenario::Sweep(s) => s.writes(),
+            Scenario::MultiUser(s) => s.writes(),
+        }
+    }
+
+    /// What `results` are written as: a shard's partial results, else what their scenario's
+    /// unsharded run writes ([`ResultKind::of`]).
+    pub(crate) fn of_results(results: &Results) -> ResultKind {
+        if results.shard().is_some() {
+            return ResultKind::Partial;
+        }
+        match results {
+            Results::Regret(r) => r.scenario.writes(),
+            Results::Identification(r) => r.scenario.writes(),
+            Results::Sweep(r) => r.scenario.writes(),
+            Results::MultiUser(r) => r.scenario.writes(),
+        }
+    }
+
     /// As `summary.json` and the marker write it.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -85,6 +85,7 @@ pub use report::plots::{
     parse_size,
 };
 pub use report::{Artifact, ReportError};
+pub use scenario::additions::AdditionError;
 pub use scenario::error::{Problem as ScenarioProblem, ScenarioError};
 pub use scenario::{
     IdentificationScenario, MultiUserScenario, OverrideError, Overrides, RegretScenario, Scenario,

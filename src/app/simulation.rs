@@ -34,7 +34,7 @@ use crate::identify::{CustomIdentifier, Identifier, Problem};
 use crate::model::channel::Environment;
 use crate::multi::{CustomTeam, Team};
 use crate::policy::{CustomPolicy, Policy};
-use crate::scenario::additions::{AdditionError, Additions, article};
+use crate::scenario::additions::{AdditionError, Additions};
 use crate::scenario::{OverrideError, Overrides, Scenario};
 use crate::store::folder::{Destination, OutputError, Replace};
 use crate::store::names::ResultKind;
@@ -47,25 +47,9 @@ pub enum SimulationError {
     /// An override does not apply.
     #[error(transparent)]
     Override(#[from] OverrideError),
-    /// A policy added to an identification scenario, or an algorithm to a regret one.
-    #[error(
-        "{label:?}: {} {what} cannot run in {} {kind} scenario",
-        article(what),
-        article(kind)
-    )]
-    WrongKind {
-        /// The added entry's label.
-        label: String,
-        /// `policy` or `identification algorithm`.
-        what: &'static str,
-        /// The scenario's kind.
-        kind: &'static str,
-    },
-    /// An added label is empty, holds a control character or is already used.
-    #[error(
-        "{0:?}: labels must be non-empty, free of control characters (a NUL, a tab, a line break) and unique within the scenario"
-    )]
-    Label(String),
+    /// An added policy, team or algorithm of the wrong kind, or a label that cannot be used.
+    #[error(transparent)]
+    Addition(#[from] AdditionError),
     /// More shards than runs: every shard must hold at least one run.
     #[error("--shard {shard}: {runs} run{} cannot be split into {} shards (at most one shard per run)", if *runs == 1 { "" } else { "s" }, shard.count)]
     Shard {
@@ -93,17 +77,6 @@ pub enum SimulationError {
     /// The runs could not start.
     #[error(transparent)]
     Run(#[from] RunError),
-}
-
-impl From<AdditionError> for SimulationError {
-    fn from(e: AdditionError) -> SimulationError {
-        match e {
-            AdditionError::WrongKind { label, what, kind } => {
-                SimulationError::WrongKind { label, what, kind }
-            }
-            AdditionError::Label(label) => SimulationError::Label(label),
-        }
-    }
 }
 
 /// A scenario ready to run, with the policies and algorithms added to it.

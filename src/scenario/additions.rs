@@ -33,7 +33,7 @@ pub(crate) struct Additions {
 
 /// Why an entry cannot be added.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum AdditionError {
+pub enum AdditionError {
     /// A policy added to an identification scenario, or an algorithm to a regret one.
     #[error(
         "{label:?}: {} {what} cannot run in {} {kind} scenario",
@@ -56,7 +56,7 @@ pub(crate) enum AdditionError {
 }
 
 /// "a" or "an" before `word`.
-pub(crate) fn article(word: &str) -> &'static str {
+fn article(word: &str) -> &'static str {
     if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
         "an"
     } else {

@@ -247,9 +247,14 @@ impl GroupedBars {
             }
         }
         // Category labels, centred under each group, wrapped at spaces when too wide.
-        let anchors: Vec<(i32, i32)> = (0..=self.groups.len())
+        let anchors: Vec<(i32, i32)> = (0..self.groups.len())
             .map(|g| chart.backend_coord(&(g as f64, y_floor)))
             .collect();
+        let group_px = {
+            let a = chart.backend_coord(&(0.0, y_floor)).0;
+            let b = chart.backend_coord(&(1.0, y_floor)).0;
+            (b - a).max(1)
+        };
         if y_floor < 0.0 {
             // The zero line of differences.
             let px = [
@@ -258,30 +263,26 @@ impl GroupedBars {
             ];
             root.draw(&PathElement::new(px.to_vec(), BLACK.stroke_width(1)))?;
         }
-        self.draw_labels(root, &anchors, label_font, scale)
+        self.draw_labels(root, &anchors, group_px, label_font, scale)
     }
 
-    /// The groups' names under the axis at `anchors` (each group's centre, then the next
-    /// one's, which gives the width a name may take), wrapped at spaces when too wide.
+    /// The groups' names under the axis at `anchors` (each group's centre), each wrapped at
+    /// spaces to the group's width `group_px`.
     fn draw_labels<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
         anchors: &[(i32, i32)],
+        group_px: i32,
         label_font: u32,
         scale: f64,
     ) -> DrawResult<DB> {
-        let group_px = if anchors.len() >= 2 {
-            (anchors[1].0 - anchors[0].0).max(1)
-        } else {
-            1
-        };
+        let width = (group_px as u32 * 95 / 100).max(label_font * 3);
         let style = (FAMILY, label_font)
             .into_font()
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Top));
         let line_h = (label_font * 13 / 10) as i32;
         for (name, &(x, y)) in self.groups.iter().zip(anchors) {
-            let width = (group_px as u32 * 95 / 100).max(label_font * 3);
             for (k, line) in wrap_px(root, name, label_font, width).iter().enumerate() {
                 root.draw(&Text::new(
                     line.clone(),

@@ -1,5 +1,5 @@
 //! Naming a shard's failures: the file, the shard and the field ([`Blame`]), and the runs a
-//! shard holds, which its bodies' per-run rows must list in order.
+//! shard holds, which its bodies' per-run rows must list in order ([`Blame::holds_run`]).
 
 use super::MergeError;
 use crate::engine::shard::Shard;
@@ -34,9 +34,16 @@ impl Blame<'_> {
             Err(self.at(field, message()))
         }
     }
-}
 
-/// The run indices shard `shard` holds, in order.
-pub(crate) fn shard_runs(shard: Shard, runs: u64) -> impl Iterator<Item = u64> {
-    (0..runs).map(move |i| shard.run(i))
+    /// `Ok` when `run` is the run the shard holds at position `i` of its per-run rows, else
+    /// the error at `at` (a relabelled row, or another shard's).
+    pub(crate) fn holds_run(&self, at: &str, i: usize, run: u64) -> Result<(), MergeError> {
+        let expected = self.shard.run(i as u64);
+        self.require(run == expected, at, || {
+            format!(
+                "is run {run}, but shard {} holds run {expected} there (another shard's data?)",
+                self.shard
+            )
+        })
+    }
 }

@@ -1,7 +1,7 @@
 //! An identification scenario's partial results: one cell per (instance, point, setting,
 //! algorithm), with every run's outcome.
 
-use super::blame::{Blame, shard_runs};
+use super::blame::Blame;
 use super::kind::PartialKind;
 use super::{MergeError, PartialBody};
 use crate::engine::identification::runner::IdentifyCell;
@@ -147,18 +147,8 @@ impl PartialKind for IdentificationPartial {
                     )
                 },
             )?;
-            for (i, ((run, outcome), expected)) in c
-                .outcomes
-                .iter()
-                .zip(shard_runs(blame.shard, runs))
-                .enumerate()
-            {
-                blame.require(*run == expected, format!("{field}.outcomes[{i}]"), || {
-                    format!(
-                        "is run {run}, but shard {} holds run {expected} there (another shard's data?)",
-                        blame.shard
-                    )
-                })?;
+            for (i, (run, outcome)) in c.outcomes.iter().enumerate() {
+                blame.holds_run(&format!("{field}.outcomes[{i}]"), i, *run)?;
                 blame.require(
                     outcome.samples <= s.sample_cap,
                     format!("{field}.outcomes[{i}].samples"),

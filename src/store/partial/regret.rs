@@ -1,7 +1,7 @@
 //! A regret scenario's (or regret sweep cell's) partial results: per experiment, per policy,
 //! the exact moments of every checkpoint, the probe histogram and counts, and each run's row.
 
-use super::blame::{Blame, shard_runs};
+use super::blame::Blame;
 use super::kind::PartialKind;
 use super::{MergeError, PartialBody};
 use crate::engine::recorder::{PartialStats, PolicyStats};
@@ -245,18 +245,10 @@ fn check_finals(
         format!("{field}.finals"),
         || format!("holds {} runs, the shard {runs}", ps.finals.len()),
     )?;
-    for (i, ((run, row), expected)) in ps
-        .finals
-        .iter()
-        .zip(shard_runs(blame.shard, runs))
-        .enumerate()
-    {
-        blame.require(*run == expected, format!("{field}.finals[{i}]"), || {
-            format!(
-                "is run {run}, but shard {} holds run {expected} there (another shard's data?)",
-                blame.shard
-            )
-        })?;
+    // Each row's run checked where it stands, with the row's other checks (the first
+    // problem in row order is the one named).
+    for (i, (run, row)) in ps.finals.iter().enumerate() {
+        blame.holds_run(&format!("{field}.finals[{i}]"), i, *run)?;
         blame.require(
             row.iter().all(|x| x.is_finite()),
             format!("{field}.finals[{i}]"),

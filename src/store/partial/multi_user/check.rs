@@ -9,7 +9,7 @@ use crate::engine::multi_user::runner::{TeamStats, expected_kind, jain_bounds};
 use crate::engine::multi_user::slot_loop::{Expected, N_MULTI, SU_COLLISIONS};
 use crate::engine::recorder::Metric;
 use crate::scenario::MultiUserScenario;
-use crate::store::partial::blame::{Blame, shard_runs};
+use crate::store::partial::blame::Blame;
 use crate::store::partial::{MergeError, PartialBody};
 use crate::util::stats::{ExactSum, Moments};
 
@@ -400,18 +400,8 @@ fn check_finals(
         format!("{field}.finals"),
         || format!("holds {} runs, the shard {runs}", st.finals.len()),
     )?;
-    for (i, ((run, row), want)) in st
-        .finals
-        .iter()
-        .zip(shard_runs(blame.shard, runs))
-        .enumerate()
-    {
-        blame.require(*run == want, format!("{field}.finals[{i}]"), || {
-            format!(
-                "is run {run}, but shard {} holds run {want} there (another shard's data?)",
-                blame.shard
-            )
-        })?;
+    for (i, (run, row)) in st.finals.iter().enumerate() {
+        blame.holds_run(&format!("{field}.finals[{i}]"), i, *run)?;
         let ok = (0..N_MULTI).all(|m| row[m].is_finite() == (counted(m, expected, 1) == 1));
         blame.require(ok, format!("{field}.finals[{i}]"), || {
             "holds a value that is not finite, or one where the metric has none".into()

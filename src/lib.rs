@@ -124,6 +124,9 @@ pub mod summary {
     pub use crate::report::identification::summary::{
         CellSummary, IdentificationSummary, SampleStats,
     };
+    pub use crate::report::identification::sweep::{
+        IdentificationSweepSummary, SweepEntry, SweepPoint,
+    };
     pub use crate::report::regret::curves::CurveRow;
     pub use crate::report::regret::summary::{
         ChannelSummary, Difference, ExperimentSummary, Paired, PerSlot, PolicySummary, ProbeStats,

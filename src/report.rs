@@ -133,6 +133,9 @@ pub(crate) fn load_any(
         Some(ResultKind::Sweep) => Box::new(load_sweep(dir)?),
         Some(ResultKind::MultiUser) => Box::new(multi_user::load_multi_user(dir)?),
         Some(ResultKind::MultiUserSweep) => Box::new(multi_user::load_multi_user_sweep(dir)?),
+        Some(ResultKind::IdentificationSweep) => {
+            Box::new(identification::sweep::load_identification_sweep(dir)?)
+        }
         _ => {
             let (summary, rows) = load_saved(dir)?;
             let comparison = found == Some(ResultKind::Comparison);
@@ -148,7 +151,10 @@ pub(crate) fn render_results(
 ) -> Result<Vec<Artifact>, ReportError> {
     match results {
         Results::Regret(r) => render_regret(&r.scenario, &r.stats, charts),
-        Results::Identification(r) => identification::render(&r.scenario, &r.cells, charts),
+        Results::Identification(r) => match &r.scenario.sweep {
+            None => identification::render(&r.scenario, &r.stats[0], charts),
+            Some(sw) => identification::sweep::render_sweep(&r.scenario, sw, &r.stats, charts),
+        },
         Results::Sweep(r) => sweep::render(&r.scenario, &r.cells(), charts),
         Results::MultiUser(r) => match &r.scenario.sweep {
             None => multi_user::render(&r.scenario, &r.stats[0], charts),
@@ -186,9 +192,32 @@ impl MultiUserResults {
 }
 
 impl IdentificationResults {
-    /// What `summary.json` holds.
+    /// What `summary.json` holds (for a sweep, its first cell's: see
+    /// [`IdentificationResults::summaries`]).
     pub fn summary(&self) -> identification::summary::IdentificationSummary {
-        identification::summary::summary(&self.scenario, &self.cells)
+        let scenario = self
+            .scenario
+            .sweep
+            .as_ref()
+            .map_or(&self.scenario, |sw| &sw.cells[0]);
+        identification::summary::summary(scenario, &self.stats[0])
+    }
+
+    /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
+    /// each cell's folder holds it).
+    pub fn summaries(&self) -> Vec<identification::summary::IdentificationSummary> {
+        match &self.scenario.sweep {
+            None => vec![identification::summary::summary(
+                &self.scenario,
+                &self.stats[0],
+            )],
+            Some(sw) => sw
+                .cells
+                .iter()
+                .zip(&self.stats)
+                .map(|(cell, st)| identification::summary::summary(cell, st))
+                .collect(),
+        }
     }
 }
 

@@ -104,7 +104,9 @@ impl Scenario {
                 Scenario::Sweep(s)
             }
             Scenario::MultiUser(s) => Scenario::MultiUser(a.to_multi_user(s)?),
-            Scenario::Identification(s) => Scenario::Identification(a.to_identification(s)?),
+            Scenario::Identification(s) => {
+                Scenario::Identification(s.try_map_all(&|s| a.to_identification(s))?)
+            }
         })
     }
 
@@ -133,7 +135,11 @@ impl Scenario {
     pub fn runs(&self) -> u64 {
         match self {
             Scenario::Regret(s) => s.header.runs,
-            Scenario::Identification(s) => s.runs,
+            Scenario::Identification(s) => s
+                .sweep
+                .as_ref()
+                .and_then(|sw| sw.cells.first())
+                .map_or(s.runs, |c| c.runs),
             Scenario::Sweep(s) => s.sweep.cells.first().map_or(0, |c| c.header.runs),
             Scenario::MultiUser(s) => s
                 .sweep
@@ -195,11 +201,21 @@ impl Scenario {
                 }
             }
             Scenario::Identification(s) => {
-                for inst in &s.instances {
-                    for p in &inst.points {
-                        for (i, &m) in p.means().iter().enumerate() {
-                            out.push((format!("{} N={}: arm {i} mean", inst.label, p.len()), m));
+                let mut arms = |s: &IdentificationScenario, prefix: &str| {
+                    for inst in &s.instances {
+                        for p in &inst.points {
+                            for (i, &m) in p.means().iter().enumerate() {
+                                let name =
+                                    format!("{prefix}{} N={}: arm {i} mean", inst.label, p.len());
+                                out.push((name, m));
+                            }
                         }
+                    }
+                };
+                arms(s, "");
+                if let Some(sw) = &s.sweep {
+                    for (value, cell) in sw.points() {
+                        arms(cell, &format!("{}, ", sw.cell_label(value)));
                     }
                 }
             }

@@ -298,7 +298,15 @@ impl Estimate {
                 (memory.saturating_add(workers), Work::SlotSteps(steps), cpu)
             }
             Scenario::Identification(s) => {
-                let (memory, samples) = identification(s, runs(s.runs), threads as u64);
+                // A sweep's cells run one after another; every cell's statistics are kept.
+                let cells: Vec<&IdentificationScenario> = match &s.sweep {
+                    None => vec![s],
+                    Some(sw) => sw.cells.iter().collect(),
+                };
+                let (memory, samples) = cells.iter().fold((0u64, 0.0), |(m, n), c| {
+                    let (cm, cn) = identification(c, runs(c.runs), threads as u64);
+                    (m.saturating_add(cm), n + cn)
+                });
                 (memory, Work::Samples(samples), samples * SECONDS_PER_SAMPLE)
             }
             Scenario::MultiUser(s) => {

@@ -83,8 +83,8 @@ pub struct RegretResults {
 pub struct IdentificationResults {
     /// The scenario as simulated.
     pub(crate) scenario: IdentificationScenario,
-    /// The cells, in scenario order.
-    pub(crate) cells: Vec<IdentifyCell>,
+    /// The cells in scenario order: one list, or one per cell of the scenario's sweep.
+    pub(crate) stats: Vec<Vec<IdentifyCell>>,
     /// The overrides that were applied.
     pub(crate) overrides: Overrides,
     /// The shard simulated (`None`: every run, unsharded).

@@ -28,10 +28,18 @@ pub(crate) fn simulate(
             })
         }
         Scenario::Identification(s) => {
-            let cells = identification::runner::run_identification(s, options)?;
+            let stats = match &s.sweep {
+                None => vec![identification::runner::run_identification(s, options)?],
+                Some(sw) => run_cells(
+                    sw,
+                    &s.name,
+                    options,
+                    identification::runner::run_identification,
+                )?,
+            };
             Results::Identification(IdentificationResults {
                 scenario: s.clone(),
-                cells,
+                stats,
                 overrides,
                 shard,
             })

@@ -116,6 +116,44 @@ fn describe_identification(s: &IdentificationScenario) -> String {
             }
         }
     }
+    if let Some(sw) = &s.sweep {
+        let _ = writeln!(
+            out,
+            "\nsweep of `{}` over {}: {} cells, each run as the scenario with that value",
+            sw.field,
+            sw.values
+                .iter()
+                .map(f64::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            sw.cells.len()
+        );
+        for (value, cell) in sw.points() {
+            let sizes: Vec<String> = cell
+                .instances
+                .iter()
+                .flat_map(|i| {
+                    i.points.iter().map(move |a| {
+                        format!(
+                            "{} N = {}, K = {}, H = {}",
+                            i.label,
+                            a.len(),
+                            a.k(),
+                            sig(a.complexity(), 4)
+                        )
+                    })
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {}: ν = {}, {}; {}",
+                sw.cell_label(value),
+                cell.confidence,
+                crate::report::format::count(cell.runs, "run"),
+                sizes.join("; ")
+            );
+        }
+    }
     out
 }
 

@@ -7,6 +7,7 @@ pub(crate) mod check;
 pub(crate) mod markdown;
 pub(crate) mod runs;
 pub(crate) mod summary;
+pub(crate) mod sweep;
 
 use self::charts::charts;
 use self::markdown::markdown;

@@ -16,7 +16,7 @@ pub(crate) trait SavedResults {
     fn kind(&self) -> ResultKind;
     /// Every chart and `report.md` (a kind whose cells are folders renders theirs too).
     fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError>;
-    /// Subfolders holding data files of their own (a many-users sweep's cells).
+    /// Subfolders holding data files of their own (a many-users or identification sweep's cells).
     fn subfolders(&self) -> Vec<&str> {
         Vec::new()
     }

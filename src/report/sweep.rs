@@ -125,3 +125,106 @@ impl SavedResults for SweepSummary {
         render_report(self, charts)
     }
 }
+
+/// The folder of the cell at `v` of a sweep whose cells each write a result folder (many-users
+/// and identification sweeps): `field=v`, with anything but letters, digits, `.`, `-` and `=`
+/// written `_` (a field such as `channels[*].theta` makes `channels___.theta=0.5`).
+pub(crate) fn cell_folder(field: &str, v: f64) -> String {
+    format!("{field}={v}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '=' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Every cell's folder, or why a value makes none: the folders are derived from the field and
+/// the values, never read from a file, so that a damaged summary cannot point `plot` outside
+/// the results folder.
+pub(crate) fn cell_folders(field: &str, values: &[f64]) -> Result<Vec<String>, String> {
+    values
+        .iter()
+        .map(|&v| {
+            let folder = cell_folder(field, v);
+            if folder.starts_with('.') || folder.contains('/') {
+                Err(format!("values: {v} makes no cell folder"))
+            } else {
+                Ok(folder)
+            }
+        })
+        .collect()
+}
+
+/// The part of a saved sweep's top `summary.json` that names its cells; the rest is derived
+/// again from the cells and must agree byte for byte.
+#[derive(Debug, serde::Deserialize)]
+struct SavedTop {
+    kind: ResultKind,
+    scenario: String,
+    description: String,
+    field: String,
+    values: Vec<f64>,
+    #[serde(default)]
+    axis_label: Option<String>,
+    #[serde(default)]
+    log_axis: Option<bool>,
+}
+
+/// What a saved sweep's top summary says of the sweep itself, checked.
+#[derive(Debug)]
+pub(crate) struct SavedHead {
+    /// Scenario name.
+    pub scenario: String,
+    /// Scenario description.
+    pub description: String,
+    /// The swept field.
+    pub field: String,
+    /// Its values.
+    pub values: Vec<f64>,
+    /// How the charts draw them.
+    pub axis: crate::scenario::sweep::SweepAxis,
+    /// Each cell's folder, in the order of the values.
+    pub folders: Vec<String>,
+}
+
+/// Reads the head of a saved sweep's top `summary.json` of kind `kind` (`what` names such a
+/// summary in errors): 1 to 1 000 values, an axis the scenario check would allow, and a folder
+/// for every value.
+pub(crate) fn saved_head(json: &[u8], kind: ResultKind, what: &str) -> Result<SavedHead, String> {
+    const MAX_CELLS: usize = crate::scenario::sweep::MAX_CELLS;
+    let head: SavedTop = parse_json(json).map_err(|e| format!("not {what}: {e}"))?;
+    if let Err(why) = head.kind.expect(kind) {
+        return Err(format!("kind: {why}"));
+    }
+    if head.values.is_empty() || head.values.len() > MAX_CELLS {
+        return Err(format!(
+            "values: {} cells; a sweep has 1 to {MAX_CELLS}",
+            head.values.len()
+        ));
+    }
+    let axis = crate::scenario::sweep::SweepAxis {
+        label: head.axis_label,
+        log: head.log_axis,
+    };
+    if let Some((field, rule)) = axis.problems(&head.values).into_iter().next() {
+        let field = if field == "log" {
+            "log_axis"
+        } else {
+            "axis_label"
+        };
+        return Err(format!("{field}: {rule}"));
+    }
+    let folders = cell_folders(&head.field, &head.values)?;
+    Ok(SavedHead {
+        scenario: head.scenario,
+        description: head.description,
+        field: head.field,
+        values: head.values,
+        axis,
+        folders,
+    })
+}

@@ -3,6 +3,7 @@
 use super::checker::Checker;
 use super::locate::FieldPath;
 use super::raw::{RawIdentification, RawInstance};
+use super::sweep::{Sweep, check_sweep_of};
 use super::{RegretScenario, Scenario, Source};
 use crate::identify::Algorithm;
 use crate::identify::confidence::{Guarantee, Params, Setting, lemma_delta_limit};
@@ -43,6 +44,9 @@ pub struct IdentificationScenario {
     pub(crate) instances: Vec<Instance>,
     /// The algorithms: the scenario's, then any a library user added.
     pub(crate) algorithms: Vec<Algorithm>,
+    /// A sweep: the scenario at each value of one field (its cells); the scenario itself is
+    /// then the sweep's base and is not run.
+    pub(crate) sweep: Option<Box<Sweep<IdentificationScenario>>>,
 }
 
 /// One instance family with its checked points (one per number of arms).
@@ -65,6 +69,30 @@ impl IdentificationScenario {
     /// Runs per (instance, N, setting, algorithm) cell.
     pub fn runs(&self) -> u64 {
         self.runs
+    }
+
+    /// Whether it sweeps a field (a sweep's cells are the scenarios that run).
+    pub fn is_sweep(&self) -> bool {
+        self.sweep.is_some()
+    }
+
+    /// Its sweep (field, values, cells), if it sweeps a field.
+    pub fn sweep(&self) -> Option<&Sweep<IdentificationScenario>> {
+        self.sweep.as_deref()
+    }
+
+    /// Applies `f` to the scenario and to each cell of its sweep (overrides, added
+    /// algorithms), or gives `f`'s first error.
+    pub(crate) fn try_map_all<E>(
+        mut self,
+        f: &impl Fn(IdentificationScenario) -> Result<IdentificationScenario, E>,
+    ) -> Result<IdentificationScenario, E> {
+        let sweep = self.sweep.take();
+        let mut s = f(self)?;
+        if let Some(sw) = sweep {
+            s.sweep = Some(Box::new(sw.try_map_cells(|c| c.try_map_all(f))?));
+        }
+        Ok(s)
     }
 
     /// A hash (hex) of everything that determines this scenario's results and outputs.
@@ -90,6 +118,20 @@ impl IdentificationScenario {
                 let _ = write!(s, "|{}:{:?}:{:?}", p.k(), p.means(), p.rewards());
             }
         }
+        // Absent for a scenario without a sweep, so that earlier fingerprints (and partials)
+        // stay as they were.
+        if let Some(sw) = &self.sweep {
+            let _ = write!(
+                s,
+                "|sweep {}|{:?}{}",
+                sw.field,
+                sw.values,
+                sw.axis.fingerprint()
+            );
+            for c in &sw.cells {
+                let _ = write!(s, "|cell {}", c.fingerprint());
+            }
+        }
         format!("{:016x}", crate::util::rng::label_hash(&[&s]))
     }
 
@@ -105,7 +147,42 @@ impl IdentificationScenario {
     }
 }
 
+/// Checks a raw identification scenario (every broken rule reported), with its sweep's cells.
 pub(super) fn check_identification(
+    mut raw: RawIdentification,
+    source: &Source,
+    ck: &mut Checker,
+) -> Option<IdentificationScenario> {
+    let Some(spec) = raw.sweep.take() else {
+        return check_one(raw, source, ck);
+    };
+    // Every cell's arms are held together while the sweep runs: their sum is bounded as one
+    // scenario's is.
+    let mut cell_arms = 0u64;
+    let (base, sweep) = check_sweep_of(
+        raw,
+        spec,
+        source,
+        ck,
+        check_one,
+        |_, _, _, _, _| true,
+        |cell, at, ck| {
+            let arms = cell.instances.iter().flat_map(|i| &i.points);
+            cell_arms = arms.fold(cell_arms, |t, p| t.saturating_add(p.len() as u64));
+            ck.require(
+                cell_arms <= MAX_TOTAL_ARMS,
+                at,
+                format!("the cells up to this value hold {cell_arms} arms in all; at most {MAX_TOTAL_ARMS} are supported"),
+            )
+        },
+    );
+    let mut base = base?;
+    base.sweep = sweep.map(Box::new);
+    Some(base)
+}
+
+/// Checks one identification scenario (a sweep's base or cell).
+fn check_one(
     raw: RawIdentification,
     source: &Source,
     ck: &mut Checker,
@@ -129,6 +206,7 @@ pub(super) fn check_identification(
         sample_cap: raw.sample_cap,
         instances,
         algorithms: raw.algorithms.into_iter().map(Algorithm::Builtin).collect(),
+        sweep: None,
     })
 }
 

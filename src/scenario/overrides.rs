@@ -123,13 +123,15 @@ impl Scenario {
                 s.sweep = s.sweep.with_overrides(o, RegretScenario::with_overrides)?;
                 Scenario::Sweep(s)
             }
-            Scenario::Identification(mut s) => {
+            Scenario::Identification(s) => {
                 if o.horizon.is_some() {
                     return Err(OverrideError::HorizonForIdentification);
                 }
-                s.runs = o.runs.unwrap_or(s.runs);
-                s.seed = o.seed.unwrap_or(s.seed);
-                Scenario::Identification(s)
+                Scenario::Identification(s.try_map_all(&|mut s| {
+                    s.runs = o.runs.unwrap_or(s.runs);
+                    s.seed = o.seed.unwrap_or(s.seed);
+                    Ok::<_, OverrideError>(s)
+                })?)
             }
             Scenario::MultiUser(s) => Scenario::MultiUser(s.with_overrides(o)?),
         })

@@ -73,6 +73,9 @@ pub(crate) struct RawIdentification {
     pub instances: Vec<RawInstance>,
     /// The algorithms.
     pub algorithms: Vec<AlgorithmSpec>,
+    /// Runs the scenario at several values of one field (see [`super::sweep`]).
+    #[serde(default)]
+    pub sweep: Option<RawSweep>,
 }
 
 /// One instance family swept over numbers of arms.

@@ -52,6 +52,9 @@ pub enum ResultKind {
     /// A many-users sweep's results (each cell's in a subfolder).
     #[serde(rename = "multi-user-sweep")]
     MultiUserSweep,
+    /// An identification sweep's results (each cell's in a subfolder).
+    #[serde(rename = "identification-sweep")]
+    IdentificationSweep,
 }
 
 /// The kind of result set a scenario's unsharded run writes, said once per scenario kind.
@@ -67,7 +70,11 @@ impl Writes for RegretScenario {
 
 impl Writes for IdentificationScenario {
     fn writes(&self) -> ResultKind {
-        ResultKind::Identification
+        if self.sweep.is_some() {
+            ResultKind::IdentificationSweep
+        } else {
+            ResultKind::Identification
+        }
     }
 }
 
@@ -126,6 +133,7 @@ impl ResultKind {
             ResultKind::Comparison => "comparison",
             ResultKind::MultiUser => "multi-user",
             ResultKind::MultiUserSweep => "multi-user-sweep",
+            ResultKind::IdentificationSweep => "identification-sweep",
         }
     }
 
@@ -139,6 +147,7 @@ impl ResultKind {
             ResultKind::Comparison,
             ResultKind::MultiUser,
             ResultKind::MultiUserSweep,
+            ResultKind::IdentificationSweep,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)

@@ -162,7 +162,11 @@ impl Partial {
                     .filter(|a| matches!(a, Algorithm::Custom(_)))
                     .map(|a| (a.name().to_string(), String::new()))
                     .collect(),
-                IdentificationPartial::body(&r.cells),
+                if r.scenario.sweep.is_some() {
+                    SweepOf::<IdentificationPartial>::body(&r.stats)
+                } else {
+                    IdentificationPartial::body(&r.stats[0])
+                },
             ),
             Results::MultiUser(r) => (
                 Scenario::MultiUser(r.scenario.clone()),

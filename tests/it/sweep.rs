@@ -294,7 +294,8 @@ fn the_figure_1b_substitute_shows_regret_rising_with_c_and_sublinear_in_t() {
     }
 }
 
-/// Regret and many-users sweeps follow one model: the same rules on their values (at most
+/// Regret, many-users and identification sweeps follow one model: the same rules on their
+/// values (at most
 /// 1000, none twice, each checked as a separate file), the same cell labels, and the same
 /// refusal of an override that sets the swept field.
 #[test]
@@ -309,6 +310,10 @@ fn both_kinds_of_sweep_follow_one_model() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/multi-sweep-users.ron"),
     )
     .unwrap();
+    let identification = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/identification-sweep-confidence.ron"),
+    )
+    .unwrap();
     let set_sweep = |text: &str, sweep: &str| {
         let start = text.find("    sweep: (").unwrap();
         let end = start + text[start..].find("),\n").unwrap() + 3;
@@ -319,6 +324,8 @@ fn both_kinds_of_sweep_follow_one_model() {
         (&many, "users", 3.0),
         (&regret, "horizon", 2000.0),
         (&many, "horizon", 2000.0),
+        (&identification, "confidence", 0.05),
+        (&identification, "instances[0].k", 3.0),
     ] {
         let path = Path::new("s.ron");
         // Too many values, a value twice, a value its field cannot hold: named at the value.
@@ -353,7 +360,11 @@ fn both_kinds_of_sweep_follow_one_model() {
                 let sw = s.sweep().expect("a many-users sweep");
                 (sw.values().to_vec(), sw.cells().len())
             }
-            _ => panic!("not a sweep"),
+            Scenario::Identification(s) => {
+                let sw = s.sweep().expect("an identification sweep");
+                (sw.values().to_vec(), sw.cells().len())
+            }
+            Scenario::Regret(_) => panic!("not a sweep"),
         };
         assert_eq!((values, cells), (vec![value], 1));
         // An override of the swept field is refused, whatever the kind.
@@ -368,4 +379,182 @@ fn both_kinds_of_sweep_follow_one_model() {
             "{field}: {refused:?}"
         );
     }
+}
+
+/// An identification sweep (issue 49, item 2): each cell's folder holds exactly the files of a
+/// separate run with that value; shards merge into the unsharded run's files, cells included;
+/// `plot` redraws the same report and refuses a top summary its cells do not give.
+#[test]
+fn identification_sweeps_run_shard_merge_and_plot() {
+    use std::path::Path;
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"Identification(name: "isw", seed: 3, runs: 12, settings: [Heuristic, Faithful],
+        instances: [
+            (label: "exp", family: LilExponential(alpha: 0.3), k: Fixed(2), arms: [8, 12]),
+            (label: "sparse", family: OneSparse, k: Fixed(1), arms: [6]),
+        ],
+        algorithms: [LilLucb, LucbPlusPlus, Lucb1],
+        sweep: (field: "confidence", values: [0.1, 0.01]))"#;
+    let path = scenario_file(dir.path(), "isw.ron", text);
+    let whole = dir.path().join("whole");
+    Simulation::from_file(&path)
+        .unwrap()
+        .run()
+        .unwrap()
+        .write(&whole, &ChartOptions::default())
+        .unwrap();
+    let top: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(whole.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(top["kind"], "identification-sweep");
+    assert_eq!(
+        top["folders"],
+        serde_json::json!(["confidence=0.1", "confidence=0.01"])
+    );
+    // Two sizes of `exp` and one of `sparse`, two settings, LUCB1 in the faithful one only.
+    let entries = top["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 3 * (2 + 3));
+    assert!(
+        entries
+            .iter()
+            .all(|e| e["points"].as_array().unwrap().len() == 2)
+    );
+    // Each cell is the scenario with that value, run alone: the same data files.
+    for (value, folder) in [("0.1", "confidence=0.1"), ("0.01", "confidence=0.01")] {
+        let alone = text
+            .replace("runs: 12,", &format!("runs: 12, confidence: {value},"))
+            .replace(
+                r#",
+        sweep: (field: "confidence", values: [0.1, 0.01])"#,
+                "",
+            );
+        let p = scenario_file(dir.path(), &format!("alone{value}.ron"), &alone);
+        let out = dir.path().join(format!("alone{value}"));
+        Simulation::from_file(&p)
+            .unwrap()
+            .run()
+            .unwrap()
+            .write(&out, &none())
+            .unwrap();
+        for f in ["identification.csv", "runs.csv"] {
+            assert_eq!(
+                std::fs::read(out.join(f)).unwrap(),
+                std::fs::read(whole.join(folder).join(f)).unwrap(),
+                "{folder}/{f}"
+            );
+        }
+        // The summary differs only by the source file it names: none. Compare it whole.
+        assert_eq!(
+            std::fs::read(out.join("summary.json")).unwrap(),
+            std::fs::read(whole.join(folder).join("summary.json")).unwrap(),
+            "{folder}/summary.json"
+        );
+    }
+    // Shards merge into the unsharded files, the cells' too.
+    let shards: Vec<std::path::PathBuf> = (0..3)
+        .map(|i| {
+            let d = dir.path().join(format!("shard{i}"));
+            Simulation::from_file(&path)
+                .unwrap()
+                .shard(Shard { index: i, count: 3 })
+                .run()
+                .unwrap()
+                .write(&d, &none())
+                .unwrap();
+            d
+        })
+        .collect();
+    let merged = dir.path().join("merged");
+    specprobe::merge_shards(&shards)
+        .unwrap()
+        .write(&merged, &none())
+        .unwrap();
+    let data = |root: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        for folder in ["", "confidence=0.1", "confidence=0.01"] {
+            for f in [
+                "summary.json",
+                "sweep.csv",
+                "identification.csv",
+                "runs.csv",
+            ] {
+                if let Ok(bytes) = std::fs::read(root.join(folder).join(f)) {
+                    out.push((format!("{folder}/{f}"), bytes));
+                }
+            }
+        }
+        out
+    };
+    let (w, m) = (data(&whole), data(&merged));
+    assert_eq!(
+        w.len(),
+        2 + 3 * 2,
+        "{:?}",
+        w.iter().map(|x| &x.0).collect::<Vec<_>>()
+    );
+    assert_eq!(w, m);
+    // plot redraws the same report; a top summary its cells do not give is refused.
+    let before = std::fs::read(whole.join("report.md")).unwrap();
+    specprobe::commands::plot(&whole, &ChartOptions::default(), &Default::default()).unwrap();
+    assert_eq!(std::fs::read(whole.join("report.md")).unwrap(), before);
+    assert!(whole.join("confidence=0.01/identification.csv").exists());
+    let summary = whole.join("summary.json");
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let forged = text.replacen("\"errors\": 0", "\"errors\": 1", 1);
+    assert_ne!(forged, text);
+    std::fs::write(&summary, forged).unwrap();
+    let err = specprobe::commands::plot(&whole, &none(), &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("summary.json") && err.contains("does not agree"),
+        "{err}"
+    );
+}
+
+/// An identification sweep over K or N names a value its cell cannot take, at that value.
+#[test]
+fn identification_sweeps_over_k_and_n_are_checked_per_cell() {
+    use specprobe::{Scenario, parse};
+    let base = r#"Identification(name: "k", seed: 1, runs: 2, settings: [Heuristic],
+        instances: [(label: "exp", family: LilExponential(alpha: 0.3), k: Fixed(2), arms: [10])],
+        algorithms: [LilLucb],
+        sweep: SWEEP)"#;
+    let with = |sweep: &str| base.replace("SWEEP", sweep);
+    let path = std::path::Path::new("k.ron");
+    let Scenario::Identification(s) = parse(
+        &with(r#"(field: "instances[0].k", values: [1, 4, 9])"#),
+        path,
+    )
+    .unwrap() else {
+        panic!("an identification scenario")
+    };
+    let sizes: Vec<u64> = s
+        .sweep()
+        .unwrap()
+        .cells()
+        .iter()
+        .map(|c| c.runs())
+        .collect();
+    assert_eq!(sizes, [2, 2, 2]);
+    let err = parse(&with(r#"(field: "instances[0].k", values: [1, 10])"#), path)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("sweep.values[1]") && err.contains("1 ≤ K < N"),
+        "{err}"
+    );
+    let err = parse(
+        &with(r#"(field: "instances[0].arms[0]", values: [12, 2])"#),
+        path,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("sweep.values[1]"), "{err}");
+    let err = parse(&with(r#"(field: "instances[0].size", values: [1])"#), path)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("sweep.field") && err.contains("does not exist"),
+        "{err}"
+    );
 }

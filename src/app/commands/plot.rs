@@ -36,7 +36,8 @@ pub fn plot(
         })?;
     let is_data = |name: &str| kept(name, charts);
     dest.staging().copy_data_from(dir, is_data)?;
-    // Cells that are folders of their own (a many-users sweep's): their data files go along.
+    // Cells that are folders of their own (a many-users or identification sweep's): their data
+    // files go along.
     for folder in saved.subfolders() {
         dest.staging()
             .subfolder(folder)?

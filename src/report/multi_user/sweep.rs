@@ -11,13 +11,14 @@ use crate::engine::multi_user::runner::MultiStats;
 use crate::report::format::sig;
 use crate::report::plots::lines::{Curve, LineChart, spans_decades};
 use crate::report::plots::{Band, ChartOptions, render_chart};
-use crate::report::{Artifact, Rendered, ReportError, embedded, parse_json};
+use crate::report::sweep::{cell_folder, saved_head};
+use crate::report::{Artifact, Rendered, ReportError, embedded};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::Sweep;
 use crate::scenario::sweep::SweepAxis;
 use crate::store::folder::OutputDir;
 use crate::store::names::{self, ResultKind};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -136,21 +137,6 @@ impl SweepSummary {
     }
 }
 
-/// The folder of the cell at `v`: `field=v`, with anything but letters, digits, `.`, `-` and
-/// `=` written `_` (a field such as `channels[*].theta` makes `channels___.theta=0.5`).
-pub(crate) fn cell_folder(field: &str, v: f64) -> String {
-    format!("{field}={v}")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '=' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// Every output of a many-users sweep.
 pub(crate) fn render_sweep(
     s: &MultiUserScenario,
@@ -262,21 +248,6 @@ fn render_top(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Artifact>, 
     Ok(files)
 }
 
-/// The part of a saved sweep's top `summary.json` that names its cells; the rest is derived
-/// again from the cells and must agree byte for byte.
-#[derive(Debug, Deserialize)]
-struct SavedTop {
-    kind: ResultKind,
-    scenario: String,
-    description: String,
-    field: String,
-    values: Vec<f64>,
-    #[serde(default)]
-    axis_label: Option<String>,
-    #[serde(default)]
-    log_axis: Option<bool>,
-}
-
 /// A saved many-users sweep read back and checked: every cell's summary and curve table (each
 /// checked as a many-users folder is), and a top `summary.json` that is exactly what those
 /// cells give. What `plot` redraws.
@@ -314,37 +285,14 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
         file: names::SUMMARY,
         message,
     };
-    let head: SavedTop =
-        parse_json(&json).map_err(|e| saved(format!("not a many-users sweep summary: {e}")))?;
-    if let Err(why) = head.kind.expect(ResultKind::MultiUserSweep) {
-        return Err(saved(format!("kind: {why}")));
-    }
-    if head.values.is_empty() || head.values.len() > MAX_CELLS {
-        return Err(saved(format!(
-            "values: {} cells; a sweep has 1 to {MAX_CELLS}",
-            head.values.len()
-        )));
-    }
-    let axis = SweepAxis {
-        label: head.axis_label,
-        log: head.log_axis,
-    };
-    if let Some((field, rule)) = axis.problems(&head.values).into_iter().next() {
-        let field = if field == "log" {
-            "log_axis"
-        } else {
-            "axis_label"
-        };
-        return Err(saved(format!("{field}: {rule}")));
-    }
-    let mut cells = Vec::with_capacity(head.values.len());
-    for &v in &head.values {
-        // The folder is derived from the field and the value, never read from the file: a
-        // damaged summary cannot point `plot` outside the results folder.
-        let folder = cell_folder(&head.field, v);
-        if folder.starts_with('.') || folder.contains('/') {
-            return Err(saved(format!("values: {v} makes no cell folder")));
-        }
+    let head = saved_head(
+        &json,
+        ResultKind::MultiUserSweep,
+        "a many-users sweep summary",
+    )
+    .map_err(saved)?;
+    let mut cells = Vec::with_capacity(head.folders.len());
+    for folder in head.folders {
         let (summary, table) = super::load_multi_user(&dir.join(&folder))?;
         cells.push((folder, summary, table));
     }
@@ -368,7 +316,7 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
         &head.description,
         &head.field,
         &head.values,
-        &axis,
+        &head.axis,
         &summaries,
     );
     let again = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
@@ -382,9 +330,6 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
     }
     Ok(SavedSweep { top, cells })
 }
-
-/// Cells a saved sweep may name (the scenario check allows no more).
-const MAX_CELLS: usize = crate::scenario::sweep::MAX_CELLS;
 
 fn sweep_csv(top: &SweepSummary) -> Result<Vec<u8>, ReportError> {
     let mut header = vec!["policy".to_string(), top.field.clone(), "runs".to_string()];

@@ -226,32 +226,35 @@ impl LineChart {
         )
     }
 
-    /// Left end of a logarithmic horizontal axis: 1 for slot axes, else a bit below the first
-    /// point.
+    /// Left end of a logarithmic horizontal axis: 1 for slot axes (their points start at t ≥ 1),
+    /// else the smallest positive point over 1.5 (a sweep's values may lie below 1, as required
+    /// error probabilities do, and may be listed in any order).
     fn x_min(&self) -> f64 {
-        let first = self
+        let least = self
             .curves
             .iter()
-            .flat_map(|c| c.points.first().map(|p| p.0))
+            .flat_map(|c| c.points.iter().map(|p| p.0))
+            .filter(|&x| x > 0.0)
             .fold(f64::INFINITY, f64::min);
-        if first.is_finite() && first > 1.0 {
-            first / 1.5
+        if least.is_finite() && least != 1.0 {
+            least / 1.5
         } else {
             1.0
         }
     }
 
-    /// Right end of the horizontal axis: the last point (a sweep of values below 1, such as
-    /// sensing times in seconds, used to be stretched to 1), 1 when there is none.
+    /// Right end of the horizontal axis: the largest point (a sweep of values below 1, such as
+    /// sensing times in seconds, used to be stretched to 1; a sweep's values may come in any
+    /// order), 1 when there is none.
     fn x_max(&self) -> f64 {
         let last = self
             .curves
             .iter()
-            .flat_map(|c| c.points.last().map(|p| p.0))
+            .flat_map(|c| c.points.iter().map(|p| p.0))
             .chain(
                 self.references
                     .iter()
-                    .flat_map(|r| r.points.last().map(|p| p.0)),
+                    .flat_map(|r| r.points.iter().map(|p| p.0)),
             )
             .fold(f64::NEG_INFINITY, f64::max);
         if last.is_finite() && last > self.x_lin_min() {

@@ -47,7 +47,10 @@ pub fn merge(inputs: &[PathBuf]) -> Result<Results, MergeError> {
             shard: None,
         }),
         Scenario::Identification(s) => Results::Identification(IdentificationResults {
-            cells: IdentificationPartial::fold(&s, &bodies)?,
+            stats: match &s.sweep {
+                None => vec![IdentificationPartial::fold(&s, &bodies)?],
+                Some(sw) => SweepOf::<IdentificationPartial>::fold(sw, &bodies)?,
+            },
             scenario: s,
             overrides,
             shard: None,
@@ -74,9 +77,10 @@ pub(crate) fn check_bodies(
             Scenario::Sweep(s) => {
                 SweepOf::<RegretPartial>::check(&blame, field, &s.sweep, body, runs)?
             }
-            Scenario::Identification(s) => {
-                IdentificationPartial::check(&blame, field, s, body, runs)?
-            }
+            Scenario::Identification(s) => match &s.sweep {
+                None => IdentificationPartial::check(&blame, field, s, body, runs)?,
+                Some(sw) => SweepOf::<IdentificationPartial>::check(&blame, field, sw, body, runs)?,
+            },
             Scenario::MultiUser(s) => match &s.sweep {
                 None => MultiUserPartial::check(&blame, field, s, body, runs)?,
                 Some(sw) => SweepOf::<MultiUserPartial>::check(&blame, field, sw, body, runs)?,

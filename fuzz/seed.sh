@@ -10,7 +10,7 @@ rm -rf fuzz/corpus && mkdir -p fuzz/corpus/scenario fuzz/corpus/results
 find scenarios -name '*.ron' -o -name '*.json' | while read -r f; do cp "$f" fuzz/corpus/scenario/; done
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 n=0
-for s in paper-fig1a paper-table1 spectrum-8ch paper-best1 sweep-alpha spectrum-markov spectrum-trace multi-user-means multi-sweep-users multi-time-left; do
+for s in paper-fig1a paper-table1 spectrum-8ch paper-best1 sweep-alpha spectrum-markov spectrum-trace multi-user-means multi-sweep-users multi-time-left identification-sweep-confidence; do
   f=scenarios/$s.ron
   [ -f "$f" ] || continue
   small=(--runs 2 --horizon 40)

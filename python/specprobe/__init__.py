@@ -319,10 +319,21 @@ class Results:
         return self._csv("channels.csv")
 
     def table(self) -> Any:
-        """``identification.csv`` for identification results; ``curves.csv`` otherwise."""
+        """``identification.csv`` for identification results, ``sweep.csv`` for an identification
+        or many-users sweep's (one row per entry and swept value); ``curves.csv`` otherwise."""
         if self.kind == "identification":
             return self._csv("identification.csv")
+        if self.kind in ("identification-sweep", "multi-user-sweep"):
+            return self._csv("sweep.csv")
         return self.curves()
+
+    def _write_files(self, target: str) -> None:
+        """The data files into ``target``, a sweep's cells into their folders."""
+        for name, data in self.files.items():
+            path = os.path.join(target, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
 
     def plot(self, out: Optional[Union[str, "os.PathLike[str]"]] = None,
              formats: Sequence[str] = ("png", "svg")) -> List[str]:
@@ -336,15 +347,11 @@ class Results:
             # One folder for these results, kept as ``out``: a second call redraws there.
             target = os.path.join(tempfile.mkdtemp(prefix="specprobe-"), str(self.summary.get("scenario", "results")))
             os.makedirs(target, exist_ok=True)
-            for name, data in self.files.items():
-                with open(os.path.join(target, name), "wb") as f:
-                    f.write(data)
+            self._write_files(target)
             self.out = target
         elif target != self.out:
             os.makedirs(target, exist_ok=True)
-            for name, data in self.files.items():
-                with open(os.path.join(target, name), "wb") as f:
-                    f.write(data)
+            self._write_files(target)
         drawn = [os.fspath(p) for p in _specprobe.plot(target, formats=_formats(formats))]
         # The folder now holds these results: a later plot() redraws there.
         self.out = target

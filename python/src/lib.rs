@@ -992,9 +992,14 @@ fn write_results(
             },
         )
     })?;
+    // A sweep's cells keep their data files in folders of their own (`users=4/summary.json`):
+    // they come along, so that `Results.plot` can redraw the cells too.
     let files: DataFiles = files
         .into_iter()
-        .filter(|f| DATA_FILES.contains(&f.name.as_str()))
+        .filter(|f| {
+            let base = f.name.rsplit('/').next().unwrap_or(&f.name);
+            DATA_FILES.contains(&base)
+        })
         .map(|f| (f.name, f.bytes))
         .collect();
     Ok(files)

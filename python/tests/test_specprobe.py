@@ -346,6 +346,23 @@ def test_identification_gives_its_table_and_runs_python_identifiers():
     assert rows and all(r["samples"]["mean"] == 30 * r["n"] for r in rows)
 
 
+def test_an_identification_sweep_gives_its_sweep_table():
+    res = specprobe.run(ROOT / "scenarios" / "identification-sweep-confidence.ron", runs=3)
+    assert res.kind == "identification-sweep"
+    assert res.summary["values"] == [0.2, 0.1, 0.05, 0.01, 0.001]
+    table = res.table()
+    nu = table["confidence"] if isinstance(table, dict) else list(table["confidence"])
+    # One row per algorithm and value: four algorithms, five values.
+    assert len(nu) == 4 * 5 and sorted(set(nu)) == [0.001, 0.01, 0.05, 0.1, 0.2]
+    entry = res.summary["entries"][0]
+    assert [p["runs"] for p in entry["points"]] == [3] * 5
+    # The cells' data files come along, so that plot() redraws the cells too.
+    assert "confidence=0.01/identification.csv" in res.files
+    drawn = res.plot(formats=["svg"])
+    assert any(p.endswith("report.md") and "confidence=0.01" in p for p in drawn)
+    assert any(os.path.basename(p).startswith("sweep-1-") for p in drawn)
+
+
 def test_curves_without_pandas_are_a_dict_of_lists(monkeypatch):
     res = specprobe.run(FIG1A, runs=2, horizon=500)
     monkeypatch.setitem(sys.modules, "pandas", None)

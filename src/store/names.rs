@@ -22,8 +22,16 @@ pub(crate) const CHANNELS: &str = "channels.csv";
 /// `sweep.csv`: a sweep's table, one row per policy and value.
 pub(crate) const SWEEP: &str = "sweep.csv";
 /// The data files a result folder may hold (the charts and the report aside): what the Python
-/// package reads back.
-pub const DATA_FILES: [&str; 6] = [SUMMARY, CURVES, RUNS, IDENTIFICATION, USERS, CHANNELS];
+/// package reads back (a sweep's cells' own are in their folders).
+pub const DATA_FILES: [&str; 7] = [
+    SUMMARY,
+    CURVES,
+    RUNS,
+    IDENTIFICATION,
+    USERS,
+    CHANNELS,
+    SWEEP,
+];
 /// `report.md`: the summary tables with the charts.
 pub(crate) const REPORT: &str = "report.md";
 /// `partial.json`: one shard's exact statistics, for `merge`.

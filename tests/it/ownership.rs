@@ -183,3 +183,49 @@ fn folders_no_marker_lists_are_never_emptied_without_force() {
     ok(d, &["run", &s, "--out", "old", "--no-charts", "--force"]);
     assert!(!d.join("old/analysis.csv").exists());
 }
+
+/// A sweep's bare data files (what the Python package's `Results.plot` writes before drawing:
+/// the top data files and each cell's in its folder, no marker) are this scenario's to draw
+/// over; a file of the user's among them, or a folder two levels down, is not.
+#[test]
+fn a_sweeps_bare_data_files_are_drawn_over_but_a_users_file_among_them_is_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let s = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/identification-sweep-confidence.ron");
+    let s = s.to_str().unwrap();
+    ok(d, &["run", s, "--runs", "2", "--out", "r", "--no-charts"]);
+    // Keep only the data files, as Results.plot writes them.
+    let copy_data = |to: &Path| {
+        for entry in std::fs::read_dir(d.join("r")).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                std::fs::create_dir_all(to.join(&name)).unwrap();
+                for f in ["summary.json", "identification.csv", "runs.csv"] {
+                    std::fs::copy(entry.path().join(f), to.join(&name).join(f)).unwrap();
+                }
+            } else if ["summary.json", "sweep.csv"].contains(&name.as_str()) {
+                std::fs::copy(entry.path(), to.join(&name)).unwrap();
+            }
+        }
+    };
+    let bare = d.join("bare");
+    copy_data(&bare);
+    ok(d, &["plot", "bare", "--format", "svg"]);
+    assert!(bare.join("report.md").exists() && bare.join("confidence=0.01/report.md").exists());
+    // The same bare copy with a user's notes in a cell's folder, or a folder two levels down,
+    // is not replaced without --force.
+    for extra in [
+        "confidence=0.2/notes.txt",
+        "confidence=0.2/deeper/summary.json",
+    ] {
+        let notes = d.join("notes");
+        let _ = std::fs::remove_dir_all(&notes);
+        copy_data(&notes);
+        std::fs::create_dir_all(notes.join(extra).parent().unwrap()).unwrap();
+        std::fs::write(notes.join(extra), "mine").unwrap();
+        refused(d, &["plot", "notes"], &["--force"]);
+        assert!(notes.join(extra).exists(), "{extra}");
+    }
+}

@@ -123,13 +123,19 @@ pub(super) fn previous(
     // put there (a copied summary.json does not make the folder ours).
     //
     // Bare data files of this very scenario (a user's copy of a result's data, or what the
-    // Python package's `Results.plot` writes before drawing): nothing in the folder is a
-    // user's own, and `plot` carries the data files over.
+    // Python package's `Results.plot` writes before drawing), a sweep's cells' in folders one
+    // level down: nothing in the folder is a user's own, and `plot` carries the data files
+    // over.
+    let data = |e: &str| match e.split_once('/') {
+        None => names::DATA_FILES.contains(&e),
+        Some((_, "")) => true,
+        Some((_, file)) => names::DATA_FILES.contains(&file),
+    };
     let bare_data = || {
         entries
             .iter()
             .filter(|e| *e != names::MARKER)
-            .all(|e| names::DATA_FILES.contains(&e.as_str()))
+            .all(|e| data(e))
             && data_owner(path).as_deref() == Some(scenario)
     };
     let marker = Marker::read(path);

@@ -96,7 +96,7 @@ pub use store::folder::{Destination, OutputError, Previous, Replace};
 /// crates, not an API).
 #[doc(hidden)]
 pub use store::names::DATA_FILES;
-pub use store::names::ResultKind;
+pub use store::names::{ResultKind, Swept};
 pub use store::partial::{MergeError, merge as merge_shards};
 /// The cache lines a block spans, for the Python crate's prefetching of many worlds (see
 /// `Stepper::hot_blocks`): a contract between the crates, not an API.

@@ -29,7 +29,7 @@ use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
 use crate::store::folder::OutputError;
-use crate::store::names::ResultKind;
+use crate::store::names::{ResultKind, Swept};
 use regret::summary::RegretSummary;
 use regret::{curves, summary};
 use std::path::{Path, PathBuf};
@@ -130,10 +130,12 @@ pub(crate) fn load_any(
 ) -> Result<Box<dyn saved::SavedResults>, ReportError> {
     Ok(match found {
         Some(ResultKind::Identification) => Box::new(load_identification(dir)?),
-        Some(ResultKind::Sweep) => Box::new(load_sweep(dir)?),
+        Some(ResultKind::Sweep(Swept::Regret)) => Box::new(load_sweep(dir)?),
         Some(ResultKind::MultiUser) => Box::new(multi_user::load_multi_user(dir)?),
-        Some(ResultKind::MultiUserSweep) => Box::new(multi_user::load_multi_user_sweep(dir)?),
-        Some(ResultKind::IdentificationSweep) => {
+        Some(ResultKind::Sweep(Swept::MultiUser)) => {
+            Box::new(multi_user::load_multi_user_sweep(dir)?)
+        }
+        Some(ResultKind::Sweep(Swept::Identification)) => {
             Box::new(identification::sweep::load_identification_sweep(dir)?)
         }
         _ => {

@@ -26,7 +26,7 @@ use crate::report::saved::SavedResults;
 use crate::report::{Artifact, ReportError, parse_json};
 use crate::scenario::MultiUserScenario;
 use crate::store::folder::OutputDir;
-use crate::store::names::{self, ResultKind};
+use crate::store::names::{self, ResultKind, Swept};
 use crate::util::math;
 use std::fmt::Write;
 use tables::{channels_csv, users_csv};
@@ -420,7 +420,7 @@ impl SavedResults for SavedSweep {
     }
 
     fn kind(&self) -> ResultKind {
-        ResultKind::MultiUserSweep
+        ResultKind::Sweep(Swept::MultiUser)
     }
 
     fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {

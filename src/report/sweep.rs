@@ -21,7 +21,7 @@ use crate::report::{Artifact, ReportError};
 use crate::scenario::{RegretScenario, SweepScenario};
 use crate::store::folder::OutputDir;
 use crate::store::names;
-use crate::store::names::ResultKind;
+use crate::store::names::{ResultKind, Swept};
 
 /// Every output of a finished sweep, rendered.
 pub(crate) fn render(
@@ -118,7 +118,7 @@ impl SavedResults for SweepSummary {
     }
 
     fn kind(&self) -> ResultKind {
-        ResultKind::Sweep
+        ResultKind::Sweep(Swept::Regret)
     }
 
     fn render(&self, charts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {

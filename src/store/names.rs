@@ -39,30 +39,74 @@ pub(crate) const PARTIAL: &str = "partial.json";
 /// `.specprobe.json`: which scenario wrote a result folder, and its files.
 pub(crate) const MARKER: &str = ".specprobe.json";
 
-/// What a result folder holds: the `kind` of its `summary.json` and of its marker.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// What a result folder holds: the `kind` of its `summary.json` and of its marker, written as
+/// [`ResultKind::as_str`] spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ResultKind {
     /// A regret scenario's results.
     Regret,
     /// An identification scenario's results.
     Identification,
-    /// A sweep's results.
-    Sweep,
+    /// A many-users scenario's results (the marker spells the kind as `summary.json` does;
+    /// markers written before said `multi_user`, which still reads).
+    MultiUser,
+    /// A sweep's results, of the kind swept: one kind of result for every sweep (`"sweep"`,
+    /// `"multi-user-sweep"` and `"identification-sweep"` in files, as before).
+    Sweep(Swept),
     /// One shard's partial results.
     Partial,
     /// A comparison of several scenarios.
     Comparison,
-    /// A many-users scenario's results (the marker spells the kind as `summary.json` does;
-    /// markers written before said `multi_user`).
-    #[serde(rename = "multi-user", alias = "multi_user")]
+}
+
+/// The kind of scenario a sweep runs at each value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Swept {
+    /// Regret scenarios: the cells' summaries in the sweep's own.
+    Regret,
+    /// Identification scenarios: each cell's results in a subfolder.
+    Identification,
+    /// Many-users scenarios: each cell's results in a subfolder.
     MultiUser,
-    /// A many-users sweep's results (each cell's in a subfolder).
-    #[serde(rename = "multi-user-sweep")]
-    MultiUserSweep,
-    /// An identification sweep's results (each cell's in a subfolder).
-    #[serde(rename = "identification-sweep")]
-    IdentificationSweep,
+}
+
+/// Every kind, in the order errors list them.
+const ALL: [ResultKind; 8] = [
+    ResultKind::Regret,
+    ResultKind::Identification,
+    ResultKind::Sweep(Swept::Regret),
+    ResultKind::Partial,
+    ResultKind::Comparison,
+    ResultKind::MultiUser,
+    ResultKind::Sweep(Swept::MultiUser),
+    ResultKind::Sweep(Swept::Identification),
+];
+
+impl Serialize for ResultKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ResultKind, D::Error> {
+        const NAMES: [&str; 8] = [
+            "regret",
+            "identification",
+            "sweep",
+            "partial",
+            "comparison",
+            "multi-user",
+            "multi-user-sweep",
+            "identification-sweep",
+        ];
+        let name = String::deserialize(d)?;
+        match name.as_str() {
+            "multi_user" => Ok(ResultKind::MultiUser),
+            other => ResultKind::parse(other)
+                .ok_or_else(|| serde::de::Error::unknown_variant(other, &NAMES)),
+        }
+    }
 }
 
 /// The kind of result set a scenario's unsharded run writes, said once per scenario kind.
@@ -79,7 +123,7 @@ impl Writes for RegretScenario {
 impl Writes for IdentificationScenario {
     fn writes(&self) -> ResultKind {
         if self.sweep.is_some() {
-            ResultKind::IdentificationSweep
+            ResultKind::Sweep(Swept::Identification)
         } else {
             ResultKind::Identification
         }
@@ -88,14 +132,14 @@ impl Writes for IdentificationScenario {
 
 impl Writes for SweepScenario {
     fn writes(&self) -> ResultKind {
-        ResultKind::Sweep
+        ResultKind::Sweep(Swept::Regret)
     }
 }
 
 impl Writes for MultiUserScenario {
     fn writes(&self) -> ResultKind {
         if self.sweep.is_some() {
-            ResultKind::MultiUserSweep
+            ResultKind::Sweep(Swept::MultiUser)
         } else {
             ResultKind::MultiUser
         }
@@ -136,29 +180,18 @@ impl ResultKind {
         match self {
             ResultKind::Regret => "regret",
             ResultKind::Identification => "identification",
-            ResultKind::Sweep => "sweep",
+            ResultKind::Sweep(Swept::Regret) => "sweep",
             ResultKind::Partial => "partial",
             ResultKind::Comparison => "comparison",
             ResultKind::MultiUser => "multi-user",
-            ResultKind::MultiUserSweep => "multi-user-sweep",
-            ResultKind::IdentificationSweep => "identification-sweep",
+            ResultKind::Sweep(Swept::MultiUser) => "multi-user-sweep",
+            ResultKind::Sweep(Swept::Identification) => "identification-sweep",
         }
     }
 
     /// The kind a `kind` string names.
     pub fn parse(s: &str) -> Option<ResultKind> {
-        [
-            ResultKind::Regret,
-            ResultKind::Identification,
-            ResultKind::Sweep,
-            ResultKind::Partial,
-            ResultKind::Comparison,
-            ResultKind::MultiUser,
-            ResultKind::MultiUserSweep,
-            ResultKind::IdentificationSweep,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+        ALL.into_iter().find(|k| k.as_str() == s)
     }
 }
 
@@ -234,24 +267,36 @@ mod tests {
 
     #[test]
     fn kinds_round_trip_as_summaries_write_them() {
-        for k in [
-            ResultKind::Regret,
-            ResultKind::Identification,
-            ResultKind::Sweep,
-            ResultKind::Partial,
-            ResultKind::Comparison,
-            ResultKind::MultiUser,
-            ResultKind::MultiUserSweep,
-        ] {
-            assert_eq!(ResultKind::parse(k.as_str()), Some(k));
-            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{k}\""));
+        // The spellings of every kind, as files written before sweeps were one kind hold them.
+        let names = [
+            "regret",
+            "identification",
+            "sweep",
+            "partial",
+            "comparison",
+            "multi-user",
+            "multi-user-sweep",
+            "identification-sweep",
+        ];
+        for (k, name) in ALL.into_iter().zip(names) {
+            assert_eq!(k.as_str(), name);
+            assert_eq!(ResultKind::parse(name), Some(k));
+            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{name}\""));
+            let back: ResultKind = serde_json::from_str(&format!("\"{name}\"")).unwrap();
+            assert_eq!(back, k);
         }
         assert_eq!(ResultKind::parse("nope"), None);
-        assert!(serde_json::from_str::<ResultKind>("\"nope\"").is_err());
+        let err = serde_json::from_str::<ResultKind>("\"nope\"").unwrap_err();
+        assert!(err.to_string().contains("unknown variant `nope`"), "{err}");
         // A summary's `kind` that is not the expected one is reported with both spellings.
-        assert_eq!(ResultKind::Sweep.expect(ResultKind::Sweep), Ok(()));
+        let sweep = ResultKind::Sweep(Swept::Regret);
+        assert_eq!(sweep.expect(sweep), Ok(()));
         assert_eq!(
-            ResultKind::Regret.expect(ResultKind::Sweep),
+            ResultKind::Sweep(Swept::MultiUser).expect(sweep),
+            Err("\"multi-user-sweep\", expected \"sweep\"".to_string())
+        );
+        assert_eq!(
+            ResultKind::Regret.expect(sweep),
             Err("\"regret\", expected \"sweep\"".to_string())
         );
         // A marker of an earlier version still reads.

@@ -21,7 +21,7 @@ use crate::scenario::IdentificationScenario;
 use crate::scenario::Sweep;
 use crate::scenario::sweep::SweepAxis;
 use crate::store::folder::OutputDir;
-use crate::store::names::{self, ResultKind};
+use crate::store::names::{self, ResultKind, Swept};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::path::Path;
@@ -182,7 +182,7 @@ fn top_of(
         })
         .collect();
     IdentificationSweepSummary {
-        kind: ResultKind::IdentificationSweep,
+        kind: ResultKind::Sweep(Swept::Identification),
         scenario: head.scenario.to_string(),
         description: head.description.to_string(),
         field: field.to_string(),
@@ -458,7 +458,7 @@ pub(crate) fn load_identification_sweep(
     };
     let head = saved_head(
         &json,
-        ResultKind::IdentificationSweep,
+        ResultKind::Sweep(Swept::Identification),
         "an identification sweep summary",
     )
     .map_err(saved)?;
@@ -511,7 +511,7 @@ impl SavedResults for SavedIdentificationSweep {
     }
 
     fn kind(&self) -> ResultKind {
-        ResultKind::IdentificationSweep
+        ResultKind::Sweep(Swept::Identification)
     }
 
     fn render(&self, opts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {

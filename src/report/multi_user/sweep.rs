@@ -17,7 +17,7 @@ use crate::scenario::MultiUserScenario;
 use crate::scenario::Sweep;
 use crate::scenario::sweep::SweepAxis;
 use crate::store::folder::OutputDir;
-use crate::store::names::{self, ResultKind};
+use crate::store::names::{self, ResultKind, Swept};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -182,7 +182,7 @@ fn top_summary(
 ) -> SweepSummary {
     let policies = summaries.first().map_or(0, |c| c.policies.len());
     let mut top = SweepSummary {
-        kind: ResultKind::MultiUserSweep,
+        kind: ResultKind::Sweep(Swept::MultiUser),
         scenario: scenario.to_string(),
         description: description.to_string(),
         field: field.to_string(),
@@ -287,7 +287,7 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
     };
     let head = saved_head(
         &json,
-        ResultKind::MultiUserSweep,
+        ResultKind::Sweep(Swept::MultiUser),
         "a many-users sweep summary",
     )
     .map_err(saved)?;

@@ -4,13 +4,13 @@ use crate::report::check::{Failure, fail, finite, require, stat};
 use crate::report::regret::check::{curve_row, regret};
 use crate::report::regret::curves::CurveRow;
 use crate::report::sweep::summary::SweepSummary;
-use crate::store::names::ResultKind;
+use crate::store::names::{ResultKind, Swept};
 
 /// A sweep's summary: values, one cell per value (each a sound regret summary), and a table
 /// whose rows name listed values and policies.
 pub(crate) fn sweep(s: &SweepSummary) -> Result<(), Failure> {
     s.kind
-        .expect(ResultKind::Sweep)
+        .expect(ResultKind::Sweep(Swept::Regret))
         .or_else(|why| fail("kind", why))?;
     require(!s.values.is_empty(), "values", || "is empty".into())?;
     for (i, v) in s.values.iter().enumerate() {

@@ -3,7 +3,7 @@
 use crate::engine::regret::runner::RegretStats;
 use crate::report::regret::summary::{RegretSummary, Stat, regret_summary};
 use crate::scenario::{RegretScenario, SweepScenario};
-use crate::store::names::ResultKind;
+use crate::store::names::{ResultKind, Swept};
 use serde::{Deserialize, Serialize};
 
 /// The whole summary of a sweep.
@@ -90,7 +90,7 @@ pub(crate) fn summary(
     }
     SweepSummary {
         scenario: s.name.clone(),
-        kind: ResultKind::Sweep,
+        kind: ResultKind::Sweep(Swept::Regret),
         description: s.description.clone(),
         field: s.sweep.field.clone(),
         values: s.sweep.values.clone(),

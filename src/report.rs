@@ -257,6 +257,19 @@ pub(crate) fn rendered<'a>(
         })
 }
 
+/// The charts' files and `report.md`, whose text `markdown` writes around the charts it embeds
+/// (their captions and files, in the format `opts` draws first): how every report ends.
+pub(crate) fn charts_and_report(
+    rendered: Vec<Rendered>,
+    opts: &ChartOptions,
+    markdown: impl FnOnce(&[(String, String)]) -> String,
+) -> Vec<Artifact> {
+    let md = markdown(&embedded(&rendered, opts));
+    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
+    files.push(Artifact::new(crate::store::names::REPORT, md.into_bytes()));
+    files
+}
+
 /// (caption, file) pairs for the report: the PNG where one was drawn, else the SVG.
 pub(crate) fn embedded(rendered: &[Rendered], charts: &ChartOptions) -> Vec<(String, String)> {
     let ext = if charts.formats.contains(&Format::Png) {

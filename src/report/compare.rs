@@ -8,8 +8,7 @@ use crate::report::regret::charts::{Source, time_charts};
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::markdown::{RESULT_HEAD, RESULT_RULE, policy_row};
 use crate::report::regret::summary::RegretSummary;
-use crate::report::{Artifact, ReportError, embedded};
-use crate::store::names;
+use crate::report::{Artifact, ReportError};
 use std::fmt::Write;
 
 /// The comparison's charts and `report.md`; `labels[i]` names `loaded[i]` in legends and the
@@ -35,9 +34,8 @@ pub(crate) fn render(
         .cloned()
         .zip(loaded.iter().map(|(s, _)| s))
         .collect();
-    let md = markdown(&table, &embedded(&rendered, opts));
-    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
-    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    let files =
+        crate::report::charts_and_report(rendered, opts, |embedded| markdown(&table, embedded));
     Ok(files)
 }
 

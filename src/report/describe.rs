@@ -117,17 +117,7 @@ fn describe_identification(s: &IdentificationScenario) -> String {
         }
     }
     if let Some(sw) = &s.sweep {
-        let _ = writeln!(
-            out,
-            "\nsweep of `{}` over {}: {} cells, each run as the scenario with that value",
-            sw.field,
-            sw.values
-                .iter()
-                .map(f64::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
-            sw.cells.len()
-        );
+        sweep_line(&mut out, sw);
         for (value, cell) in sw.points() {
             let sizes: Vec<String> = cell
                 .instances
@@ -155,6 +145,21 @@ fn describe_identification(s: &IdentificationScenario) -> String {
         }
     }
     out
+}
+
+/// The line that opens a many-users or identification sweep's cells.
+fn sweep_line<S>(out: &mut String, sw: &crate::scenario::Sweep<S>) {
+    let _ = writeln!(
+        out,
+        "\nsweep of `{}` over {}: {} cells, each run as the scenario with that value",
+        sw.field,
+        sw.values
+            .iter()
+            .map(f64::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        sw.cells.len()
+    );
 }
 
 fn describe_regret(s: &RegretScenario) -> String {
@@ -307,17 +312,7 @@ fn describe_multi_user(s: &MultiUserScenario) -> String {
     channel_table(&mut out, &s.env, s.header.horizon);
     match &s.sweep {
         Some(sw) => {
-            let _ = writeln!(
-                out,
-                "\nsweep of `{}` over {}: {} cells, each run as the scenario with that value",
-                sw.field,
-                sw.values
-                    .iter()
-                    .map(f64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                sw.cells.len()
-            );
+            sweep_line(&mut out, sw);
             for (value, cell) in sw.points() {
                 let _ = write!(out, "  {}: ", sw.cell_label(value));
                 benchmark_lines(&mut out, cell);

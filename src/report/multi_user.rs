@@ -332,9 +332,8 @@ pub(crate) fn render_report(
     opts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {
     let rendered = charts::charts(summary, table, opts)?;
-    let md = markdown(summary, &crate::report::embedded(&rendered, opts));
-    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
-    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    let files =
+        crate::report::charts_and_report(rendered, opts, |embedded| markdown(summary, embedded));
     Ok(files)
 }
 

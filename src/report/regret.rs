@@ -19,7 +19,7 @@ use crate::report::plots::{AxisMode, ChartError};
 use crate::report::regret::bars::{grid_chart, paired_chart, probe_charts};
 use crate::report::regret::charts::{Source, experiment_label, time_charts};
 use crate::report::saved::SavedResults;
-use crate::report::{Artifact, ReportError, embedded};
+use crate::report::{Artifact, ReportError};
 use crate::scenario::RegretScenario;
 use crate::store::folder::OutputDir;
 use crate::store::names;
@@ -71,9 +71,9 @@ pub(crate) fn render_report(
     charts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {
     let rendered = regret_charts(summary, rows, charts)?;
-    let md = markdown::regret_report(summary, &embedded(&rendered, charts));
-    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
-    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    let files = crate::report::charts_and_report(rendered, charts, |embedded| {
+        markdown::regret_report(summary, embedded)
+    });
     Ok(files)
 }
 

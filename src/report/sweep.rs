@@ -81,9 +81,8 @@ pub(crate) fn render_report(
     opts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {
     let rendered = charts(summary, opts)?;
-    let md = markdown(summary, &crate::report::embedded(&rendered, opts));
-    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
-    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    let files =
+        crate::report::charts_and_report(rendered, opts, |embedded| markdown(summary, embedded));
     Ok(files)
 }
 
@@ -191,10 +190,25 @@ pub(crate) struct SavedHead {
     pub folders: Vec<String>,
 }
 
-/// Reads the head of a saved sweep's top `summary.json` of kind `kind` (`what` names such a
-/// summary in errors): 1 to 1 000 values, an axis the scenario check would allow, and a folder
-/// for every value.
-pub(crate) fn saved_head(json: &[u8], kind: ResultKind, what: &str) -> Result<SavedHead, String> {
+/// Reads the top `summary.json` of a sweep saved in `dir`, of kind `kind` (`what` names such a
+/// summary in errors): its bytes, and its head checked by [`head_of`].
+pub(crate) fn saved_head(
+    dir: &std::path::Path,
+    kind: ResultKind,
+    what: &str,
+) -> Result<(Vec<u8>, SavedHead), ReportError> {
+    let json = OutputDir::existing(dir).read(names::SUMMARY)?;
+    let head = head_of(&json, kind, what).map_err(|message| ReportError::Saved {
+        dir: dir.to_path_buf(),
+        file: names::SUMMARY,
+        message,
+    })?;
+    Ok((json, head))
+}
+
+/// The head of a sweep's top summary `json`: 1 to 1 000 values, an axis the scenario check
+/// would allow, and a folder for every value.
+fn head_of(json: &[u8], kind: ResultKind, what: &str) -> Result<SavedHead, String> {
     const MAX_CELLS: usize = crate::scenario::sweep::MAX_CELLS;
     let head: SavedTop = parse_json(json).map_err(|e| format!("not {what}: {e}"))?;
     if let Err(why) = head.kind.expect(kind) {

@@ -121,16 +121,7 @@ impl IdentificationScenario {
         // Absent for a scenario without a sweep, so that earlier fingerprints (and partials)
         // stay as they were.
         if let Some(sw) = &self.sweep {
-            let _ = write!(
-                s,
-                "|sweep {}|{:?}{}",
-                sw.field,
-                sw.values,
-                sw.axis.fingerprint()
-            );
-            for c in &sw.cells {
-                let _ = write!(s, "|cell {}", c.fingerprint());
-            }
+            s.push_str(&sw.fingerprint_part(IdentificationScenario::fingerprint));
         }
         format!("{:016x}", crate::util::rng::label_hash(&[&s]))
     }

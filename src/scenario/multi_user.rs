@@ -236,16 +236,7 @@ impl MultiUserScenario {
             }
         }
         if let Some(sw) = &self.sweep {
-            let _ = write!(
-                s,
-                "|sweep {}|{:?}{}",
-                sw.field,
-                sw.values,
-                sw.axis.fingerprint()
-            );
-            for c in &sw.cells {
-                let _ = write!(s, "|cell {}", c.fingerprint());
-            }
+            s.push_str(&sw.fingerprint_part(MultiUserScenario::fingerprint));
         }
         format!("{:016x}", crate::util::rng::label_hash(&[&s]))
     }

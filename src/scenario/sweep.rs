@@ -97,6 +97,22 @@ impl<S> Sweep<S> {
         format!("{} = {v}", self.field)
     }
 
+    /// What the sweep adds to its base scenario's fingerprint: the field, values and axis, and
+    /// each cell's own fingerprint (`cell`).
+    pub(crate) fn fingerprint_part(&self, cell: impl Fn(&S) -> String) -> String {
+        use std::fmt::Write;
+        let mut s = format!(
+            "|sweep {}|{:?}{}",
+            self.field,
+            self.values,
+            self.axis.fingerprint()
+        );
+        for c in &self.cells {
+            let _ = write!(s, "|cell {}", cell(c));
+        }
+        s
+    }
+
     /// Each value with its cell.
     pub(crate) fn points(&self) -> impl Iterator<Item = (f64, &S)> {
         self.values.iter().copied().zip(&self.cells)

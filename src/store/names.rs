@@ -70,7 +70,19 @@ pub enum Swept {
     MultiUser,
 }
 
-/// Every kind, in the order errors list them.
+/// Every kind's spelling in files, in the order of [`ALL`] (errors list them so).
+const NAMES: [&str; 8] = [
+    "regret",
+    "identification",
+    "sweep",
+    "partial",
+    "comparison",
+    "multi-user",
+    "multi-user-sweep",
+    "identification-sweep",
+];
+
+/// Every kind.
 const ALL: [ResultKind; 8] = [
     ResultKind::Regret,
     ResultKind::Identification,
@@ -90,16 +102,6 @@ impl Serialize for ResultKind {
 
 impl<'de> Deserialize<'de> for ResultKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ResultKind, D::Error> {
-        const NAMES: [&str; 8] = [
-            "regret",
-            "identification",
-            "sweep",
-            "partial",
-            "comparison",
-            "multi-user",
-            "multi-user-sweep",
-            "identification-sweep",
-        ];
         let name = String::deserialize(d)?;
         match name.as_str() {
             "multi_user" => Ok(ResultKind::MultiUser),
@@ -268,17 +270,7 @@ mod tests {
     #[test]
     fn kinds_round_trip_as_summaries_write_them() {
         // The spellings of every kind, as files written before sweeps were one kind hold them.
-        let names = [
-            "regret",
-            "identification",
-            "sweep",
-            "partial",
-            "comparison",
-            "multi-user",
-            "multi-user-sweep",
-            "identification-sweep",
-        ];
-        for (k, name) in ALL.into_iter().zip(names) {
+        for (k, name) in ALL.into_iter().zip(NAMES) {
             assert_eq!(k.as_str(), name);
             assert_eq!(ResultKind::parse(name), Some(k));
             assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{name}\""));

@@ -13,6 +13,29 @@ fn none() -> ChartOptions {
     }
 }
 
+/// The scenario at `path` run as three shards under `dir`, merged into `dir/merged`.
+fn three_shards_merged(path: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
+    let shards: Vec<std::path::PathBuf> = (0..3)
+        .map(|i| {
+            let d = dir.join(format!("shard{i}"));
+            Simulation::from_file(path)
+                .unwrap()
+                .shard(Shard { index: i, count: 3 })
+                .run()
+                .unwrap()
+                .write(&d, &none())
+                .unwrap();
+            d
+        })
+        .collect();
+    let merged = dir.join("merged");
+    specprobe::merge_shards(&shards)
+        .unwrap()
+        .write(&merged, &none())
+        .unwrap();
+    merged
+}
+
 /// A sweep's cells equal separate runs of the same scenario with those values: the same
 /// statistics, byte for byte (compared as each cell's summary and rows against the separate
 /// run's summary.json and curves.csv).
@@ -223,24 +246,7 @@ fn sweeps_shard_merge_and_plot() {
         .unwrap()
         .write(&whole, &ChartOptions::default())
         .unwrap();
-    let shards: Vec<std::path::PathBuf> = (0..3)
-        .map(|i| {
-            let d = dir.path().join(format!("shard{i}"));
-            Simulation::from_file(&path)
-                .unwrap()
-                .shard(Shard { index: i, count: 3 })
-                .run()
-                .unwrap()
-                .write(&d, &none())
-                .unwrap();
-            d
-        })
-        .collect();
-    let merged = dir.path().join("merged");
-    specprobe::merge_shards(&shards)
-        .unwrap()
-        .write(&merged, &none())
-        .unwrap();
+    let merged = three_shards_merged(&path, dir.path());
     for f in ["summary.json", "curves.csv", "runs.csv"] {
         assert_eq!(
             std::fs::read(whole.join(f)).unwrap(),
@@ -450,24 +456,7 @@ fn identification_sweeps_run_shard_merge_and_plot() {
         );
     }
     // Shards merge into the unsharded files, the cells' too.
-    let shards: Vec<std::path::PathBuf> = (0..3)
-        .map(|i| {
-            let d = dir.path().join(format!("shard{i}"));
-            Simulation::from_file(&path)
-                .unwrap()
-                .shard(Shard { index: i, count: 3 })
-                .run()
-                .unwrap()
-                .write(&d, &none())
-                .unwrap();
-            d
-        })
-        .collect();
-    let merged = dir.path().join("merged");
-    specprobe::merge_shards(&shards)
-        .unwrap()
-        .write(&merged, &none())
-        .unwrap();
+    let merged = three_shards_merged(&path, dir.path());
     let data = |root: &Path| -> Vec<(String, Vec<u8>)> {
         let mut out = Vec::new();
         for folder in ["", "confidence=0.1", "confidence=0.01"] {

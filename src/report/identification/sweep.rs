@@ -16,11 +16,10 @@ use crate::report::plots::lines::{Curve, LineChart};
 use crate::report::plots::{ChartOptions, render_chart};
 use crate::report::saved::SavedResults;
 use crate::report::sweep::{cell_folders, saved_head};
-use crate::report::{Artifact, Rendered, ReportError, embedded};
+use crate::report::{Artifact, Rendered, ReportError};
 use crate::scenario::IdentificationScenario;
 use crate::scenario::Sweep;
 use crate::scenario::sweep::SweepAxis;
-use crate::store::folder::OutputDir;
 use crate::store::names::{self, ResultKind, Swept};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -116,7 +115,11 @@ pub(crate) fn render_sweep(
         }
         summaries.push(summary(cell, st));
     }
-    let top = top_summary(s, &sw.field, &sw.values, &sw.axis, folders, &summaries);
+    let head = Head {
+        scenario: &s.name,
+        description: &s.description,
+    };
+    let top = top_summary(&head, &sw.field, &sw.values, &sw.axis, folders, &summaries);
     let json = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
         file: names::SUMMARY,
         error,
@@ -143,21 +146,6 @@ struct Head<'a> {
 
 /// The top summary from the cells' summaries (in the order of `values`).
 fn top_summary(
-    s: &IdentificationScenario,
-    field: &str,
-    values: &[f64],
-    axis: &SweepAxis,
-    folders: Vec<String>,
-    cells: &[IdentificationSummary],
-) -> IdentificationSweepSummary {
-    let head = Head {
-        scenario: &s.name,
-        description: &s.description,
-    };
-    top_of(&head, field, values, axis, folders, cells)
-}
-
-fn top_of(
     head: &Head<'_>,
     field: &str,
     values: &[f64],
@@ -431,9 +419,8 @@ fn render_top(
     opts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {
     let rendered = charts(top, opts)?;
-    let md = markdown(top, &embedded(&rendered, opts));
-    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
-    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    let files =
+        crate::report::charts_and_report(rendered, opts, |embedded| markdown(top, embedded));
     Ok(files)
 }
 
@@ -450,18 +437,16 @@ pub(crate) struct SavedIdentificationSweep {
 pub(crate) fn load_identification_sweep(
     dir: &Path,
 ) -> Result<SavedIdentificationSweep, ReportError> {
-    let json = OutputDir::existing(dir).read(names::SUMMARY)?;
+    let (json, head) = saved_head(
+        dir,
+        ResultKind::Sweep(Swept::Identification),
+        "an identification sweep summary",
+    )?;
     let saved = |message: String| ReportError::Saved {
         dir: dir.to_path_buf(),
         file: names::SUMMARY,
         message,
     };
-    let head = saved_head(
-        &json,
-        ResultKind::Sweep(Swept::Identification),
-        "an identification sweep summary",
-    )
-    .map_err(saved)?;
     let mut cells = Vec::with_capacity(head.folders.len());
     for folder in &head.folders {
         let summary = load_identification(&dir.join(folder))?;
@@ -484,7 +469,7 @@ pub(crate) fn load_identification_sweep(
         scenario: &head.scenario,
         description: &head.description,
     };
-    let top = top_of(
+    let top = top_summary(
         &h,
         &head.field,
         &head.values,

@@ -9,8 +9,7 @@ use super::{COLLISIONS, PSEUDO, REALIZED, cell};
 use crate::report::format::{charts_section, count, sig};
 use crate::report::plots::ChartOptions;
 use crate::report::plots::lines::LineChart;
-use crate::report::{Artifact, ReportError, embedded};
-use crate::store::names;
+use crate::report::{Artifact, ReportError};
 use crate::util::math;
 use std::fmt::Write;
 
@@ -74,9 +73,9 @@ pub(crate) fn render_compare(
             time_charts(chart, stem, &caption, m != COLLISIONS, opts, &mut rendered)?;
         }
     }
-    let md = markdown(labels, loaded, &embedded(&rendered, opts));
-    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
-    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    let files = crate::report::charts_and_report(rendered, opts, |embedded| {
+        markdown(labels, loaded, embedded)
+    });
     Ok(files)
 }
 

@@ -12,11 +12,10 @@ use crate::report::format::sig;
 use crate::report::plots::lines::{Curve, LineChart, spans_decades};
 use crate::report::plots::{Band, ChartOptions, render_chart};
 use crate::report::sweep::{cell_folder, saved_head};
-use crate::report::{Artifact, Rendered, ReportError, embedded};
+use crate::report::{Artifact, Rendered, ReportError};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::Sweep;
 use crate::scenario::sweep::SweepAxis;
-use crate::store::folder::OutputDir;
 use crate::store::names::{self, ResultKind, Swept};
 use serde::Serialize;
 use std::fmt::Write;
@@ -242,9 +241,8 @@ fn top_summary(
 /// reports are drawn by [`super::render_report`]).
 fn render_top(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Artifact>, ReportError> {
     let rendered = chart(top, opts)?;
-    let md = markdown(top, &embedded(&rendered, opts));
-    let mut files: Vec<Artifact> = rendered.into_iter().flat_map(|r| r.files).collect();
-    files.push(Artifact::new(names::REPORT, md.into_bytes()));
+    let files =
+        crate::report::charts_and_report(rendered, opts, |embedded| markdown(top, embedded));
     Ok(files)
 }
 
@@ -279,18 +277,16 @@ impl SavedSweep {
 
 /// Reads a saved many-users sweep from `dir` (see [`SavedSweep`]). Errors name the file.
 pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportError> {
-    let json = OutputDir::existing(dir).read(names::SUMMARY)?;
+    let (json, head) = saved_head(
+        dir,
+        ResultKind::Sweep(Swept::MultiUser),
+        "a many-users sweep summary",
+    )?;
     let saved = |message: String| ReportError::Saved {
         dir: dir.to_path_buf(),
         file: names::SUMMARY,
         message,
     };
-    let head = saved_head(
-        &json,
-        ResultKind::Sweep(Swept::MultiUser),
-        "a many-users sweep summary",
-    )
-    .map_err(saved)?;
     let mut cells = Vec::with_capacity(head.folders.len());
     for folder in head.folders {
         let (summary, table) = super::load_multi_user(&dir.join(&folder))?;

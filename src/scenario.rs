@@ -44,6 +44,22 @@ pub use sweep::Sweep;
 /// at 2²⁰ it took 352 MB and the run 2.3 GB (issue 50).
 pub(crate) const MAX_CHANNELS: u64 = 1 << 18;
 
+/// Evaluates `$body` with `$s` bound to the scenario inside `$scenario` (a `&Scenario`),
+/// whatever its kind: the one list of the scenario kinds for dispatch. A layer's per-kind
+/// behaviour is a trait that each kind implements in its own folder (see
+/// `report::describe::Describe`); the dispatch then names no kind.
+macro_rules! each_kind {
+    ($scenario:expr, $s:ident => $body:expr) => {
+        match $scenario {
+            $crate::scenario::Scenario::Regret($s) => $body,
+            $crate::scenario::Scenario::Identification($s) => $body,
+            $crate::scenario::Scenario::Sweep($s) => $body,
+            $crate::scenario::Scenario::MultiUser($s) => $body,
+        }
+    };
+}
+pub(crate) use each_kind;
+
 /// A checked scenario.
 #[derive(Clone, Debug)]
 pub enum Scenario {

@@ -17,59 +17,36 @@
 //! hdrhistogram buckets are typical values, and a sliding-window policy is assumed to see at
 //! most 8 probes per slot.
 
-use crate::engine::multi_user::slot_loop::N_MULTI;
 use crate::engine::pipeline::RunOptions;
 use crate::engine::recorder::N_METRICS;
-use crate::identify::confidence::Setting;
-use crate::model::channel::{Channel, EPOCH_OVERHEAD, Environment};
-use crate::scenario::multi_user::TeamKind;
-use crate::scenario::{
-    IdentificationScenario, MultiUserScenario, PolicyKind, RegretScenario, Scenario,
-};
+use crate::model::channel::{Channel, Environment};
+use crate::scenario::Scenario;
 use crate::util::math;
 
 /// Bytes of one exact moment (count + two exact sums of about three partials each).
-const MOMENTS: u64 = 8 + 2 * (24 + 3 * 8 + 16);
+pub(crate) const MOMENTS: u64 = 8 + 2 * (24 + 3 * 8 + 16);
 /// Bytes of one run's final row (run index + one value per metric), with room for the
 /// outputs built from it (runs.csv rows, paired differences).
-const FINAL_ROW: u64 = 3 * (8 + 8 * N_METRICS as u64);
-/// Bytes of one identification outcome kept per run.
-const OUTCOME: u64 = 3 * 32;
+pub(crate) const FINAL_ROW: u64 = 3 * (8 + 8 * N_METRICS as u64);
 /// Bytes of per-channel state of a policy, a sample path and the run records.
-const PER_CHANNEL: u64 = 64 + 80 + 3 * 8;
+pub(crate) const PER_CHANNEL: u64 = 64 + 80 + 3 * 8;
 /// Bytes per channel of the report written after a run (the summary's description of each
 /// channel, serialized and read back to render the tables and charts): measured 1.7 KB over
 /// the run's own per channel at 65 536 channels, rounded up so that the estimate bounds the
 /// peak (issue 50: 1.7 GiB estimated against 2.27 GB used).
-const REPORT_PER_CHANNEL: u64 = 2048;
+pub(crate) const REPORT_PER_CHANNEL: u64 = 2048;
 /// Bytes per channel and policy of the report (each policy's per-channel counts).
-const REPORT_PER_POLICY_CHANNEL: u64 = 96;
+pub(crate) const REPORT_PER_POLICY_CHANNEL: u64 = 96;
 /// Bytes per epoch entry of a piecewise benchmark ([`Environment::epoch_entries`]: epochs ×
 /// (channels + overhead)), held by the set-up and written and read back by the report:
 /// measured 89 per entry (peak resident) at 49 001 epochs of 8 channels.
-const PER_EPOCH_ENTRY: u64 = 96;
+pub(crate) const PER_EPOCH_ENTRY: u64 = 96;
 /// Bytes the process needs whatever the scenario (code, fonts, thread stacks).
 const BASE: u64 = 16 << 20;
 /// Worker accumulators alive per thread (rayon splits the runs adaptively).
-const SPLITS_PER_THREAD: u64 = 4;
+pub(crate) const SPLITS_PER_THREAD: u64 = 4;
 /// A user's own policy (Rust or Python): unknown, so a cautious middle per slot and channel.
-const CUSTOM_NS_PER_SLOT: (f64, f64) = (1000.0, 20.0);
-/// Rough cost of one identification sample: about 0.18 µs measured on `paper-topk.ron` (10 runs,
-/// 6.75 s of CPU for 3.8·10⁷ samples) and 0.08 µs on `paper-best1.ron` (10.8 s for 1.3·10⁸),
-/// set-up and bookkeeping included; 0.7 µs before the ordered sets became sorted runs and
-/// trees, LUCB1 searched by epochs and lil'UCB decided from bounds. Rounded up, as a cautious
-/// middle over the algorithms and machines.
-const SECONDS_PER_SAMPLE: f64 = 0.2e-6;
-/// Samples an identification run takes, in units of `H·(ln(1/ν) + ln N)` (`H = Σ Δ⁻²`, the
-/// instance's complexity): on the paper's instances the faithful settings took 2 to 11 of
-/// them, the heuristic one 0.6 to 2.7 (`paper-topk.ron`), so these are cautious middles.
-fn samples_per_hardness(setting: Setting) -> f64 {
-    match setting {
-        Setting::Faithful => 8.0,
-        Setting::Heuristic => 2.5,
-    }
-}
-
+pub(crate) const CUSTOM_NS_PER_SLOT: (f64, f64) = (1000.0, 20.0);
 /// A scenario's needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
@@ -93,8 +70,28 @@ pub struct Estimate {
     pub setup_seconds: f64,
 }
 
+/// What one kind of scenario needs to run, before anything runs: implemented in each kind's
+/// folder (`engine/<kind>/budget.rs`) from the sizes here.
+pub(crate) trait Needs {
+    /// The needs of its runs on `threads` threads, `runs` giving how many of a total the
+    /// shard runs.
+    fn needs(&self, runs: &dyn Fn(u64) -> u64, threads: u64) -> Need;
+}
+
+/// One scenario's needs, as its kind counts them.
+pub(crate) struct Need {
+    /// Peak memory in bytes, the process's own base left out.
+    pub memory: u64,
+    /// The work.
+    pub work: Work,
+    /// CPU seconds of the work on one thread.
+    pub cpu_seconds: f64,
+    /// Seconds of set-up before the runs, on one thread.
+    pub setup_seconds: f64,
+}
+
 /// What a scenario's work is counted in.
-enum Work {
+pub(crate) enum Work {
     /// One policy, one slot (regret and many users).
     SlotSteps(f64),
     /// Identification samples.
@@ -237,12 +234,12 @@ pub(crate) fn duration(seconds: f64) -> String {
 }
 
 /// `a × b × …`, saturating.
-fn product(factors: &[u64]) -> u64 {
+pub(crate) fn product(factors: &[u64]) -> u64 {
     factors.iter().fold(1u64, |acc, &f| acc.saturating_mul(f))
 }
 
 /// Bytes of an hdrhistogram of probes per slot up to `k` (3 significant figures).
-fn histogram(k: u64) -> u64 {
+pub(crate) fn histogram(k: u64) -> u64 {
     let decades = math::log2(k.max(2048) as f64 / 2048.0).ceil() as u64;
     8 * (2048 + 1024 * decades)
 }
@@ -274,54 +271,12 @@ impl Estimate {
             std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
         });
         let runs = |total: u64| options.shard.runs_of(total);
-        let mut setup = 0.0;
-        // (memory, slot-steps or samples, CPU seconds)
-        let (memory, work, cpu_seconds) = match scenario {
-            Scenario::Regret(s) => {
-                setup = programme_seconds(s);
-                let (memory, steps, cpu) = regret(s, runs(s.header.runs), threads as u64, true);
-                (memory, Work::SlotSteps(steps), cpu)
-            }
-            Scenario::Sweep(s) => {
-                // Cells run one after another; every cell's statistics are kept to the end.
-                let mut memory = 0u64;
-                let (mut steps, mut cpu) = (0.0, 0.0);
-                let mut workers = 0u64;
-                for c in s.sweep.cells() {
-                    setup += programme_seconds(c);
-                    let (m, w, seconds) = regret(c, runs(c.header.runs), threads as u64, false);
-                    memory = memory.saturating_add(m);
-                    steps += w;
-                    cpu += seconds;
-                    workers = workers.max(regret_workers(c, threads as u64));
-                }
-                (memory.saturating_add(workers), Work::SlotSteps(steps), cpu)
-            }
-            Scenario::Identification(s) => {
-                // A sweep's cells run one after another; every cell's statistics are kept.
-                let cells: Vec<&IdentificationScenario> = match &s.sweep {
-                    None => vec![s],
-                    Some(sw) => sw.cells.iter().collect(),
-                };
-                let (memory, samples) = cells.iter().fold((0u64, 0.0), |(m, n), c| {
-                    let (cm, cn) = identification(c, runs(c.runs), threads as u64);
-                    (m.saturating_add(cm), n + cn)
-                });
-                (memory, Work::Samples(samples), samples * SECONDS_PER_SAMPLE)
-            }
-            Scenario::MultiUser(s) => {
-                let cells: Vec<&MultiUserScenario> = match &s.sweep {
-                    None => vec![s],
-                    Some(sw) => sw.cells.iter().collect(),
-                };
-                let (memory, steps, cpu) = cells.iter().fold((0u64, 0.0, 0.0), |(m, w, t), c| {
-                    let (cm, cw, ct) = multi_user(c, runs(c.header.runs), threads as u64);
-                    (m.saturating_add(cm), w + cw, t + ct)
-                });
-                setup = cells.iter().map(|c| benchmark_setup(c)).sum();
-                (memory, Work::SlotSteps(steps), cpu)
-            }
-        };
+        let Need {
+            memory,
+            work,
+            cpu_seconds,
+            setup_seconds: setup,
+        } = crate::scenario::each_kind!(scenario, s => s.needs(&runs, threads as u64));
         let (slot_steps, samples) = match work {
             Work::SlotSteps(w) => (Some(w), None),
             Work::Samples(n) => (None, Some(n)),
@@ -396,95 +351,9 @@ impl Estimate {
     }
 }
 
-/// Seconds of the set-up spent on the time-left benchmark's programmes (one per epoch, about
-/// 4 ns per state and channel, measured at K = 20).
-fn programme_seconds(s: &RegretScenario) -> f64 {
-    s.experiments
-        .iter()
-        .filter(|e| e.env.time_left().is_some())
-        .map(|e| {
-            crate::model::time_left::programme_work(e.env.len(), e.env.epochs().len() as u64) as f64
-                * 4e-9
-        })
-        .sum()
-}
-
-/// Memory held by the worker threads of a regret scenario (buffers, policy state, windows).
-fn regret_workers(s: &RegretScenario, threads: u64) -> u64 {
-    let checkpoints = s.header.checkpoints.slots(s.header.horizon).len() as u64;
-    let k_max = s
-        .experiments
-        .iter()
-        .map(|e| e.env.len() as u64)
-        .max()
-        .unwrap_or(0);
-    let policies = s.policies.len() as u64;
-    let stats = stats_bytes(checkpoints, k_max, 0);
-    let window = s
-        .policies
-        .iter()
-        .map(|p| match &p.policy {
-            PolicyKind::Builtin(spec) => spec.extra_memory(k_max, s.header.horizon),
-            PolicyKind::Custom(_) => 0,
-        })
-        .max()
-        .unwrap_or(0);
-    let per_worker = product(&[policies, stats])
-        .saturating_add(product(&[k_max, PER_CHANNEL]))
-        .saturating_add(window)
-        .saturating_add(product(&[2, checkpoints, 8 * N_METRICS as u64]));
-    product(&[threads, SPLITS_PER_THREAD, per_worker])
-}
-
-/// One (experiment, policy)'s statistics without the final rows.
-fn stats_bytes(checkpoints: u64, k: u64, runs: u64) -> u64 {
-    product(&[checkpoints, N_METRICS as u64, MOMENTS])
-        .saturating_add(histogram(k))
-        .saturating_add(product(&[k, 8]))
-        .saturating_add(product(&[runs, FINAL_ROW]))
-}
-
-/// A regret scenario's memory, slot-steps and CPU seconds (each policy's measured cost per
-/// slot at each configuration's K).
-fn regret(s: &RegretScenario, runs: u64, threads: u64, with_workers: bool) -> (u64, f64, f64) {
-    let checkpoints = s.header.checkpoints.slots(s.header.horizon).len() as u64;
-    let policies = s.policies.len() as u64;
-    let mut memory = 0u64;
-    let mut steps = 0.0f64;
-    let mut cpu = 0.0f64;
-    for e in &s.experiments {
-        let k = e.env.len() as u64;
-        let epochs = product(&[e.env.epochs().len() as u64, k + EPOCH_OVERHEAD]);
-        memory = memory
-            .saturating_add(product(&[policies, stats_bytes(checkpoints, k, runs)]))
-            .saturating_add(channels(&e.env))
-            .saturating_add(product(&[epochs, PER_EPOCH_ENTRY]))
-            .saturating_add(product(&[
-                k,
-                REPORT_PER_CHANNEL + REPORT_PER_POLICY_CHANNEL * policies,
-            ]));
-        let slots = runs as f64 * s.header.horizon as f64;
-        steps += slots * policies as f64;
-        cpu += slots
-            * s.policies
-                .iter()
-                .map(|p| match &p.policy {
-                    PolicyKind::Builtin(spec) => spec.seconds_per_slot(k),
-                    PolicyKind::Custom(_) => {
-                        (CUSTOM_NS_PER_SLOT.0 + CUSTOM_NS_PER_SLOT.1 * k as f64) * 1e-9
-                    }
-                })
-                .sum::<f64>();
-    }
-    if with_workers {
-        memory = memory.saturating_add(regret_workers(s, threads));
-    }
-    (memory, steps, cpu)
-}
-
 /// The channels of an environment: each channel, and once each what copies share (the
 /// columns of the traces they replay).
-fn channels(env: &Environment) -> u64 {
+pub(crate) fn channels(env: &Environment) -> u64 {
     let mut shared = std::collections::BTreeMap::new();
     for ch in env.channels() {
         if let Some((id, bytes)) = ch.occupancy().shared_memory() {
@@ -493,95 +362,6 @@ fn channels(env: &Environment) -> u64 {
     }
     product(&[env.len() as u64, std::mem::size_of::<Channel>() as u64])
         .saturating_add(shared.values().fold(0, |a, &b| a.saturating_add(b)))
-}
-
-/// A many-users scenario: per policy the curves and per-user and per-channel statistics, the
-/// per-run values at the horizon; per worker the users' paths and buffers.
-fn multi_user(s: &MultiUserScenario, runs: u64, threads: u64) -> (u64, f64, f64) {
-    let checkpoints = s.header.checkpoints.slots(s.header.horizon).len() as u64;
-    let (k, m) = (s.env.len() as u64, s.users as u64);
-    let policies = s.policies.len() as u64;
-    // Every metric of a checkpoint row (the single-user ones and the users in collisions),
-    // as moments; per run its row at the horizon and its index.
-    let row = N_MULTI as u64;
-    let per_policy = product(&[checkpoints, row, MOMENTS])
-        .saturating_add(product(&[
-            m.saturating_mul(3).saturating_add(k * 2),
-            MOMENTS,
-        ]))
-        .saturating_add(product(&[runs, 8 * (row + 1)]));
-    let worker = product(&[m.saturating_add(m), k, 64]).saturating_add(product(&[k, k, 8]));
-    let memory = product(&[policies, per_policy])
-        .saturating_add(product(&[threads, 4, worker]))
-        .saturating_add(channels(&s.env));
-    let user_slots = runs as f64 * m as f64 * s.header.horizon as f64;
-    // Each team's own cost per user-slot at this K and M (a user's team: a cautious middle,
-    // as a user's single-user policy).
-    let ns: f64 = s
-        .policies
-        .iter()
-        .map(|p| match &p.kind {
-            TeamKind::Builtin(spec) => spec.ns_per_user_slot(k, m),
-            TeamKind::Custom(_) | TeamKind::Selfish(_) => {
-                CUSTOM_NS_PER_SLOT.0 + CUSTOM_NS_PER_SLOT.1 * k as f64
-            }
-        })
-        .sum();
-    (memory, user_slots * policies as f64, user_slots * ns * 1e-9)
-}
-
-/// Nanoseconds per channel of one assignment the exact many-users benchmark evaluates:
-/// 1.8 s measured for 300 piecewise epochs of K = 10 channels and M = 2 users (3¹⁰ assignments
-/// each), rounded up.
-const NS_PER_ASSIGNMENT_CHANNEL: f64 = 12.0;
-
-/// The seconds the many-users benchmark takes before the runs: where it is the exact best
-/// assignment of disjoint lists ((M + 1)^K ≤ 2²⁰ assignments, see
-/// [`crate::model::sharing`]), every epoch enumerates them (a piecewise channel of many
-/// segments has an epoch each); the classic, per-user and heuristic benchmarks are cheap.
-fn benchmark_setup(s: &MultiUserScenario) -> f64 {
-    use crate::engine::multi_user::runner::expected_kind;
-    use crate::engine::multi_user::slot_loop::Expected;
-    let copies = s.collision == crate::multi::Collision::NoCollision;
-    if s.users < 2 || s.user_theta.is_some() || copies || expected_kind(s) != Expected::None {
-        return 0.0;
-    }
-    let k = s.env.len();
-    let Some(assignments) = crate::model::sharing::enumerated(k, s.users) else {
-        return 0.0;
-    };
-    let epochs = s.env.epochs().len() as f64;
-    epochs * assignments as f64 * k as f64 * NS_PER_ASSIGNMENT_CHANNEL * 1e-9
-}
-
-/// An identification scenario's memory, and the samples its runs are expected to take.
-fn identification(s: &IdentificationScenario, runs: u64, threads: u64) -> (u64, f64) {
-    let mut cells = 0u64;
-    let mut n_max = 0u64;
-    let mut means = 0u64;
-    let mut samples = 0.0f64;
-    let ln_confidence = math::ln(1.0 / s.confidence);
-    for inst in &s.instances {
-        for arms in &inst.points {
-            let n = arms.len() as u64;
-            n_max = n_max.max(n);
-            means = means.saturating_add(product(&[n, 8]));
-            let hardness = arms.complexity() * (ln_confidence + math::ln(n as f64));
-            for &setting in &s.settings {
-                let algorithms = s.algorithms.iter().filter(|a| a.runs_in(setting)).count();
-                cells = cells.saturating_add(algorithms as u64);
-                let per_run =
-                    (samples_per_hardness(setting) * hardness).clamp(n as f64, s.sample_cap as f64);
-                samples += per_run * (runs as f64) * algorithms as f64;
-            }
-        }
-    }
-    let per_cell = product(&[runs, OUTCOME]).saturating_add(MOMENTS);
-    let workers = product(&[threads, SPLITS_PER_THREAD, n_max, 8 * 8]);
-    let memory = product(&[cells, per_cell])
-        .saturating_add(means)
-        .saturating_add(workers);
-    (memory, samples)
 }
 
 #[cfg(test)]

@@ -2,5 +2,6 @@
 //! and the one-channel fast path of its slot loop ([`classic_loop`]; the general loop, shared
 //! with the environments, is [`super::slot_loop`]).
 
+mod budget;
 pub(crate) mod classic_loop;
 pub(crate) mod runner;

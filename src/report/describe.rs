@@ -1,154 +1,29 @@
 //! The text `specprobe validate` prints: the checked scenario, its UCR-T1 optimum and bounds, or
 //! an identification scenario's instances and parameters.
 
-use crate::engine::multi_user::runner::{benchmarks, expected_kind};
 use crate::model::channel::Environment;
 use crate::model::cost::CostModel;
 use crate::model::law::LawSpec;
-use crate::policy::DEFAULT_ALPHA;
 use crate::report::format::unit_suffix;
-use crate::report::format::{list, runs_by, sig, span};
-use crate::report::multi_user::summary::{benchmark_name, lower_bound};
-use crate::scenario::{
-    IdentificationScenario, MultiUserScenario, RegretScenario, Scenario, SweepScenario,
-};
-use crate::util::math;
+use crate::report::format::{runs_by, sig, span};
+use crate::scenario::Scenario;
 use crate::util::ron_text::to_ron_line;
 use std::fmt::Write;
 
+/// What `specprobe validate` prints for a checked scenario of one kind: each kind's own is in
+/// its folder (`report/<kind>/describe.rs`).
+pub(crate) trait Describe {
+    /// The text, from the line that says the file is valid.
+    fn describe(&self) -> String;
+}
+
 /// What `specprobe validate` prints for a checked scenario.
 pub(crate) fn describe(scenario: &Scenario) -> String {
-    match scenario {
-        Scenario::Regret(s) => describe_regret(s),
-        Scenario::Identification(s) => describe_identification(s),
-        Scenario::Sweep(s) => describe_sweep(s),
-        Scenario::MultiUser(s) => describe_multi_user(s),
-    }
-}
-
-/// A sweep: its values, then the first cell in full and each cell's optimum.
-fn describe_sweep(s: &SweepScenario) -> String {
-    let sw = &s.sweep;
-    let mut out = format!(
-        "{} is valid: a sweep of `{}` over {} values {:?}; each cell is a regret scenario:\n\n",
-        s.source.display(),
-        sw.field,
-        sw.values.len(),
-        sw.values
-    );
-    if let Some(first) = sw.cells.first() {
-        let _ = writeln!(out, "cell `{}`:", sw.cell_label(sw.values[0]));
-        out.push_str(&describe_regret(first));
-    }
-    let _ = writeln!(out, "\ncells:");
-    for (v, cell) in sw.points() {
-        for e in &cell.experiments {
-            let opt = e.env.optimum();
-            let _ = writeln!(
-                out,
-                "  {:<28} {} channels, horizon {}: optimum {} with E[r*] = {}",
-                sw.cell_label(v),
-                e.env.len(),
-                cell.header.horizon,
-                list(&opt.list),
-                sig(opt.expected_reward, 6)
-            );
-        }
-    }
-    out
-}
-
-fn describe_identification(s: &IdentificationScenario) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} is valid: identification scenario {:?}, {} per cell, seed {}, confidence ν = {}, sample cap {}",
-        s.source.display(),
-        s.name,
-        crate::report::format::count(s.runs, "run"),
-        s.seed,
-        s.confidence,
-        s.sample_cap
-    );
-    if !s.description.is_empty() {
-        let _ = writeln!(out, "  {}", s.description.trim());
-    }
-    let settings: Vec<&str> = s.settings.iter().map(|x| x.name()).collect();
-    let algorithms: Vec<&str> = s.algorithms.iter().map(|a| a.name()).collect();
-    let _ = writeln!(
-        out,
-        "settings: {}; algorithms: {}",
-        settings.join(", "),
-        algorithms.join(", ")
-    );
-    for inst in &s.instances {
-        let _ = writeln!(out, "\ninstance {:?} ({}):", inst.label, inst.family);
-        for arms in &inst.points {
-            let _ = writeln!(
-                out,
-                "  N = {:>6}, K = {:>5}, H = Σ Δ⁻² = {:>10}, rewards {}",
-                arms.len(),
-                arms.k(),
-                sig(arms.complexity(), 4),
-                to_ron_line(&arms.rewards())
-            );
-        }
-    }
-    if let Some(arms) = s.instances.first().and_then(|i| i.points.last()) {
-        let _ = writeln!(
-            out,
-            "\nparameters at N = {} (first instance, largest N):",
-            arms.len()
-        );
-        for &setting in &s.settings {
-            for a in &s.algorithms {
-                if a.runs_in(setting) {
-                    let p = s.params(a, setting, arms.len());
-                    let _ = writeln!(
-                        out,
-                        "  {:<9} {:<13} ε = {:<5} δ = {:.4e}",
-                        setting.name(),
-                        a.name(),
-                        p.epsilon,
-                        p.delta
-                    );
-                }
-            }
-        }
-    }
-    if let Some(sw) = &s.sweep {
-        sweep_line(&mut out, sw);
-        for (value, cell) in sw.points() {
-            let sizes: Vec<String> = cell
-                .instances
-                .iter()
-                .flat_map(|i| {
-                    i.points.iter().map(move |a| {
-                        format!(
-                            "{} N = {}, K = {}, H = {}",
-                            i.label,
-                            a.len(),
-                            a.k(),
-                            sig(a.complexity(), 4)
-                        )
-                    })
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "  {}: ν = {}, {}; {}",
-                sw.cell_label(value),
-                cell.confidence,
-                crate::report::format::count(cell.runs, "run"),
-                sizes.join("; ")
-            );
-        }
-    }
-    out
+    crate::scenario::each_kind!(scenario, s => s.describe())
 }
 
 /// The line that opens a many-users or identification sweep's cells.
-fn sweep_line<S>(out: &mut String, sw: &crate::scenario::Sweep<S>) {
+pub(crate) fn sweep_line<S>(out: &mut String, sw: &crate::scenario::Sweep<S>) {
     let _ = writeln!(
         out,
         "\nsweep of `{}` over {}: {} cells, each run as the scenario with that value",
@@ -162,212 +37,9 @@ fn sweep_line<S>(out: &mut String, sw: &crate::scenario::Sweep<S>) {
     );
 }
 
-fn describe_regret(s: &RegretScenario) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} is valid: regret scenario {:?}, horizon {} slots, {}, seed {}",
-        s.header.source.display(),
-        s.header.name,
-        s.header.horizon,
-        crate::report::format::count(s.header.runs, "run"),
-        s.header.seed
-    );
-    description_and_weights(&mut out, &s.header);
-    let _ = writeln!(out, "policies:");
-    for p in &s.policies {
-        let _ = writeln!(out, "  {:<24} {}", p.label, p.describe());
-    }
-    if let Some(r) = s.reference_index() {
-        let _ = writeln!(out, "paired differences against: {}", s.policies[r].label);
-    }
-    for e in &s.experiments {
-        let env = &e.env;
-        let _ = writeln!(out, "\nconfiguration {:?}: {} channels", e.label, env.len());
-        if let Some(d) = env.slot_duration() {
-            let _ = writeln!(
-                out,
-                "slot duration {d}{}: probes start after the delays before them; none starts after the slot ends",
-                unit_suffix(&s.header.units.delay)
-            );
-        }
-        if let Some(tl) = env.time_left() {
-            let spec = tl.spec();
-            let _ = writeln!(
-                out,
-                "reward by the time left: a transmission on channel k earns rate_k·(1 − t/T) when k is idle, {}·(1 − t/T) when it is busy but sensed idle (t: the probes' time); rates {:?}; learners see each probe's time as {}·delay/T",
-                spec.busy_rate,
-                tl.rates(),
-                spec.rate
-            );
-        }
-        channel_table(&mut out, env, s.header.horizon);
-        let _ = writeln!(out, "benchmark: {}", env.benchmark().describe());
-        for epoch in env
-            .epochs()
-            .iter()
-            .filter(|ep| ep.first <= s.header.horizon)
-        {
-            let opt = &epoch.optimum;
-            let when = if env.epochs().len() > 1 {
-                format!(
-                    " in slots {}–{}",
-                    epoch.first,
-                    epoch.last.min(s.header.horizon)
-                )
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                out,
-                "{}{when}: probe {}; expected net reward {} per slot",
-                if env.time_left().is_some() {
-                    "time-left optimum (dynamic programme over the channels sensed busy)"
-                } else if env.senses_imperfectly() {
-                    "sensing-aware optimum"
-                } else {
-                    "UCR-T1 optimum"
-                },
-                list(&opt.list),
-                sig(opt.expected_reward, 6)
-            );
-        }
-        let b = env.bounds(s.theorem2_alpha(), s.header.horizon);
-        match (&b.theorem2, &b.theorem3) {
-            (Some(t2), Some(t3)) => {
-                let _ = writeln!(
-                    out,
-                    "Theorem 2 (α = {}): R(T) ≤ {}·ln T + O(1) = {} at T; Theorem 3: R(T) ≳ {}·ln T = {} at T",
-                    t2.alpha.unwrap_or(DEFAULT_ALPHA),
-                    sig(t2.coefficient, 4),
-                    sig(t2.at_horizon, 4),
-                    sig(t3.coefficient, 4),
-                    sig(t3.at_horizon, 4)
-                );
-            }
-            _ => {
-                let _ = writeln!(
-                    out,
-                    "Theorems 2 and 3 do not apply: {}",
-                    b.violations.join("; ")
-                );
-            }
-        }
-        if !e.reference.is_empty() {
-            let values: Vec<String> = e
-                .reference
-                .iter()
-                .map(|(policy, v)| format!("{policy}: {}", sig(*v, 6)))
-                .collect();
-            let _ = writeln!(out, "paper's values: {}", values.join(", "));
-        }
-    }
-    out
-}
-
-/// A many-users scenario: its model, policies, channels, the benchmark its regret is
-/// measured against and the lower bounds where they apply (a sweep: of its base scenario, then
-/// each cell's benchmark).
-fn describe_multi_user(s: &MultiUserScenario) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} is valid: many users {:?}: M = {} users, K = {} channels, T = {}, {}, seed {}",
-        s.header.source.display(),
-        s.header.name,
-        s.users,
-        s.env.len(),
-        s.header.horizon,
-        crate::report::format::count(s.header.runs, "run"),
-        s.header.seed
-    );
-    description_and_weights(&mut out, &s.header);
-    let _ = writeln!(
-        out,
-        "timing {:?}, collisions {}, feedback {:?}",
-        s.timing,
-        to_ron_line(&s.collision),
-        s.feedback
-    );
-    if let Some(m) = &s.user_theta {
-        let _ = writeln!(
-            out,
-            "per-user means (row: channel, column: user from 0): {m:?}"
-        );
-    }
-    if !s.jammers.list.is_empty() {
-        let _ = writeln!(
-            out,
-            "jammers (not among the M users; the benchmark stays jammer-free):"
-        );
-        for j in &s.jammers.list {
-            let _ = writeln!(out, "  {}", j.describe());
-        }
-    }
-    let _ = writeln!(out, "policies:");
-    for p in &s.policies {
-        let _ = writeln!(out, "  {:<24} {}", p.label, p.to_ron());
-    }
-    let _ = writeln!(out, "\n{} channels", s.env.len());
-    channel_table(&mut out, &s.env, s.header.horizon);
-    match &s.sweep {
-        Some(sw) => {
-            sweep_line(&mut out, sw);
-            for (value, cell) in sw.points() {
-                let _ = write!(out, "  {}: ", sw.cell_label(value));
-                benchmark_lines(&mut out, cell);
-            }
-        }
-        None => benchmark_lines(&mut out, s),
-    }
-    for w in crate::scenario::target::multi_user_warnings(s) {
-        let _ = writeln!(out, "warning: {w}");
-    }
-    out
-}
-
-/// The benchmark of many-users scenario `s`, its expected reward per slot and lists, and the
-/// lower bounds (or why none apply).
-fn benchmark_lines(out: &mut String, s: &MultiUserScenario) {
-    let expected = expected_kind(s);
-    let bench = benchmarks(s, expected);
-    let _ = writeln!(out, "benchmark: {}", benchmark_name(s, expected, &bench));
-    for (e, b) in bench.iter().enumerate() {
-        let lists: Vec<String> = b.lists.iter().map(|l| list(l)).collect();
-        let when = if bench.len() > 1 {
-            format!(" (epoch {e})")
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            out,
-            "    expected net reward {} per slot, all users together{when}; lists by user: {}",
-            sig(b.expected_reward, 6),
-            lists.join(" ")
-        );
-    }
-    match lower_bound(s, expected) {
-        Some(b) => {
-            let _ = writeln!(
-                out,
-                "    lower bounds on the regret at T (Besson & Kaufmann 2018, decentralized; Anantharam et al. 1987, centralized): {} and {}; {}",
-                sig(b.decentralized * math::ln(s.header.horizon as f64), 4),
-                sig(b.centralized * math::ln(s.header.horizon as f64), 4),
-                b.caveat
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "    no lower bound: they need one channel per user, M < K, i.i.d. channels with shared means, colliding users all losing the slot (AllLost) and sensing feedback"
-            );
-        }
-    }
-}
-
 /// The scenario's description (when it has one) and its cost weights, as every slot-stepped
 /// kind prints them.
-fn description_and_weights(out: &mut String, h: &crate::scenario::Header) {
+pub(crate) fn description_and_weights(out: &mut String, h: &crate::scenario::Header) {
     if !h.description.is_empty() {
         let _ = writeln!(out, "  {}", h.description.trim());
     }
@@ -384,7 +56,7 @@ fn description_and_weights(out: &mut String, h: &crate::scenario::Header) {
 /// One line per run of identical channels: θ, c, θ/c and the cost law; then, where the
 /// channel is not the papers' i.i.d. one, its process with mean idle and busy periods and
 /// autocorrelation, and its sensing error rates.
-fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
+pub(crate) fn channel_table(out: &mut String, env: &Environment, horizon: u64) {
     let _ = writeln!(
         out,
         "  {:>5} {:>9} {:>11} {:>9}  cost law",

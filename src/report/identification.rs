@@ -4,6 +4,7 @@
 
 pub(crate) mod charts;
 pub(crate) mod check;
+mod describe;
 pub(crate) mod markdown;
 pub(crate) mod runs;
 pub(crate) mod summary;

@@ -8,6 +8,7 @@
 mod charts;
 mod check;
 mod compare;
+mod describe;
 pub(crate) mod summary;
 mod sweep;
 mod tables;

@@ -6,6 +6,7 @@ pub(crate) mod bars;
 pub(crate) mod charts;
 pub(crate) mod check;
 pub(crate) mod curves;
+mod describe;
 pub(crate) mod markdown;
 pub(crate) mod runs;
 pub(crate) mod summary;

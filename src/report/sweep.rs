@@ -6,6 +6,7 @@
 
 pub(crate) mod charts;
 pub(crate) mod check;
+mod describe;
 pub(crate) mod markdown;
 pub(crate) mod summary;
 

@@ -60,6 +60,24 @@ macro_rules! each_kind {
 }
 pub(crate) use each_kind;
 
+/// As [`each_kind!`], for an owned `Scenario` whose kind stays: `$body` gives the scenario of
+/// the same kind, put back in its variant (overrides, added policies).
+macro_rules! map_kind {
+    ($scenario:expr, $s:ident => $body:expr) => {
+        match $scenario {
+            $crate::scenario::Scenario::Regret($s) => $crate::scenario::Scenario::Regret($body),
+            $crate::scenario::Scenario::Identification($s) => {
+                $crate::scenario::Scenario::Identification($body)
+            }
+            $crate::scenario::Scenario::Sweep($s) => $crate::scenario::Scenario::Sweep($body),
+            $crate::scenario::Scenario::MultiUser($s) => {
+                $crate::scenario::Scenario::MultiUser($body)
+            }
+        }
+    };
+}
+pub(crate) use map_kind;
+
 /// A checked scenario.
 #[derive(Clone, Debug)]
 pub enum Scenario {

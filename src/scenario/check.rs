@@ -7,6 +7,7 @@ use crate::scenario::channels::{self, channel_count, check_channels};
 use crate::scenario::checker::Checker;
 use crate::scenario::header::check_header;
 use crate::scenario::locate::FieldPath;
+use crate::scenario::overrides::{Overridable, OverrideError, Overrides, rehorizon};
 use crate::scenario::raw::{RawRegret, RewardSpec};
 use crate::scenario::{Experiment, MAX_CHANNELS, PolicyEntry, PolicyKind, RegretScenario, Source};
 use std::collections::{BTreeMap, BTreeSet};
@@ -268,5 +269,21 @@ fn check_policy_parameters(
                 break;
             }
         }
+    }
+}
+
+impl Overridable for RegretScenario {
+    /// Applies overrides (already checked to be non-zero); a horizon longer than a trace that
+    /// does not wrap is refused.
+    fn with_overrides(mut self, o: &Overrides) -> Result<RegretScenario, OverrideError> {
+        self.header.runs = o.runs.unwrap_or(self.header.runs);
+        self.header.seed = o.seed.unwrap_or(self.header.seed);
+        if let Some(h) = o.horizon {
+            self.header.horizon = h;
+            for e in &mut self.experiments {
+                rehorizon(&mut e.env, h)?;
+            }
+        }
+        Ok(self)
     }
 }

@@ -2,6 +2,7 @@
 
 use super::checker::Checker;
 use super::locate::FieldPath;
+use super::overrides::{Overridable, OverrideError, Overrides};
 use super::raw::{RawIdentification, RawInstance};
 use super::sweep::{Sweep, check_sweep_of};
 use super::{RegretScenario, Scenario, Source};
@@ -593,5 +594,20 @@ fn pick_configuration<'a>(
     match label {
         None => s.experiments.first(),
         Some(l) => s.experiments.iter().find(|e| e.label == l),
+    }
+}
+
+impl Overridable for IdentificationScenario {
+    /// Runs and seed, in the scenario and every cell of its sweep; an identification scenario
+    /// has no horizon.
+    fn with_overrides(self, o: &Overrides) -> Result<IdentificationScenario, OverrideError> {
+        if o.horizon.is_some() {
+            return Err(OverrideError::HorizonForIdentification);
+        }
+        self.try_map_all(&|mut s| {
+            s.runs = o.runs.unwrap_or(s.runs);
+            s.seed = o.seed.unwrap_or(s.seed);
+            Ok(s)
+        })
     }
 }

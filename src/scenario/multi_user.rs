@@ -6,6 +6,7 @@ use super::check::{fits_reward, with_reward};
 use super::checker::Checker;
 use super::header::check_header;
 use super::locate::FieldPath;
+use super::overrides::{Overridable, OverrideError, Overrides, rehorizon};
 use super::raw::RawMultiUser;
 use super::sweep::{Sweep, check_sweep_of};
 use super::{Header, Source};
@@ -565,4 +566,74 @@ fn check_user_theta(
         envs.push(env.with_idle(&theta).ok()?);
     }
     Some(envs)
+}
+
+// The message of `UsersOutOfRange` spells the limit out.
+const _: () = assert!(MAX_USERS == 1024);
+
+impl Overridable for MultiUserScenario {
+    const TAKES_USERS: bool = true;
+
+    /// Applies overrides to the scenario and to each cell of its sweep.
+    fn with_overrides(mut self, o: &Overrides) -> Result<MultiUserScenario, OverrideError> {
+        if let Some(m) = o.users.filter(|m| !(1..=MAX_USERS).contains(m)) {
+            return Err(OverrideError::UsersOutOfRange(m));
+        }
+        if let Some(sw) = self.sweep.take() {
+            let sw = sw.with_overrides(o, Overridable::with_overrides)?;
+            self.sweep = Some(Box::new(sw));
+        }
+        self.header.runs = o.runs.unwrap_or(self.header.runs);
+        self.header.seed = o.seed.unwrap_or(self.header.seed);
+        if let Some(m) = o.users {
+            // Values given per user belong to the file's users: another count needs the file.
+            if self.user_theta.is_some() {
+                return Err(OverrideError::UsersHavePerUserValues("`user_theta`"));
+            }
+            if matches!(self.collision, crate::multi::Collision::Capture { .. }) {
+                return Err(OverrideError::UsersHavePerUserValues("`Capture` distances"));
+            }
+            self.users = m as usize;
+        }
+        if let Some(h) = o.horizon {
+            rehorizon(&mut self.env, h)?;
+            for env in &mut self.user_envs {
+                rehorizon(env, h)?;
+            }
+            self.header.horizon = h;
+        }
+        if o.users.is_some() || o.horizon.is_some() {
+            self.check_policies_again(if o.users.is_some() {
+                "--users"
+            } else {
+                "--horizon"
+            })?;
+        }
+        Ok(self)
+    }
+}
+
+impl MultiUserScenario {
+    /// The built-in policies' parameter rules for the overridden users and horizon (a policy
+    /// may need fewer users than channels, or a phase shorter than the horizon).
+    fn check_policies_again(&self, flag: &'static str) -> Result<(), OverrideError> {
+        if self.sweep.is_some() {
+            // Each cell was checked on its own.
+            return Ok(());
+        }
+        for p in &self.policies {
+            if let crate::scenario::multi_user::TeamKind::Builtin(spec) = &p.kind
+                && let Some((param, rule)) = spec
+                    .check(self.env.len(), self.users, self.header.horizon)
+                    .into_iter()
+                    .next()
+            {
+                return Err(OverrideError::PolicyRule {
+                    flag,
+                    rule: format!("policy `{}`'s `{param}` {rule}", p.label).into(),
+                });
+            }
+        }
+        Ok(())
+    }
 }

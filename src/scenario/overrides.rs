@@ -2,8 +2,7 @@
 //! `--horizon`, `--seed`, `--users`, the library's setters, a shard's record): the one place
 //! they are checked.
 
-use crate::scenario::sweep::Sweep;
-use crate::scenario::{MAX_HORIZON, MultiUserScenario, RegretScenario, Scenario};
+use crate::scenario::{MAX_HORIZON, Scenario};
 
 /// Overrides of a scenario's number of runs, horizon and seed: the command line's `--runs`,
 /// `--horizon`, `--seed`, the library's [`crate::Simulation`] setters, and what a shard's
@@ -93,8 +92,19 @@ pub enum OverrideError {
     ProgrammeWork(String),
 }
 
-// The message of `UsersOutOfRange` spells the limit out.
-const _: () = assert!(crate::scenario::multi_user::MAX_USERS == 1024);
+/// How one kind of scenario takes overrides, implemented in the kind's own file (the checks
+/// common to every kind are [`Scenario::with_overrides`]'s).
+pub(crate) trait Overridable: Sized {
+    /// Whether `--users` applies (many-users scenarios).
+    const TAKES_USERS: bool = false;
+    /// The scenario with the overrides applied, or why they cannot be.
+    fn with_overrides(self, o: &Overrides) -> Result<Self, OverrideError>;
+}
+
+/// Whether `s`'s kind takes `--users`.
+fn takes_users<S: Overridable>(_: &S) -> bool {
+    S::TAKES_USERS
+}
 
 impl Scenario {
     /// Applies overrides of the number of runs, the horizon and the seed; the one place that
@@ -109,130 +119,18 @@ impl Scenario {
         if let Some(h) = o.horizon.filter(|&h| h > MAX_HORIZON) {
             return Err(OverrideError::HorizonTooLong(h));
         }
-        if let Some(m) = o.users {
-            if !matches!(self, Scenario::MultiUser(_)) {
-                return Err(OverrideError::UsersForSingleUser);
-            }
-            if !(1..=crate::scenario::multi_user::MAX_USERS).contains(&m) {
-                return Err(OverrideError::UsersOutOfRange(m));
-            }
+        if o.users.is_some() && !crate::scenario::each_kind!(&self, s => takes_users(s)) {
+            return Err(OverrideError::UsersForSingleUser);
         }
-        Ok(match self {
-            Scenario::Regret(s) => Scenario::Regret(s.with_overrides(o)?),
-            Scenario::Sweep(mut s) => {
-                s.sweep = s.sweep.with_overrides(o, RegretScenario::with_overrides)?;
-                Scenario::Sweep(s)
-            }
-            Scenario::Identification(s) => {
-                if o.horizon.is_some() {
-                    return Err(OverrideError::HorizonForIdentification);
-                }
-                Scenario::Identification(s.try_map_all(&|mut s| {
-                    s.runs = o.runs.unwrap_or(s.runs);
-                    s.seed = o.seed.unwrap_or(s.seed);
-                    Ok::<_, OverrideError>(s)
-                })?)
-            }
-            Scenario::MultiUser(s) => Scenario::MultiUser(s.with_overrides(o)?),
-        })
-    }
-}
-
-impl<S> Sweep<S> {
-    /// Applies overrides to every cell (`apply`), refusing one that sets the swept field.
-    fn with_overrides(
-        self,
-        o: &Overrides,
-        apply: impl Fn(S, &Overrides) -> Result<S, OverrideError>,
-    ) -> Result<Sweep<S>, OverrideError> {
-        if o.horizon.is_some() && self.field == "horizon" {
-            return Err(OverrideError::HorizonIsSwept);
-        }
-        if o.users.is_some() && self.field == "users" {
-            return Err(OverrideError::UsersAreSwept);
-        }
-        self.try_map_cells(|c| apply(c, o))
-    }
-}
-
-impl MultiUserScenario {
-    /// Applies overrides to the scenario and to each cell of its sweep.
-    fn with_overrides(mut self, o: &Overrides) -> Result<MultiUserScenario, OverrideError> {
-        if let Some(sw) = self.sweep.take() {
-            let sw = sw.with_overrides(o, MultiUserScenario::with_overrides)?;
-            self.sweep = Some(Box::new(sw));
-        }
-        self.header.runs = o.runs.unwrap_or(self.header.runs);
-        self.header.seed = o.seed.unwrap_or(self.header.seed);
-        if let Some(m) = o.users {
-            // Values given per user belong to the file's users: another count needs the file.
-            if self.user_theta.is_some() {
-                return Err(OverrideError::UsersHavePerUserValues("`user_theta`"));
-            }
-            if matches!(self.collision, crate::multi::Collision::Capture { .. }) {
-                return Err(OverrideError::UsersHavePerUserValues("`Capture` distances"));
-            }
-            self.users = m as usize;
-        }
-        if let Some(h) = o.horizon {
-            rehorizon(&mut self.env, h)?;
-            for env in &mut self.user_envs {
-                rehorizon(env, h)?;
-            }
-            self.header.horizon = h;
-        }
-        if o.users.is_some() || o.horizon.is_some() {
-            self.check_policies_again(if o.users.is_some() {
-                "--users"
-            } else {
-                "--horizon"
-            })?;
-        }
-        Ok(self)
-    }
-
-    /// The built-in policies' parameter rules for the overridden users and horizon (a policy
-    /// may need fewer users than channels, or a phase shorter than the horizon).
-    fn check_policies_again(&self, flag: &'static str) -> Result<(), OverrideError> {
-        if self.sweep.is_some() {
-            // Each cell was checked on its own.
-            return Ok(());
-        }
-        for p in &self.policies {
-            if let crate::scenario::multi_user::TeamKind::Builtin(spec) = &p.kind
-                && let Some((param, rule)) = spec
-                    .check(self.env.len(), self.users, self.header.horizon)
-                    .into_iter()
-                    .next()
-            {
-                return Err(OverrideError::PolicyRule {
-                    flag,
-                    rule: format!("policy `{}`'s `{param}` {rule}", p.label).into(),
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
-impl RegretScenario {
-    /// Applies overrides (already checked to be non-zero); a horizon longer than a trace that
-    /// does not wrap is refused.
-    fn with_overrides(mut self, o: &Overrides) -> Result<RegretScenario, OverrideError> {
-        self.header.runs = o.runs.unwrap_or(self.header.runs);
-        self.header.seed = o.seed.unwrap_or(self.header.seed);
-        if let Some(h) = o.horizon {
-            self.header.horizon = h;
-            for e in &mut self.experiments {
-                rehorizon(&mut e.env, h)?;
-            }
-        }
-        Ok(self)
+        Ok(crate::scenario::map_kind!(self, s => s.with_overrides(o)?))
     }
 }
 
 /// Moves `env` to horizon `h`, refusing one longer than a trace that does not wrap.
-fn rehorizon(env: &mut crate::model::channel::Environment, h: u64) -> Result<(), OverrideError> {
+pub(crate) fn rehorizon(
+    env: &mut crate::model::channel::Environment,
+    h: u64,
+) -> Result<(), OverrideError> {
     for (i, ch) in env.channels().iter().enumerate() {
         if let Some(slots) = ch.occupancy().slots()
             && slots < h

@@ -28,6 +28,7 @@ use crate::scenario::check::check_regret;
 use crate::scenario::checker::Checker;
 use crate::scenario::error::Problem;
 use crate::scenario::locate::FieldPath;
+use crate::scenario::overrides::{Overridable, OverrideError, Overrides};
 use crate::scenario::raw::{RawRegret, RawSweep};
 use crate::scenario::{MAX_CHANNELS, RegretScenario, Source, SweepScenario};
 use serde::Serialize;
@@ -617,6 +618,31 @@ where
     match (cell, own.is_empty()) {
         (Some(cell), true) => Cell::Checked(Box::new(cell)),
         _ => Cell::Skipped,
+    }
+}
+
+impl<S> Sweep<S> {
+    /// Applies overrides to every cell (`apply`), refusing one that sets the swept field.
+    pub(crate) fn with_overrides(
+        self,
+        o: &Overrides,
+        apply: impl Fn(S, &Overrides) -> Result<S, OverrideError>,
+    ) -> Result<Sweep<S>, OverrideError> {
+        if o.horizon.is_some() && self.field == "horizon" {
+            return Err(OverrideError::HorizonIsSwept);
+        }
+        if o.users.is_some() && self.field == "users" {
+            return Err(OverrideError::UsersAreSwept);
+        }
+        self.try_map_cells(|c| apply(c, o))
+    }
+}
+
+impl Overridable for SweepScenario {
+    /// Every cell's overrides (an override of the swept field refused).
+    fn with_overrides(mut self, o: &Overrides) -> Result<SweepScenario, OverrideError> {
+        self.sweep = self.sweep.with_overrides(o, Overridable::with_overrides)?;
+        Ok(self)
     }
 }
 

@@ -44,7 +44,7 @@ pub enum OverrideError {
     /// `--users` for a scenario that is not a many-users one.
     #[error("--users: only many-users (`MultiUser`) scenarios have users")]
     UsersForSingleUser,
-    /// `--users` outside 1..=1024 (the scenarios' own limit, [`MultiUserScenario`]'s).
+    /// `--users` outside 1..=1024 (the scenarios' own limit, [`crate::scenario::MultiUserScenario`]'s).
     #[error("--users: must lie in 1..=1024 (got {0})")]
     UsersOutOfRange(u64),
     /// `--users` for a scenario that sweeps the number of users.

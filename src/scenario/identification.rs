@@ -151,6 +151,9 @@ pub(super) fn check_identification(
     // Every cell's arms are held together while the sweep runs: their sum is bounded as one
     // scenario's is.
     let mut cell_arms = 0u64;
+    // The sweep's outputs match each instance's sizes across cells by rank (an instance's
+    // sizes are held in increasing N): a swept N must keep its rank.
+    let mut first_sizes: Option<Vec<Vec<usize>>> = None;
     let (base, sweep) = check_sweep_of(
         raw,
         spec,
@@ -161,11 +164,34 @@ pub(super) fn check_identification(
         |cell, at, ck| {
             let arms = cell.instances.iter().flat_map(|i| &i.points);
             cell_arms = arms.fold(cell_arms, |t, p| t.saturating_add(p.len() as u64));
-            ck.require(
+            let bounded = ck.require(
                 cell_arms <= MAX_TOTAL_ARMS,
                 at,
                 format!("the cells up to this value hold {cell_arms} arms in all; at most {MAX_TOTAL_ARMS} are supported"),
-            )
+            );
+            let sizes: Vec<Vec<usize>> = cell
+                .instances
+                .iter()
+                .map(|i| i.points.iter().map(|p| p.len()).collect())
+                .collect();
+            let first = first_sizes.get_or_insert_with(|| sizes.clone());
+            let moved = cell
+                .instances
+                .iter()
+                .zip(sizes.iter().zip(first.iter()))
+                .find(|(_, (now, then))| now.iter().zip(*then).filter(|(a, b)| a != b).count() > 1);
+            let ranked = match moved {
+                Some((inst, (now, then))) => ck.require(
+                    false,
+                    at,
+                    format!(
+                        "gives instance {:?} the sizes N = {now:?} where the first value gave {then:?}: a swept N must keep its rank among the instance's sizes (each size is one line across the cells)",
+                        inst.label
+                    ),
+                ),
+                None => true,
+            };
+            bounded && ranked
         },
     );
     let mut base = base?;

@@ -539,6 +539,25 @@ fn identification_sweeps_over_k_and_n_are_checked_per_cell() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("sweep.values[1]"), "{err}");
+    // With two sizes, a swept N keeps its rank among them: each size is one line of the top
+    // summary and chart across the cells.
+    let two = base.replace("arms: [10]", "arms: [10, 20]");
+    let with_two = |sweep: &str| two.replace("SWEEP", sweep);
+    parse(
+        &with_two(r#"(field: "instances[0].arms[0]", values: [5, 15])"#),
+        path,
+    )
+    .unwrap();
+    let err = parse(
+        &with_two(r#"(field: "instances[0].arms[0]", values: [5, 30])"#),
+        path,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("sweep.values[1]") && err.contains("keep its rank"),
+        "{err}"
+    );
     let err = parse(&with(r#"(field: "instances[0].size", values: [1])"#), path)
         .unwrap_err()
         .to_string();

@@ -630,6 +630,9 @@ impl Overridable for IdentificationScenario {
         if o.horizon.is_some() {
             return Err(OverrideError::HorizonForIdentification);
         }
+        if let Some(sw) = &self.sweep {
+            sw.refuse_swept(o)?;
+        }
         self.try_map_all(&|mut s| {
             s.runs = o.runs.unwrap_or(s.runs);
             s.seed = o.seed.unwrap_or(s.seed);

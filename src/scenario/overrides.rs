@@ -64,6 +64,10 @@ pub enum OverrideError {
     /// `--horizon` for a scenario that sweeps the horizon.
     #[error("--horizon: the scenario sweeps `horizon`; set the values in its `sweep` instead")]
     HorizonIsSwept,
+    /// `--runs` or `--seed` for a scenario that sweeps that field: every cell would get the
+    /// one value, silently.
+    #[error("--{0}: the scenario sweeps `{0}`; set the values in its `sweep` instead")]
+    FieldIsSwept(&'static str),
     /// `--horizon` longer than a trace that does not wrap.
     #[error(
         "--horizon: {horizon} slots, but channel {channel}'s trace holds {slots} (set `wrap: true` in the scenario or shorten the horizon)"

@@ -628,13 +628,24 @@ impl<S> Sweep<S> {
         o: &Overrides,
         apply: impl Fn(S, &Overrides) -> Result<S, OverrideError>,
     ) -> Result<Sweep<S>, OverrideError> {
+        self.refuse_swept(o)?;
+        self.try_map_cells(|c| apply(c, o))
+    }
+
+    /// Refuses an override of the swept field: every cell would get the one value.
+    pub(crate) fn refuse_swept(&self, o: &Overrides) -> Result<(), OverrideError> {
         if o.horizon.is_some() && self.field == "horizon" {
             return Err(OverrideError::HorizonIsSwept);
         }
         if o.users.is_some() && self.field == "users" {
             return Err(OverrideError::UsersAreSwept);
         }
-        self.try_map_cells(|c| apply(c, o))
+        for (flag, set) in [("runs", o.runs.is_some()), ("seed", o.seed.is_some())] {
+            if set && self.field == flag {
+                return Err(OverrideError::FieldIsSwept(flag));
+            }
+        }
+        Ok(())
     }
 }
 

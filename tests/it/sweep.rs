@@ -385,6 +385,32 @@ fn both_kinds_of_sweep_follow_one_model() {
             "{field}: {refused:?}"
         );
     }
+    // --seed and --runs over a sweep of the seed or the runs: refused, whatever the kind (every
+    // cell would silently get the one value).
+    for (text, field) in [
+        (&regret, "seed"),
+        (&many, "runs"),
+        (&identification, "seed"),
+        (&identification, "runs"),
+    ] {
+        let swept = set_sweep(text, &format!("(field: {field:?}, values: [1, 2])"));
+        let scenario = parse(&swept, Path::new("s.ron")).unwrap();
+        let o = Overrides {
+            seed: Some(7),
+            runs: Some(3),
+            ..Overrides::default()
+        };
+        let refused = scenario.clone().with_overrides(&o).unwrap_err();
+        assert_eq!(refused, OverrideError::FieldIsSwept(field), "{field}");
+        assert!(refused.to_string().starts_with(&format!("--{field}: ")));
+        // The other flag alone is taken.
+        let other = Overrides {
+            seed: (field == "runs").then_some(7),
+            runs: (field == "seed").then_some(3),
+            ..Overrides::default()
+        };
+        scenario.with_overrides(&other).unwrap();
+    }
 }
 
 /// An identification sweep (issue 49, item 2): each cell's folder holds exactly the files of a

@@ -28,6 +28,7 @@ pub(crate) use sweep::load_sweep;
 use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
+use crate::scenario::Sweep;
 use crate::store::folder::OutputError;
 use crate::store::names::{ResultKind, Swept};
 use regret::summary::RegretSummary;
@@ -88,6 +89,12 @@ pub struct Artifact {
 }
 
 impl Artifact {
+    /// The same file in `folder` of the result folder (a sweep's cell writes its own results
+    /// there).
+    pub(crate) fn in_folder(self, folder: &str) -> Artifact {
+        Artifact::new(format!("{folder}/{}", self.name), self.bytes)
+    }
+
     /// A named buffer.
     pub fn new(name: impl Into<String>, bytes: Vec<u8>) -> Artifact {
         Artifact {
@@ -181,15 +188,10 @@ impl MultiUserResults {
     /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
     /// each cell's folder holds it).
     pub fn summaries(&self) -> Vec<multi_user::summary::MultiUserSummary> {
-        match &self.scenario.sweep {
-            None => vec![multi_user::summary(&self.scenario, &self.stats[0])],
-            Some(sw) => sw
-                .cells
-                .iter()
-                .zip(&self.stats)
-                .map(|(cell, st)| multi_user::summary(cell, st))
-                .collect(),
-        }
+        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
+        let runs = cells.iter().zip(&self.stats);
+        runs.map(|(cell, st)| multi_user::summary(cell, st))
+            .collect()
     }
 }
 
@@ -197,29 +199,17 @@ impl IdentificationResults {
     /// What `summary.json` holds (for a sweep, its first cell's: see
     /// [`IdentificationResults::summaries`]).
     pub fn summary(&self) -> identification::summary::IdentificationSummary {
-        let scenario = self
-            .scenario
-            .sweep
-            .as_ref()
-            .map_or(&self.scenario, |sw| &sw.cells[0]);
-        identification::summary::summary(scenario, &self.stats[0])
+        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
+        identification::summary::summary(&cells[0], &self.stats[0])
     }
 
     /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
     /// each cell's folder holds it).
     pub fn summaries(&self) -> Vec<identification::summary::IdentificationSummary> {
-        match &self.scenario.sweep {
-            None => vec![identification::summary::summary(
-                &self.scenario,
-                &self.stats[0],
-            )],
-            Some(sw) => sw
-                .cells
-                .iter()
-                .zip(&self.stats)
-                .map(|(cell, st)| identification::summary::summary(cell, st))
-                .collect(),
-        }
+        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
+        let runs = cells.iter().zip(&self.stats);
+        runs.map(|(cell, st)| identification::summary::summary(cell, st))
+            .collect()
     }
 }
 

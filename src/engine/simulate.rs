@@ -28,15 +28,13 @@ pub(crate) fn simulate(
             })
         }
         Scenario::Identification(s) => {
-            let stats = match &s.sweep {
-                None => vec![identification::runner::run_identification(s, options)?],
-                Some(sw) => run_cells(
-                    sw,
-                    &s.name,
-                    options,
-                    identification::runner::run_identification,
-                )?,
-            };
+            let stats = run_each(
+                s,
+                s.sweep.as_deref(),
+                &s.name,
+                options,
+                identification::runner::run_identification,
+            )?;
             Results::Identification(IdentificationResults {
                 scenario: s.clone(),
                 stats,
@@ -45,15 +43,13 @@ pub(crate) fn simulate(
             })
         }
         Scenario::MultiUser(s) => {
-            let stats = match &s.sweep {
-                None => vec![multi_user::runner::run_multi_user(s, options)?],
-                Some(sw) => run_cells(
-                    sw,
-                    &s.header.name,
-                    options,
-                    multi_user::runner::run_multi_user,
-                )?,
-            };
+            let stats = run_each(
+                s,
+                s.sweep.as_deref(),
+                &s.header.name,
+                options,
+                multi_user::runner::run_multi_user,
+            )?;
             Results::MultiUser(MultiUserResults {
                 scenario: s.clone(),
                 stats,
@@ -75,6 +71,21 @@ pub(crate) fn simulate(
 
 /// Runs every cell of a sweep (of any kind) by `run`, one after the other: each cell is split
 /// among the threads, so memory stays one cell's at a time while it runs.
+/// Runs `base` by `run`, or every cell of its `sweep` when it has one (a many-users or
+/// identification scenario holds its sweep as an option): one statistics each.
+fn run_each<S, T, E>(
+    base: &S,
+    sweep: Option<&Sweep<S>>,
+    name: &str,
+    options: &RunOptions,
+    run: impl Fn(&S, &RunOptions) -> Result<T, E>,
+) -> Result<Vec<T>, E> {
+    match sweep {
+        None => Ok(vec![run(base, options)?]),
+        Some(sw) => run_cells(sw, name, options, run),
+    }
+}
+
 fn run_cells<S, T, E>(
     sweep: &Sweep<S>,
     name: &str,

@@ -114,6 +114,12 @@ impl<S> Sweep<S> {
         s
     }
 
+    /// The scenarios that run: `sweep`'s cells, or `base` alone when there is no sweep (a
+    /// many-users or identification scenario holds its sweep as an option).
+    pub(crate) fn cells_or<'a>(sweep: Option<&'a Self>, base: &'a S) -> &'a [S] {
+        sweep.map_or(std::slice::from_ref(base), |sw| &sw.cells)
+    }
+
     /// Each value with its cell.
     pub(crate) fn points(&self) -> impl Iterator<Item = (f64, &S)> {
         self.values.iter().copied().zip(&self.cells)

@@ -3,7 +3,7 @@
 
 use crate::engine::budget::{MOMENTS, Need, Needs, SPLITS_PER_THREAD, Work, product};
 use crate::identify::confidence::Setting;
-use crate::scenario::IdentificationScenario;
+use crate::scenario::{IdentificationScenario, Sweep};
 use crate::util::math;
 
 /// Bytes of one identification outcome kept per run.
@@ -59,10 +59,7 @@ fn identification(s: &IdentificationScenario, runs: u64, threads: u64) -> (u64, 
 impl Needs for IdentificationScenario {
     fn needs(&self, runs: &dyn Fn(u64) -> u64, threads: u64) -> Need {
         // A sweep's cells run one after another; every cell's statistics are kept.
-        let cells: Vec<&IdentificationScenario> = match &self.sweep {
-            None => vec![self],
-            Some(sw) => sw.cells.iter().collect(),
-        };
+        let cells = Sweep::cells_or(self.sweep.as_deref(), self);
         let (memory, samples) = cells.iter().fold((0u64, 0.0), |(m, n), c| {
             let (cm, cn) = identification(c, runs(c.runs), threads);
             (m.saturating_add(cm), n + cn)

@@ -3,8 +3,8 @@
 
 use crate::engine::budget::{CUSTOM_NS_PER_SLOT, MOMENTS, Need, Needs, Work, channels, product};
 use crate::engine::multi_user::slot_loop::N_MULTI;
-use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::TeamKind;
+use crate::scenario::{MultiUserScenario, Sweep};
 
 /// Nanoseconds per channel of one assignment the exact many-users benchmark evaluates:
 /// 1.8 s measured for 300 piecewise epochs of K = 10 channels and M = 2 users (3¹⁰ assignments
@@ -68,10 +68,7 @@ fn benchmark_setup(s: &MultiUserScenario) -> f64 {
 impl Needs for MultiUserScenario {
     fn needs(&self, runs: &dyn Fn(u64) -> u64, threads: u64) -> Need {
         // A sweep's cells run one after another; every cell's statistics are kept.
-        let cells: Vec<&MultiUserScenario> = match &self.sweep {
-            None => vec![self],
-            Some(sw) => sw.cells.iter().collect(),
-        };
+        let cells = Sweep::cells_or(self.sweep.as_deref(), self);
         let (memory, steps, cpu) = cells.iter().fold((0u64, 0.0, 0.0), |(m, w, t), c| {
             let (cm, cw, ct) = multi_user(c, runs(c.header.runs), threads);
             (m.saturating_add(cm), w + cw, t + ct)
@@ -80,7 +77,7 @@ impl Needs for MultiUserScenario {
             memory,
             work: Work::SlotSteps(steps),
             cpu_seconds: cpu,
-            setup_seconds: cells.iter().map(|c| benchmark_setup(c)).sum(),
+            setup_seconds: cells.iter().map(benchmark_setup).sum(),
         }
     }
 }

@@ -111,7 +111,7 @@ pub(crate) fn render_sweep(
     let mut summaries = Vec::with_capacity(sw.cells.len());
     for ((cell, st), folder) in sw.cells.iter().zip(stats).zip(&folders) {
         for f in render(cell, st, opts)? {
-            files.push(Artifact::new(format!("{folder}/{}", f.name), f.bytes));
+            files.push(f.in_folder(folder));
         }
         summaries.push(summary(cell, st));
     }
@@ -503,7 +503,7 @@ impl SavedResults for SavedIdentificationSweep {
         let mut files = Vec::new();
         for (folder, summary) in &self.cells {
             for f in render_report(summary, opts)? {
-                files.push(Artifact::new(format!("{folder}/{}", f.name), f.bytes));
+                files.push(f.in_folder(folder));
             }
         }
         files.extend(render_top(&self.top, opts)?);

@@ -148,7 +148,7 @@ pub(crate) fn render_sweep(
     for ((cell, st), &v) in sw.cells.iter().zip(stats).zip(&sw.values) {
         let folder = cell_folder(&sw.field, v);
         for f in render(cell, st, opts)? {
-            files.push(Artifact::new(format!("{folder}/{}", f.name), f.bytes));
+            files.push(f.in_folder(&folder));
         }
         summaries.push(summary(cell, st));
     }
@@ -267,7 +267,7 @@ impl SavedSweep {
         let mut files = Vec::new();
         for (folder, summary, table) in &self.cells {
             for f in super::render_report(summary, table, opts)? {
-                files.push(Artifact::new(format!("{folder}/{}", f.name), f.bytes));
+                files.push(f.in_folder(folder));
             }
         }
         files.extend(render_top(&self.top, opts)?);

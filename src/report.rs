@@ -8,29 +8,28 @@ pub(crate) mod compare;
 pub(crate) mod describe;
 pub(crate) mod format;
 pub(crate) mod identification;
+pub(crate) mod kind;
 pub(crate) mod load;
 pub(crate) mod multi_user;
 pub(crate) mod plots;
 pub(crate) mod regret;
 pub(crate) mod saved;
+pub(crate) mod streamed;
 pub(crate) mod sweep;
 
-pub(crate) use identification::load_identification;
 pub(crate) use load::parse_json;
 pub(crate) use load::saved_kind;
 pub(crate) use plots::ChartOptions;
 pub(crate) use plots::Format;
 pub(crate) use regret::load_saved;
 pub(crate) use regret::regret_from_files;
-pub(crate) use regret::render_regret;
-pub(crate) use sweep::load_sweep;
 
 use crate::engine::results::{
     IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
 };
 use crate::scenario::Sweep;
 use crate::store::folder::OutputError;
-use crate::store::names::{ResultKind, Swept};
+use crate::store::names::ResultKind;
 use regret::summary::RegretSummary;
 use regret::{curves, summary};
 use std::path::{Path, PathBuf};
@@ -128,29 +127,22 @@ impl std::fmt::Debug for Artifact {
     }
 }
 
-/// Reads and checks the results of `dir`, which declares kind `found` (anything but an
-/// identification, sweep or many-users summary is read as regret results, and a comparison
-/// stays a comparison).
+/// Reads and checks the results of `dir`, which declares kind `found`: the kind that writes
+/// `found` reads it (see [`kind::ReportKind::load`]); anything no kind claims is read as
+/// regret results (a comparison stays a comparison).
 pub(crate) fn load_any(
     dir: &Path,
     found: Option<ResultKind>,
 ) -> Result<Box<dyn saved::SavedResults>, ReportError> {
-    Ok(match found {
-        Some(ResultKind::Identification) => Box::new(load_identification(dir)?),
-        Some(ResultKind::Sweep(Swept::Regret)) => Box::new(load_sweep(dir)?),
-        Some(ResultKind::MultiUser) => Box::new(multi_user::load_multi_user(dir)?),
-        Some(ResultKind::Sweep(Swept::MultiUser)) => {
-            Box::new(multi_user::load_multi_user_sweep(dir)?)
-        }
-        Some(ResultKind::Sweep(Swept::Identification)) => {
-            Box::new(identification::sweep::load_identification_sweep(dir)?)
-        }
-        _ => {
-            let (summary, rows) = load_saved(dir)?;
-            let comparison = found == Some(ResultKind::Comparison);
-            Box::new(regret::SavedRegret(summary, rows, comparison))
-        }
-    })
+    macro_rules! claimed {
+        ($($kind:ty),*) => {
+            None$(.or_else(|| found.and_then(|k| <$kind as kind::ReportKind>::load(k, dir))))*
+        };
+    }
+    match crate::scenario::kind_types!(claimed) {
+        Some(loaded) => loaded,
+        None => regret::load_unclaimed(dir, found),
+    }
 }
 
 /// Every file of a finished (unsharded) result set.
@@ -158,18 +150,8 @@ pub(crate) fn render_results(
     results: &Results,
     charts: &ChartOptions,
 ) -> Result<Vec<Artifact>, ReportError> {
-    match results {
-        Results::Regret(r) => render_regret(&r.scenario, &r.stats, charts),
-        Results::Identification(r) => match &r.scenario.sweep {
-            None => identification::render(&r.scenario, &r.stats[0], charts),
-            Some(sw) => identification::sweep::render_sweep(&r.scenario, sw, &r.stats, charts),
-        },
-        Results::Sweep(r) => sweep::render(&r.scenario, &r.cells(), charts),
-        Results::MultiUser(r) => match &r.scenario.sweep {
-            None => multi_user::render(&r.scenario, &r.stats[0], charts),
-            Some(sw) => multi_user::render_sweep(&r.scenario, sw, &r.stats, charts),
-        },
-    }
+    use kind::ReportKind;
+    crate::scenario::each_kind!(in Results, results, r => r.scenario.render(&r.stats, charts))
 }
 
 impl RegretResults {

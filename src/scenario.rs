@@ -44,39 +44,61 @@ pub use sweep::Sweep;
 /// at 2²⁰ it took 352 MB and the run 2.3 GB (issue 50).
 pub(crate) const MAX_CHANNELS: u64 = 1 << 18;
 
-/// Evaluates `$body` with `$s` bound to the scenario inside `$scenario` (a `&Scenario`),
-/// whatever its kind: the one list of the scenario kinds for dispatch. A layer's per-kind
-/// behaviour is a trait that each kind implements in its own folder (see
-/// `report::describe::Describe`); the dispatch then names no kind.
+/// The one list of the experiment kinds, for dispatch: evaluates `$body` with `$s` bound to
+/// the value inside `$value`, whatever its kind. `$value` is a `Scenario` (or a reference to
+/// one), or, after `in E,`, a value of any enum `E` in scope that has one variant per kind
+/// (`Results`, `RawScenario`). A layer's per-kind behaviour is a trait that each kind
+/// implements in its own folder (see `report::describe::Describe`); the dispatch then names no
+/// kind, and a new kind is one line here.
 macro_rules! each_kind {
-    ($scenario:expr, $s:ident => $body:expr) => {
-        match $scenario {
-            $crate::scenario::Scenario::Regret($s) => $body,
-            $crate::scenario::Scenario::Identification($s) => $body,
-            $crate::scenario::Scenario::Sweep($s) => $body,
-            $crate::scenario::Scenario::MultiUser($s) => $body,
+    (in $e:ident, $value:expr, $s:ident => $body:expr) => {
+        match $value {
+            $e::Regret($s) => $body,
+            $e::Identification($s) => $body,
+            $e::Sweep($s) => $body,
+            $e::MultiUser($s) => $body,
         }
     };
+    ($value:expr, $s:ident => $body:expr) => {{
+        use $crate::scenario::Scenario;
+        $crate::scenario::each_kind!(in Scenario, $value, $s => $body)
+    }};
 }
 pub(crate) use each_kind;
 
-/// As [`each_kind!`], for an owned `Scenario` whose kind stays: `$body` gives the scenario of
-/// the same kind, put back in its variant (overrides, added policies).
+/// As [`each_kind!`], for an owned value whose kind stays: `$body` gives the value of the same
+/// kind, put in its variant of `$to` (or of `Scenario`, when no `in A => B,` is given:
+/// overrides, added policies, a scenario's results).
 macro_rules! map_kind {
-    ($scenario:expr, $s:ident => $body:expr) => {
-        match $scenario {
-            $crate::scenario::Scenario::Regret($s) => $crate::scenario::Scenario::Regret($body),
-            $crate::scenario::Scenario::Identification($s) => {
-                $crate::scenario::Scenario::Identification($body)
-            }
-            $crate::scenario::Scenario::Sweep($s) => $crate::scenario::Scenario::Sweep($body),
-            $crate::scenario::Scenario::MultiUser($s) => {
-                $crate::scenario::Scenario::MultiUser($body)
-            }
+    (in $from:ident => $to:ident, $value:expr, $s:ident => $body:expr) => {
+        match $value {
+            $from::Regret($s) => $to::Regret($body),
+            $from::Identification($s) => $to::Identification($body),
+            $from::Sweep($s) => $to::Sweep($body),
+            $from::MultiUser($s) => $to::MultiUser($body),
         }
     };
+    ($value:expr, $s:ident => $body:expr) => {{
+        use $crate::scenario::Scenario;
+        $crate::scenario::map_kind!(in Scenario => Scenario, $value, $s => $body)
+    }};
 }
 pub(crate) use map_kind;
+
+/// Calls the macro `$m` with the type of each kind's checked scenario, in the order of
+/// [`each_kind!`]: for what a layer does once per kind without a value of it (which kind
+/// reads a saved folder back).
+macro_rules! kind_types {
+    ($m:ident) => {
+        $m!(
+            $crate::scenario::RegretScenario,
+            $crate::scenario::IdentificationScenario,
+            $crate::scenario::SweepScenario,
+            $crate::scenario::MultiUserScenario
+        )
+    };
+}
+pub(crate) use kind_types;
 
 /// A checked scenario.
 #[derive(Clone, Debug)]
@@ -90,6 +112,24 @@ pub enum Scenario {
     /// Many secondary users on the same channels.
     MultiUser(MultiUserScenario),
 }
+
+/// Each kind's checked scenario is a [`Scenario`] of that kind.
+macro_rules! into_scenario {
+    ($($kind:ident($t:ty)),*) => {$(
+        impl From<$t> for Scenario {
+            fn from(s: $t) -> Scenario {
+                Scenario::$kind(s)
+            }
+        }
+    )*};
+}
+
+into_scenario!(
+    Regret(RegretScenario),
+    Identification(IdentificationScenario),
+    Sweep(SweepScenario),
+    MultiUser(MultiUserScenario)
+);
 
 /// A checked sweep: one regret scenario per value of the swept field.
 #[derive(Clone, Debug)]

@@ -8,11 +8,9 @@ use crate::app::runs_file::RunsFile;
 use crate::app::simulation::{Prepared, SimulationError};
 use crate::engine::pipeline::RunOptions;
 use crate::engine::results::Results;
-use crate::report::multi_user::runs_parts;
 use crate::report::plots::ChartOptions;
-use crate::report::regret::runs;
+use crate::report::streamed::StreamedRuns;
 use crate::report::{Artifact, ReportError};
-use crate::scenario::Scenario;
 use crate::store::folder::{Destination, OutputDir, OutputError, Previous, Replace};
 use crate::store::names::{self, ResultKind};
 use crate::store::partial::Partial;
@@ -132,23 +130,14 @@ impl Prepared {
 }
 
 impl Prepared {
-    /// Runs for `dest`: a regret run writes its `runs.csv` into the staging folder as the runs
-    /// finish (memory flat in the number of runs), the rest stays in memory until rendered.
+    /// Runs for `dest`: a kind that streams its `runs.csv` (see [`StreamedRuns`]) writes it
+    /// into the staging folder as the runs finish (memory flat in the number of runs), the rest
+    /// stays in memory until rendered.
     pub(crate) fn run_for(&self, dest: &Destination) -> Result<Results, ExportError> {
-        Ok(match (self.scenario(), self.shard()) {
-            (Scenario::Regret(s), None) => {
-                let file = Arc::new(RunsFile::new(dest.staging(), runs::parts(s)));
-                let options = RunOptions {
-                    sink: Some(file.clone()),
-                    ..self.options().clone()
-                };
-                let results = self.run_with(&options)?;
-                file.finish()?;
-                results
-            }
-            // A sweep's cells each write their own rows: kept in memory.
-            (Scenario::MultiUser(s), None) if s.sweep.is_none() => {
-                let file = Arc::new(RunsFile::new(dest.staging(), runs_parts(s)));
+        let parts = crate::scenario::each_kind!(self.scenario(), s => s.runs_parts());
+        Ok(match (parts, self.shard()) {
+            (Some(parts), None) => {
+                let file = Arc::new(RunsFile::new(dest.staging(), parts));
                 let options = RunOptions {
                     sink: Some(file.clone()),
                     ..self.options().clone()

@@ -3,3 +3,38 @@
 
 mod budget;
 pub(crate) mod runner;
+
+use crate::engine::pipeline::{RunError, RunOptions};
+use crate::engine::results::{IdentificationResults, Results};
+use crate::engine::shard::Shard;
+use crate::engine::simulate::Simulate;
+use crate::engine::sweep::run_each;
+use crate::scenario::{IdentificationScenario, Overrides};
+
+impl Simulate for IdentificationScenario {
+    type Results = IdentificationResults;
+    fn simulate(
+        &self,
+        options: &RunOptions,
+        overrides: Overrides,
+        shard: Option<Shard>,
+    ) -> Result<IdentificationResults, RunError> {
+        let sweep = self.sweep.as_deref();
+        Ok(IdentificationResults {
+            stats: run_each(self, sweep, &self.name, options, runner::run_identification)?,
+            scenario: self.clone(),
+            overrides,
+            shard,
+        })
+    }
+}
+
+impl Results {
+    /// The identification results, if that is the kind.
+    pub fn identification(&self) -> Option<&IdentificationResults> {
+        match self {
+            Results::Identification(r) => Some(r),
+            _ => None,
+        }
+    }
+}

@@ -6,3 +6,38 @@ mod budget;
 pub(crate) mod reduced;
 pub(crate) mod runner;
 pub(crate) mod slot_loop;
+
+use crate::engine::pipeline::{RunError, RunOptions};
+use crate::engine::results::{MultiUserResults, Results};
+use crate::engine::shard::Shard;
+use crate::engine::simulate::Simulate;
+use crate::engine::sweep::run_each;
+use crate::scenario::{MultiUserScenario, Overrides};
+
+impl Simulate for MultiUserScenario {
+    type Results = MultiUserResults;
+    fn simulate(
+        &self,
+        options: &RunOptions,
+        overrides: Overrides,
+        shard: Option<Shard>,
+    ) -> Result<MultiUserResults, RunError> {
+        let (sweep, name) = (self.sweep.as_deref(), &self.header.name);
+        Ok(MultiUserResults {
+            stats: run_each(self, sweep, name, options, runner::run_multi_user)?,
+            scenario: self.clone(),
+            overrides,
+            shard,
+        })
+    }
+}
+
+impl Results {
+    /// The many-users results, if that is the kind.
+    pub fn multi_user(&self) -> Option<&MultiUserResults> {
+        match self {
+            Results::MultiUser(r) => Some(r),
+            _ => None,
+        }
+    }
+}

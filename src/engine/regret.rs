@@ -5,3 +5,36 @@
 mod budget;
 pub(crate) mod classic_loop;
 pub(crate) mod runner;
+
+use crate::engine::pipeline::{RunError, RunOptions};
+use crate::engine::results::{RegretResults, Results};
+use crate::engine::shard::Shard;
+use crate::engine::simulate::Simulate;
+use crate::scenario::{Overrides, RegretScenario};
+
+impl Simulate for RegretScenario {
+    type Results = RegretResults;
+    fn simulate(
+        &self,
+        options: &RunOptions,
+        overrides: Overrides,
+        shard: Option<Shard>,
+    ) -> Result<RegretResults, RunError> {
+        Ok(RegretResults {
+            stats: runner::run_regret(self, options)?,
+            scenario: self.clone(),
+            overrides,
+            shard,
+        })
+    }
+}
+
+impl Results {
+    /// The regret results, if that is the kind.
+    pub fn regret(&self) -> Option<&RegretResults> {
+        match self {
+            Results::Regret(r) => Some(r),
+            _ => None,
+        }
+    }
+}

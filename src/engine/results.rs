@@ -135,66 +135,75 @@ impl SweepResults {
     }
 }
 
+/// What the results of every kind tell, whatever the kind.
+pub(crate) trait KindResults {
+    /// The kind's checked scenario.
+    type Scenario;
+    /// The engine's statistics of its runs.
+    type Stats;
+    /// The results of `scenario`'s runs (of the `shard`, `None` for all).
+    fn new(
+        scenario: Self::Scenario,
+        stats: Self::Stats,
+        overrides: Overrides,
+        shard: Option<Shard>,
+    ) -> Self;
+    /// The scenario's name.
+    fn name(&self) -> &str;
+    /// The overrides applied.
+    fn overrides(&self) -> Overrides;
+    /// The shard these results hold (`None`: every run, unsharded).
+    fn shard(&self) -> Option<Shard>;
+}
+
+/// [`KindResults`] for each kind's results: they differ only in where the name is.
+macro_rules! kind_results {
+    ($($t:ident($s:ty, $stats:ty) => |$r:ident| $name:expr;)*) => {$(
+        impl KindResults for $t {
+            type Scenario = $s;
+            type Stats = $stats;
+            fn new(scenario: $s, stats: $stats, overrides: Overrides, shard: Option<Shard>) -> $t {
+                $t {
+                    scenario,
+                    stats,
+                    overrides,
+                    shard,
+                }
+            }
+            fn name(&self) -> &str {
+                let $r = self;
+                $name
+            }
+            fn overrides(&self) -> Overrides {
+                self.overrides
+            }
+            fn shard(&self) -> Option<Shard> {
+                self.shard
+            }
+        }
+    )*};
+}
+
+kind_results! {
+    RegretResults(RegretScenario, RegretStats) => |r| &r.scenario.header.name;
+    IdentificationResults(IdentificationScenario, Vec<Vec<IdentifyCell>>) => |r| &r.scenario.name;
+    SweepResults(SweepScenario, Vec<RegretStats>) => |r| &r.scenario.name;
+    MultiUserResults(MultiUserScenario, Vec<MultiStats>) => |r| &r.scenario.header.name;
+}
+
 impl Results {
     /// The scenario's name.
     pub fn name(&self) -> &str {
-        match self {
-            Results::Regret(r) => &r.scenario.header.name,
-            Results::Identification(r) => &r.scenario.name,
-            Results::Sweep(r) => &r.scenario.name,
-            Results::MultiUser(r) => &r.scenario.header.name,
-        }
+        crate::scenario::each_kind!(in Results, self, r => r.name())
     }
 
     /// The overrides applied.
     pub fn overrides(&self) -> Overrides {
-        match self {
-            Results::Regret(r) => r.overrides,
-            Results::Identification(r) => r.overrides,
-            Results::Sweep(r) => r.overrides,
-            Results::MultiUser(r) => r.overrides,
-        }
+        crate::scenario::each_kind!(in Results, self, r => r.overrides())
     }
 
     /// The shard these results hold (`None`: every run, unsharded).
     pub fn shard(&self) -> Option<Shard> {
-        match self {
-            Results::Regret(r) => r.shard,
-            Results::Identification(r) => r.shard,
-            Results::Sweep(r) => r.shard,
-            Results::MultiUser(r) => r.shard,
-        }
-    }
-
-    /// The regret results, if that is the kind.
-    pub fn regret(&self) -> Option<&RegretResults> {
-        match self {
-            Results::Regret(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The identification results, if that is the kind.
-    pub fn identification(&self) -> Option<&IdentificationResults> {
-        match self {
-            Results::Identification(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The sweep results, if that is the kind.
-    pub fn sweep(&self) -> Option<&SweepResults> {
-        match self {
-            Results::Sweep(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    /// The many-users results, if that is the kind.
-    pub fn multi_user(&self) -> Option<&MultiUserResults> {
-        match self {
-            Results::MultiUser(r) => Some(r),
-            _ => None,
-        }
+        crate::scenario::each_kind!(in Results, self, r => r.shard())
     }
 }

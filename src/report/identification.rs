@@ -104,3 +104,29 @@ impl SavedResults for summary::IdentificationSummary {
         render_report(self, charts)
     }
 }
+
+impl crate::report::kind::ReportKind for IdentificationScenario {
+    type Stats = Vec<Vec<IdentifyCell>>;
+    fn render(
+        &self,
+        stats: &Vec<Vec<IdentifyCell>>,
+        charts: &ChartOptions,
+    ) -> Result<Vec<Artifact>, ReportError> {
+        match &self.sweep {
+            None => render(self, &stats[0], charts),
+            Some(sw) => sweep::render_sweep(self, sw, stats, charts),
+        }
+    }
+    fn load(found: ResultKind, dir: &std::path::Path) -> Option<crate::report::kind::Loaded> {
+        use crate::report::saved::SavedResults;
+        Some(match found {
+            ResultKind::Identification => {
+                load_identification(dir).map(|s| Box::new(s) as Box<dyn SavedResults>)
+            }
+            ResultKind::Sweep(crate::store::names::Swept::Identification) => {
+                sweep::load_identification_sweep(dir).map(|s| Box::new(s) as Box<dyn SavedResults>)
+            }
+            _ => return None,
+        })
+    }
+}

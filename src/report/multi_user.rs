@@ -434,3 +434,29 @@ impl SavedResults for SavedSweep {
             .collect()
     }
 }
+
+impl crate::report::kind::ReportKind for MultiUserScenario {
+    type Stats = Vec<MultiStats>;
+    fn render(
+        &self,
+        stats: &Vec<MultiStats>,
+        charts: &ChartOptions,
+    ) -> Result<Vec<Artifact>, ReportError> {
+        match &self.sweep {
+            None => render(self, &stats[0], charts),
+            Some(sw) => render_sweep(self, sw, stats, charts),
+        }
+    }
+    fn load(found: ResultKind, dir: &std::path::Path) -> Option<crate::report::kind::Loaded> {
+        use crate::report::saved::SavedResults;
+        Some(match found {
+            ResultKind::MultiUser => {
+                load_multi_user(dir).map(|s| Box::new(s) as Box<dyn SavedResults>)
+            }
+            ResultKind::Sweep(crate::store::names::Swept::MultiUser) => {
+                load_multi_user_sweep(dir).map(|s| Box::new(s) as Box<dyn SavedResults>)
+            }
+            _ => return None,
+        })
+    }
+}

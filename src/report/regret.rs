@@ -220,3 +220,25 @@ impl SavedResults for SavedRegret {
         render_report(&self.0, &self.1, charts)
     }
 }
+
+impl crate::report::kind::ReportKind for RegretScenario {
+    type Stats = RegretStats;
+    fn render(
+        &self,
+        stats: &RegretStats,
+        charts: &ChartOptions,
+    ) -> Result<Vec<Artifact>, ReportError> {
+        render_regret(self, stats, charts)
+    }
+}
+
+/// Reads a saved folder that no other kind claims as regret results: a regret scenario's, or
+/// a comparison's (whose summary holds the scenarios side by side).
+pub(crate) fn load_unclaimed(
+    dir: &std::path::Path,
+    found: Option<ResultKind>,
+) -> crate::report::kind::Loaded {
+    let (summary, rows) = load_saved(dir)?;
+    let comparison = found == Some(ResultKind::Comparison);
+    Ok(Box::new(SavedRegret(summary, rows, comparison)))
+}

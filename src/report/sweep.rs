@@ -243,3 +243,19 @@ fn head_of(json: &[u8], kind: ResultKind, what: &str) -> Result<SavedHead, Strin
         folders,
     })
 }
+
+impl crate::report::kind::ReportKind for SweepScenario {
+    type Stats = Vec<RegretStats>;
+    fn render(
+        &self,
+        stats: &Vec<RegretStats>,
+        charts: &ChartOptions,
+    ) -> Result<Vec<Artifact>, ReportError> {
+        let cells: Vec<_> = self.sweep.cells().iter().zip(stats).collect();
+        render(self, &cells, charts)
+    }
+    fn load(found: ResultKind, dir: &std::path::Path) -> Option<crate::report::kind::Loaded> {
+        let load = || Ok(Box::new(load_sweep(dir)?) as Box<dyn SavedResults>);
+        (found == ResultKind::Sweep(Swept::Regret)).then(load)
+    }
+}

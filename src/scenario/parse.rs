@@ -48,17 +48,16 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         path: path.to_path_buf(),
         text: text.into(),
     };
-    let scenario = match raw {
+    let scenario: Option<Scenario> = match raw {
         RawScenario::Regret(r) if r.sweep.is_some() => {
-            check_sweep(r, &source, &mut checker).map(Scenario::Sweep)
+            check_sweep(r, &source, &mut checker).map(Into::into)
         }
-        RawScenario::Regret(r) => check_regret(r, &source, &mut checker).map(Scenario::Regret),
+        RawScenario::Regret(r) => check_regret(r, &source, &mut checker).map(Into::into),
         RawScenario::Identification(r) => {
-            identification::check_identification(r, &source, &mut checker)
-                .map(Scenario::Identification)
+            identification::check_identification(r, &source, &mut checker).map(Into::into)
         }
         RawScenario::MultiUser(r) => {
-            super::multi_user::check_multi_user(r, &source, &mut checker).map(Scenario::MultiUser)
+            super::multi_user::check_multi_user(r, &source, &mut checker).map(Into::into)
         }
     };
     match scenario {

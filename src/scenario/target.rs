@@ -114,11 +114,29 @@ pub(crate) fn mismatches(s: &MultiUserScenario) -> Vec<Mismatch> {
 /// Every warning of [`mismatches`] for a scenario, one line each (a sweep's: per cell, named
 /// by its value); none for other kinds.
 pub(crate) fn warnings(scenario: &crate::scenario::Scenario) -> Vec<String> {
-    match scenario {
-        crate::scenario::Scenario::MultiUser(s) => multi_user_warnings(s),
-        _ => Vec::new(),
+    crate::scenario::each_kind!(scenario, s => s.target_warnings())
+}
+
+/// A scenario kind whose policies may learn another target than their benchmark's: only
+/// many-users policies do.
+pub(crate) trait TargetWarnings {
+    /// One line per policy whose learned target is worse than its benchmark.
+    fn target_warnings(&self) -> Vec<String> {
+        Vec::new()
     }
 }
+
+impl TargetWarnings for MultiUserScenario {
+    fn target_warnings(&self) -> Vec<String> {
+        multi_user_warnings(self)
+    }
+}
+
+impl TargetWarnings for super::RegretScenario {}
+
+impl TargetWarnings for super::SweepScenario {}
+
+impl TargetWarnings for super::IdentificationScenario {}
 
 /// [`warnings`] of a many-users scenario.
 pub(crate) fn multi_user_warnings(s: &MultiUserScenario) -> Vec<String> {

@@ -155,12 +155,7 @@ impl ResultKind {
         if sharded {
             return ResultKind::Partial;
         }
-        match s {
-            Scenario::Regret(s) => s.writes(),
-            Scenario::Identification(s) => s.writes(),
-            Scenario::Sweep(s) => s.writes(),
-            Scenario::MultiUser(s) => s.writes(),
-        }
+        crate::scenario::each_kind!(s, s => s.writes())
     }
 
     /// What `results` are written as: a shard's partial results, else what their scenario's
@@ -169,12 +164,7 @@ impl ResultKind {
         if results.shard().is_some() {
             return ResultKind::Partial;
         }
-        match results {
-            Results::Regret(r) => r.scenario.writes(),
-            Results::Identification(r) => r.scenario.writes(),
-            Results::Sweep(r) => r.scenario.writes(),
-            Results::MultiUser(r) => r.scenario.writes(),
-        }
+        crate::scenario::each_kind!(in Results, results, r => r.scenario.writes())
     }
 
     /// As `summary.json` and the marker write it.

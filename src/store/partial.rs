@@ -20,10 +20,8 @@ use crate::engine::multi_user::runner::TeamStats;
 use crate::engine::recorder::PartialStats;
 use crate::engine::results::Results;
 use crate::engine::shard::Shard;
-use crate::identify::Algorithm;
 use crate::scenario::additions::Additions;
-use crate::scenario::multi_user::TeamKind;
-use crate::scenario::{self, Overrides, PolicyKind, RegretScenario, Scenario};
+use crate::scenario::{self, Overrides, Scenario};
 
 mod blame;
 mod check;
@@ -35,12 +33,9 @@ mod multi_user;
 mod regret;
 
 pub use check::MergeError;
-use identification::IdentificationPartial;
 pub(crate) use identification::PartialCell;
-use kind::{PartialKind, SweepOf};
+use kind::Sharded;
 pub use merge::merge;
-use multi_user::MultiUserPartial;
-use regret::RegretPartial;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -116,73 +111,15 @@ pub(crate) enum PartialBody {
     },
 }
 
-/// The policies a library user added, as (label, description).
-fn custom_policies(s: &RegretScenario) -> Vec<(String, String)> {
-    s.policies
-        .iter()
-        .filter(|p| matches!(p.policy, PolicyKind::Custom(_)))
-        .map(|p| (p.label.clone(), p.describe()))
-        .collect()
-}
-
 impl Partial {
     /// The partial result of a sharded simulation.
     pub(crate) fn of(results: &Results) -> Partial {
-        let one_channel = match results {
-            Results::MultiUser(r) => r
-                .scenario
-                .policies
-                .iter()
-                .filter(|p| p.declares_one_channel())
-                .map(|p| p.label.clone())
-                .collect(),
-            _ => Vec::new(),
-        };
-        let (scenario, custom, body) = match results {
-            Results::Regret(r) => (
-                Scenario::Regret(r.scenario.clone()),
-                custom_policies(&r.scenario),
-                RegretPartial::body(&r.stats),
-            ),
-            Results::Sweep(r) => (
-                Scenario::Sweep(r.scenario.clone()),
-                r.scenario
-                    .sweep
-                    .cells
-                    .first()
-                    .map(custom_policies)
-                    .unwrap_or_default(),
-                SweepOf::<RegretPartial>::body(&r.stats),
-            ),
-            Results::Identification(r) => (
-                Scenario::Identification(r.scenario.clone()),
-                r.scenario
-                    .algorithms
-                    .iter()
-                    .filter(|a| matches!(a, Algorithm::Custom(_)))
-                    .map(|a| (a.name().to_string(), String::new()))
-                    .collect(),
-                if r.scenario.sweep.is_some() {
-                    SweepOf::<IdentificationPartial>::body(&r.stats)
-                } else {
-                    IdentificationPartial::body(&r.stats[0])
-                },
-            ),
-            Results::MultiUser(r) => (
-                Scenario::MultiUser(r.scenario.clone()),
-                r.scenario
-                    .policies
-                    .iter()
-                    .filter(|p| !matches!(p.kind, TeamKind::Builtin(_)))
-                    .map(|p| (p.label.clone(), p.to_ron()))
-                    .collect(),
-                if r.scenario.sweep.is_some() {
-                    SweepOf::<MultiUserPartial>::body(&r.stats)
-                } else {
-                    MultiUserPartial::body(&r.stats[0])
-                },
-            ),
-        };
+        use crate::scenario::each_kind;
+        let scenario = crate::scenario::map_kind!(in Results => Scenario, results,
+            r => r.scenario.clone());
+        let custom = each_kind!(in Results, results, r => r.scenario.custom());
+        let one_channel = each_kind!(in Results, results, r => r.scenario.one_channel());
+        let body = each_kind!(in Results, results, r => r.scenario.body(&r.stats));
         let source = scenario.source();
         let shard = results.shard().unwrap_or_default();
         let mut partial = Partial {

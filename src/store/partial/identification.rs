@@ -3,8 +3,10 @@
 
 use super::blame::Blame;
 use super::kind::PartialKind;
+use super::kind::{Sharded, SweepOf, sharded_with_optional_sweep};
 use super::{MergeError, PartialBody};
 use crate::engine::identification::runner::IdentifyCell;
+use crate::identify::Algorithm;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::{IdentifyOutcome, IdentifyStats};
 use crate::scenario::IdentificationScenario;
@@ -211,4 +213,16 @@ impl PartialKind for IdentificationPartial {
         }
         Ok(merged.unwrap_or_default())
     }
+}
+
+impl Sharded for IdentificationScenario {
+    type Stats = Vec<Vec<IdentifyCell>>;
+    fn custom(&self) -> Vec<(String, String)> {
+        self.algorithms
+            .iter()
+            .filter(|a| matches!(a, Algorithm::Custom(_)))
+            .map(|a| (a.name().to_string(), String::new()))
+            .collect()
+    }
+    sharded_with_optional_sweep!(IdentificationPartial);
 }

@@ -33,6 +33,67 @@ pub(crate) trait PartialKind {
     ) -> Result<Self::Stats, MergeError>;
 }
 
+/// A scenario kind as its shards hold it: what a shard's `partial.json` lists besides the
+/// statistics, and the statistics as one [`PartialKind`] (the kind's own, or a sweep of it).
+/// Each kind's is in its own file, beside its [`PartialKind`].
+pub(crate) trait Sharded {
+    /// The engine's statistics of the scenario's runs.
+    type Stats;
+    /// The policies (or algorithms, or teams) a library user added, as (label, description).
+    fn custom(&self) -> Vec<(String, String)>;
+    /// The labels of the policies that declare they probe one channel a slot.
+    fn one_channel(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The body a shard writes for `stats`.
+    fn body(&self, stats: &Self::Stats) -> PartialBody;
+    /// Checks one shard's body (at `field`, holding `runs` runs) against the scenario.
+    fn check(
+        &self,
+        blame: &Blame,
+        field: &str,
+        body: &PartialBody,
+        runs: u64,
+    ) -> Result<(), MergeError>;
+    /// Folds every shard's (checked) body exactly into the unsharded run's statistics.
+    fn fold(&self, bodies: &[(&Path, &PartialBody)]) -> Result<Self::Stats, MergeError>;
+}
+
+/// [`Sharded`] for a kind whose scenario holds an optional sweep of itself: its own
+/// [`PartialKind`] `K` in a one-element list, or [`SweepOf`] `K`.
+macro_rules! sharded_with_optional_sweep {
+    ($k:ty) => {
+        fn body(&self, stats: &Vec<<$k as PartialKind>::Stats>) -> PartialBody {
+            match &self.sweep {
+                None => <$k>::body(&stats[0]),
+                Some(_) => SweepOf::<$k>::body(stats),
+            }
+        }
+        fn check(
+            &self,
+            blame: &Blame,
+            field: &str,
+            body: &PartialBody,
+            runs: u64,
+        ) -> Result<(), MergeError> {
+            match &self.sweep {
+                None => <$k>::check(blame, field, self, body, runs),
+                Some(sw) => SweepOf::<$k>::check(blame, field, sw, body, runs),
+            }
+        }
+        fn fold(
+            &self,
+            bodies: &[(&Path, &PartialBody)],
+        ) -> Result<Vec<<$k as PartialKind>::Stats>, MergeError> {
+            match &self.sweep {
+                None => Ok(vec![<$k>::fold(self, bodies)?]),
+                Some(sw) => SweepOf::<$k>::fold(sw, bodies),
+            }
+        }
+    };
+}
+pub(crate) use sharded_with_optional_sweep;
+
 /// A sweep of kind `K`: one `K` body per cell, in the sweep's order.
 pub(crate) struct SweepOf<K>(PhantomData<K>);
 

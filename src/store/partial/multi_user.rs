@@ -3,9 +3,11 @@
 
 use super::blame::Blame;
 use super::kind::PartialKind;
+use super::kind::{Sharded, SweepOf, sharded_with_optional_sweep};
 use super::{MergeError, PartialBody};
 use crate::engine::multi_user::runner::{self as multi_runner, MultiStats, TeamStats};
 use crate::scenario::MultiUserScenario;
+use crate::scenario::multi_user::TeamKind;
 use std::path::Path;
 
 mod check;
@@ -70,4 +72,23 @@ impl PartialKind for MultiUserPartial {
             streamed: false,
         })
     }
+}
+
+impl Sharded for MultiUserScenario {
+    type Stats = Vec<MultiStats>;
+    fn custom(&self) -> Vec<(String, String)> {
+        self.policies
+            .iter()
+            .filter(|p| !matches!(p.kind, TeamKind::Builtin(_)))
+            .map(|p| (p.label.clone(), p.to_ron()))
+            .collect()
+    }
+    fn one_channel(&self) -> Vec<String> {
+        self.policies
+            .iter()
+            .filter(|p| p.declares_one_channel())
+            .map(|p| p.label.clone())
+            .collect()
+    }
+    sharded_with_optional_sweep!(MultiUserPartial);
 }

@@ -3,10 +3,12 @@
 
 use super::blame::Blame;
 use super::kind::PartialKind;
+use super::kind::{Sharded, SweepOf};
 use super::{MergeError, PartialBody};
 use crate::engine::recorder::{PartialStats, PolicyStats};
 use crate::engine::regret::runner::RegretStats;
 use crate::scenario::RegretScenario;
+use crate::scenario::{PolicyKind, SweepScenario};
 use crate::util::stats::Moments;
 use std::path::Path;
 
@@ -307,4 +309,62 @@ fn check_finals(
         },
     )?;
     Ok(())
+}
+
+/// The policies a library user added, as (label, description).
+fn custom_policies(s: &RegretScenario) -> Vec<(String, String)> {
+    s.policies
+        .iter()
+        .filter(|p| matches!(p.policy, PolicyKind::Custom(_)))
+        .map(|p| (p.label.clone(), p.describe()))
+        .collect()
+}
+
+impl Sharded for RegretScenario {
+    type Stats = RegretStats;
+    fn custom(&self) -> Vec<(String, String)> {
+        custom_policies(self)
+    }
+    fn body(&self, stats: &RegretStats) -> PartialBody {
+        RegretPartial::body(stats)
+    }
+    fn check(
+        &self,
+        blame: &Blame,
+        field: &str,
+        body: &PartialBody,
+        runs: u64,
+    ) -> Result<(), MergeError> {
+        RegretPartial::check(blame, field, self, body, runs)
+    }
+    fn fold(&self, bodies: &[(&Path, &PartialBody)]) -> Result<RegretStats, MergeError> {
+        RegretPartial::fold(self, bodies)
+    }
+}
+
+/// A regret sweep: a [`SweepOf`] regret bodies; its added policies are every cell's.
+impl Sharded for SweepScenario {
+    type Stats = Vec<RegretStats>;
+    fn custom(&self) -> Vec<(String, String)> {
+        self.sweep
+            .cells
+            .first()
+            .map(custom_policies)
+            .unwrap_or_default()
+    }
+    fn body(&self, stats: &Vec<RegretStats>) -> PartialBody {
+        SweepOf::<RegretPartial>::body(stats)
+    }
+    fn check(
+        &self,
+        blame: &Blame,
+        field: &str,
+        body: &PartialBody,
+        runs: u64,
+    ) -> Result<(), MergeError> {
+        SweepOf::<RegretPartial>::check(blame, field, &self.sweep, body, runs)
+    }
+    fn fold(&self, bodies: &[(&Path, &PartialBody)]) -> Result<Vec<RegretStats>, MergeError> {
+        SweepOf::<RegretPartial>::fold(&self.sweep, bodies)
+    }
 }

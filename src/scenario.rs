@@ -44,65 +44,76 @@ pub use sweep::Sweep;
 /// at 2²⁰ it took 352 MB and the run 2.3 GB (issue 50).
 pub(crate) const MAX_CHANNELS: u64 = 1 << 18;
 
-/// The one list of the experiment kinds, for dispatch: evaluates `$body` with `$s` bound to
-/// the value inside `$value`, whatever its kind. `$value` is a `Scenario` (or a reference to
-/// one), or, after `in E,`, a value of any enum `E` in scope that has one variant per kind
-/// (`Results`, `RawScenario`). A layer's per-kind behaviour is a trait that each kind
-/// implements in its own folder (see `report::describe::Describe`); the dispatch then names no
-/// kind, and a new kind is one line here.
-macro_rules! each_kind {
-    (in $e:ident, $value:expr, $s:ident => $body:expr) => {
-        match $value {
-            $e::Regret($s) => $body,
-            $e::Identification($s) => $body,
-            $e::Sweep($s) => $body,
-            $e::MultiUser($s) => $body,
+/// Declares the closed [`Scenario`] enum from the list of the experiment kinds, and from the
+/// same list everything that dispatches over the kinds (`$d` is a `$`, for the macros it
+/// declares):
+///
+/// - `each_kind!(value, s => body)` evaluates `body` with `s` bound to the kind's value inside
+///   a `Scenario` (or a reference to one); `each_kind!(in E, value, s => body)` does so for any
+///   enum `E` in scope with one variant per kind (`Results`).
+/// - `map_kind!(value, s => body)` puts `body` back in the same kind's variant of `Scenario`
+///   (overrides, added policies); `map_kind!(in A => B, value, s => body)` in `B`'s (a
+///   scenario's results, a shard's scenario).
+/// - `kind_types!(m)` calls the macro `m` with each kind's scenario type, for what a layer does
+///   once per kind without a value of it (which kind reads a saved folder back).
+/// - `From` each kind's scenario into `Scenario`.
+///
+/// A layer's per-kind behaviour is a trait that each kind implements in its own folder (see
+/// `report::describe::Describe`), so the dispatch names no kind, and a new kind is one line in
+/// [`builtin_kinds!`]'s list below, plus its variant in the other closed enums of results and
+/// file kinds (see the guide's architecture page).
+macro_rules! builtin_kinds {
+    ($d:tt $( $(#[$doc:meta])* $kind:ident($t:ident), )*) => {
+        /// A checked scenario.
+        #[derive(Clone, Debug)]
+        pub enum Scenario {
+            $( $(#[$doc])* $kind($t), )*
         }
-    };
-    ($value:expr, $s:ident => $body:expr) => {{
-        use $crate::scenario::Scenario;
-        $crate::scenario::each_kind!(in Scenario, $value, $s => $body)
-    }};
-}
-pub(crate) use each_kind;
 
-/// As [`each_kind!`], for an owned value whose kind stays: `$body` gives the value of the same
-/// kind, put in its variant of `$to` (or of `Scenario`, when no `in A => B,` is given:
-/// overrides, added policies, a scenario's results).
-macro_rules! map_kind {
-    (in $from:ident => $to:ident, $value:expr, $s:ident => $body:expr) => {
-        match $value {
-            $from::Regret($s) => $to::Regret($body),
-            $from::Identification($s) => $to::Identification($body),
-            $from::Sweep($s) => $to::Sweep($body),
-            $from::MultiUser($s) => $to::MultiUser($body),
+        $(
+            impl From<$t> for Scenario {
+                fn from(s: $t) -> Scenario {
+                    Scenario::$kind(s)
+                }
+            }
+        )*
+
+        macro_rules! each_kind {
+            (in $d e:ident, $d value:expr, $d s:ident => $d body:expr) => {
+                match $d value {
+                    $( $d e::$kind($d s) => $d body, )*
+                }
+            };
+            ($d value:expr, $d s:ident => $d body:expr) => {{
+                use $crate::scenario::Scenario;
+                $crate::scenario::each_kind!(in Scenario, $d value, $d s => $d body)
+            }};
         }
-    };
-    ($value:expr, $s:ident => $body:expr) => {{
-        use $crate::scenario::Scenario;
-        $crate::scenario::map_kind!(in Scenario => Scenario, $value, $s => $body)
-    }};
-}
-pub(crate) use map_kind;
+        pub(crate) use each_kind;
 
-/// Calls the macro `$m` with the type of each kind's checked scenario, in the order of
-/// [`each_kind!`]: for what a layer does once per kind without a value of it (which kind
-/// reads a saved folder back).
-macro_rules! kind_types {
-    ($m:ident) => {
-        $m!(
-            $crate::scenario::RegretScenario,
-            $crate::scenario::IdentificationScenario,
-            $crate::scenario::SweepScenario,
-            $crate::scenario::MultiUserScenario
-        )
+        macro_rules! map_kind {
+            (in $d from:ident => $d to:ident, $d value:expr, $d s:ident => $d body:expr) => {
+                match $d value {
+                    $( $d from::$kind($d s) => $d to::$kind($d body), )*
+                }
+            };
+            ($d value:expr, $d s:ident => $d body:expr) => {{
+                use $crate::scenario::Scenario;
+                $crate::scenario::map_kind!(in Scenario => Scenario, $d value, $d s => $d body)
+            }};
+        }
+        pub(crate) use map_kind;
+
+        macro_rules! kind_types {
+            ($d m:ident) => {
+                $d m!($( $crate::scenario::$t ),*)
+            };
+        }
+        pub(crate) use kind_types;
     };
 }
-pub(crate) use kind_types;
 
-/// A checked scenario.
-#[derive(Clone, Debug)]
-pub enum Scenario {
+builtin_kinds! {$
     /// A regret experiment.
     Regret(RegretScenario),
     /// A best-K identification experiment.
@@ -112,24 +123,6 @@ pub enum Scenario {
     /// Many secondary users on the same channels.
     MultiUser(MultiUserScenario),
 }
-
-/// Each kind's checked scenario is a [`Scenario`] of that kind.
-macro_rules! into_scenario {
-    ($($kind:ident($t:ty)),*) => {$(
-        impl From<$t> for Scenario {
-            fn from(s: $t) -> Scenario {
-                Scenario::$kind(s)
-            }
-        }
-    )*};
-}
-
-into_scenario!(
-    Regret(RegretScenario),
-    Identification(IdentificationScenario),
-    Sweep(SweepScenario),
-    MultiUser(MultiUserScenario)
-);
 
 /// A checked sweep: one regret scenario per value of the swept field.
 #[derive(Clone, Debug)]

@@ -9,7 +9,32 @@ use crate::report::regret::curves::CurveRow;
 use crate::report::regret::markdown::{RESULT_HEAD, RESULT_RULE, policy_row};
 use crate::report::regret::summary::RegretSummary;
 use crate::report::{Artifact, ReportError};
+use crate::store::names::ResultKind;
 use std::fmt::Write;
+
+/// Which regret curves a comparison draws: single-user regret, or many-users system regret
+/// (one family per comparison).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Family {
+    /// Single-user regret.
+    Single,
+    /// Many-users (system) regret.
+    Multi,
+}
+
+/// How a scenario kind takes part in `specprobe compare` (each kind's own is beside its
+/// report): the family of curves it draws, or why it is refused.
+pub(crate) trait Comparable {
+    /// The family of this scenario's curves, or why compare refuses it (the sentence after
+    /// the input's path).
+    fn family(&self) -> Result<Family, String>;
+    /// The family of a saved folder of kind `found`, when this kind wrote it and compare draws
+    /// it.
+    fn saved_family(found: ResultKind) -> Option<Family> {
+        let _ = found;
+        None
+    }
+}
 
 /// The comparison's charts and `report.md`; `labels[i]` names `loaded[i]` in legends and the
 /// table.

@@ -130,3 +130,12 @@ impl crate::report::kind::ReportKind for IdentificationScenario {
         })
     }
 }
+
+impl crate::report::compare::Comparable for IdentificationScenario {
+    fn family(&self) -> Result<crate::report::compare::Family, String> {
+        Err(format!(
+            "compare draws regret curves; {:?} is an identification scenario (its report already compares algorithms)",
+            self.name
+        ))
+    }
+}

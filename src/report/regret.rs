@@ -242,3 +242,12 @@ pub(crate) fn load_unclaimed(
     let comparison = found == Some(ResultKind::Comparison);
     Ok(Box::new(SavedRegret(summary, rows, comparison)))
 }
+
+impl crate::report::compare::Comparable for RegretScenario {
+    fn family(&self) -> Result<crate::report::compare::Family, String> {
+        Ok(crate::report::compare::Family::Single)
+    }
+    fn saved_family(found: ResultKind) -> Option<crate::report::compare::Family> {
+        (found == ResultKind::Regret).then_some(crate::report::compare::Family::Single)
+    }
+}

@@ -259,3 +259,13 @@ impl crate::report::kind::ReportKind for SweepScenario {
         (found == ResultKind::Sweep(Swept::Regret)).then(load)
     }
 }
+
+impl crate::report::compare::Comparable for SweepScenario {
+    fn family(&self) -> Result<crate::report::compare::Family, String> {
+        Err(format!(
+            "compare draws regret curves over time; {:?} is a sweep (its report already draws every policy against `{}`)",
+            self.name,
+            self.sweep.field()
+        ))
+    }
+}

@@ -590,3 +590,49 @@ fn runs_estimated_to_take_too_long_are_refused_before_they_start() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--max-time"), "{}", stderr(&o));
 }
+
+/// `compare` draws single-user or many-users regret over time: each kind says so of itself
+/// (`report::compare::Comparable`), so an identification scenario, a sweep and saved results of
+/// another kind are refused before anything runs, each with its reason and the input named.
+#[test]
+fn compare_refuses_the_kinds_it_does_not_draw_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let refused = |input: &str| {
+        let o = specprobe(&["compare", input, "--out", out.to_str().unwrap()]);
+        assert!(!o.status.success(), "{input} was compared");
+        assert!(!out.exists(), "{input}: an output folder was opened");
+        stderr(&o)
+    };
+    let msg = refused("scenarios/paper-topk.ron");
+    assert!(
+        msg.contains("scenarios/paper-topk.ron: compare draws regret curves;")
+            && msg.contains("is an identification scenario"),
+        "{msg}"
+    );
+    let msg = refused("scenarios/sweep-alpha.ron");
+    assert!(
+        msg.contains("scenarios/sweep-alpha.ron: compare draws regret curves over time;")
+            && msg.contains("is a sweep (its report already draws every policy against `"),
+        "{msg}"
+    );
+    for kind in [
+        "identification",
+        "sweep",
+        "multi-user-sweep",
+        "identification-sweep",
+    ] {
+        let saved = tmp.path().join(kind);
+        std::fs::create_dir_all(&saved).unwrap();
+        std::fs::write(
+            saved.join("summary.json"),
+            format!("{{\"kind\": \"{kind}\"}}"),
+        )
+        .unwrap();
+        let msg = refused(saved.to_str().unwrap());
+        assert!(
+            msg.contains(&format!("this folder holds {kind} results")),
+            "{kind}: {msg}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 use super::{CommandError, RunArgs, RunOutcome, default_out, open_out};
 use crate::app::export::{ExportError, finish, stage};
 use crate::app::simulation::Simulation;
+use crate::report::compare::{Comparable, Family};
 use crate::report::multi_user::{CurveTable, MultiUserSummary};
 use crate::report::regret::curves::CurveRow;
 use crate::report::regret::summary::RegretSummary;
@@ -41,15 +42,16 @@ impl Loaded {
 enum Input {
     /// A folder of saved results.
     Saved(Loaded),
-    /// A regret or many-users scenario, run now (boxed: saved results are the small ones).
-    Scenario(Box<Scenario>),
+    /// A regret or many-users scenario (of that family), run now (boxed: saved results are the
+    /// small ones).
+    Scenario(Box<Scenario>, Family),
 }
 
 impl Input {
     fn is_multi(&self) -> bool {
         match self {
             Input::Saved(l) => l.is_multi(),
-            Input::Scenario(s) => matches!(**s, Scenario::MultiUser(_)),
+            Input::Scenario(_, family) => *family == Family::Multi,
         }
     }
 }
@@ -59,14 +61,17 @@ impl Input {
 fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), CommandError> {
     if input.is_dir() {
         let kind = report::saved_kind(input)?;
-        let kind = match ResultKind::parse(&kind) {
-            Some(k @ (ResultKind::Regret | ResultKind::MultiUser)) => k,
-            _ => {
-                return Err(CommandError::Inputs(format!(
-                    "{}: compare draws regret curves over time, and this folder holds {kind} results (their own report already compares their algorithms or values)",
-                    input.display()
-                )));
-            }
+        macro_rules! drawn {
+            ($($t:ty),*) => {
+                ResultKind::parse(&kind)
+                    .and_then(|k| None$(.or_else(|| <$t as Comparable>::saved_family(k)))*)
+            };
+        }
+        let Some(family) = scenario::kind_types!(drawn) else {
+            return Err(CommandError::Inputs(format!(
+                "{}: compare draws regret curves over time, and this folder holds {kind} results (their own report already compares their algorithms or values)",
+                input.display()
+            )));
         };
         if overridden {
             tracing::warn!(
@@ -74,7 +79,7 @@ fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), Command
                 input.display()
             );
         }
-        if kind == ResultKind::MultiUser {
+        if family == Family::Multi {
             let (summary, table) = report::multi_user::load_multi_user(input)?;
             let name = summary.scenario.clone();
             return Ok((
@@ -86,21 +91,10 @@ fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), Command
         let name = summary.scenario.clone();
         return Ok((name, Input::Saved(Loaded::Regret(summary, rows))));
     }
-    match scenario::load(input)? {
-        s @ (Scenario::Regret(_) | Scenario::MultiUser(_)) => {
-            Ok((s.name().to_string(), Input::Scenario(Box::new(s))))
-        }
-        Scenario::Identification(s) => Err(CommandError::Inputs(format!(
-            "{}: compare draws regret curves; {:?} is an identification scenario (its report already compares algorithms)",
-            input.display(),
-            s.name
-        ))),
-        Scenario::Sweep(s) => Err(CommandError::Inputs(format!(
-            "{}: compare draws regret curves over time; {:?} is a sweep (its report already draws every policy against `{}`)",
-            input.display(),
-            s.name,
-            s.sweep.field()
-        ))),
+    let s = scenario::load(input)?;
+    match scenario::each_kind!(&s, s => s.family()) {
+        Ok(family) => Ok((s.name().to_string(), Input::Scenario(Box::new(s), family))),
+        Err(why) => Err(CommandError::Inputs(format!("{}: {why}", input.display()))),
     }
 }
 
@@ -122,6 +116,7 @@ fn unique(names: &[String], separator: char) -> Vec<String> {
 /// Runs one scenario of the comparison; its full results go into `sub/` of the comparison.
 fn run_one(
     scenario: Scenario,
+    family: Family,
     input: &Path,
     sub: &str,
     args: &RunArgs,
@@ -145,7 +140,7 @@ fn run_one(
         source,
     };
     let own = results.files(&args.charts).map_err(wrap)?;
-    let loaded = if matches!(results, crate::engine::results::Results::MultiUser(_)) {
+    let loaded = if family == Family::Multi {
         let (s, t) = report::multi_user::multi_from_files(&own).map_err(|e| wrap(e.into()))?;
         Loaded::MultiUser(Box::new(s), t)
     } else {
@@ -212,7 +207,7 @@ pub fn compare(args: &CompareArgs) -> Result<RunOutcome, CommandError> {
     for ((input, path), folder) in inputs.into_iter().zip(&args.inputs).zip(&folders) {
         loaded.push(match input {
             Input::Saved(l) => l,
-            Input::Scenario(s) => run_one(*s, path, folder, &args.run, &mut files)?,
+            Input::Scenario(s, family) => run_one(*s, family, path, folder, &args.run, &mut files)?,
         });
     }
     let labels = unique(&names, '#');

@@ -131,3 +131,15 @@ fn markdown(
     charts_section(&mut out, charts);
     out
 }
+
+impl crate::report::compare::Comparable for crate::scenario::MultiUserScenario {
+    fn family(&self) -> Result<crate::report::compare::Family, String> {
+        Ok(crate::report::compare::Family::Multi)
+    }
+    fn saved_family(
+        found: crate::store::names::ResultKind,
+    ) -> Option<crate::report::compare::Family> {
+        let multi = found == crate::store::names::ResultKind::MultiUser;
+        multi.then_some(crate::report::compare::Family::Multi)
+    }
+}

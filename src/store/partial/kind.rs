@@ -59,6 +59,34 @@ pub(crate) trait Sharded {
     fn fold(&self, bodies: &[(&Path, &PartialBody)]) -> Result<Self::Stats, MergeError>;
 }
 
+/// [`Sharded`]'s statistics as one [`PartialKind`] `$k`, over the part of the scenario that
+/// `|$s| $part` picks (the scenario itself, or its sweep).
+macro_rules! sharded_by {
+    ($k:ty, |$s:ident| $part:expr) => {
+        fn body(&self, stats: &<$k as PartialKind>::Stats) -> PartialBody {
+            <$k>::body(stats)
+        }
+        fn check(
+            &self,
+            blame: &Blame,
+            field: &str,
+            body: &PartialBody,
+            runs: u64,
+        ) -> Result<(), MergeError> {
+            let $s = self;
+            <$k>::check(blame, field, $part, body, runs)
+        }
+        fn fold(
+            &self,
+            bodies: &[(&Path, &PartialBody)],
+        ) -> Result<<$k as PartialKind>::Stats, MergeError> {
+            let $s = self;
+            <$k>::fold($part, bodies)
+        }
+    };
+}
+pub(crate) use sharded_by;
+
 /// [`Sharded`] for a kind whose scenario holds an optional sweep of itself: its own
 /// [`PartialKind`] `K` in a one-element list, or [`SweepOf`] `K`.
 macro_rules! sharded_with_optional_sweep {

@@ -3,7 +3,7 @@
 
 use super::blame::Blame;
 use super::kind::PartialKind;
-use super::kind::{Sharded, SweepOf};
+use super::kind::{Sharded, SweepOf, sharded_by};
 use super::{MergeError, PartialBody};
 use crate::engine::recorder::{PartialStats, PolicyStats};
 use crate::engine::regret::runner::RegretStats;
@@ -325,21 +325,7 @@ impl Sharded for RegretScenario {
     fn custom(&self) -> Vec<(String, String)> {
         custom_policies(self)
     }
-    fn body(&self, stats: &RegretStats) -> PartialBody {
-        RegretPartial::body(stats)
-    }
-    fn check(
-        &self,
-        blame: &Blame,
-        field: &str,
-        body: &PartialBody,
-        runs: u64,
-    ) -> Result<(), MergeError> {
-        RegretPartial::check(blame, field, self, body, runs)
-    }
-    fn fold(&self, bodies: &[(&Path, &PartialBody)]) -> Result<RegretStats, MergeError> {
-        RegretPartial::fold(self, bodies)
-    }
+    sharded_by!(RegretPartial, |s| s);
 }
 
 /// A regret sweep: a [`SweepOf`] regret bodies; its added policies are every cell's.
@@ -352,19 +338,5 @@ impl Sharded for SweepScenario {
             .map(custom_policies)
             .unwrap_or_default()
     }
-    fn body(&self, stats: &Vec<RegretStats>) -> PartialBody {
-        SweepOf::<RegretPartial>::body(stats)
-    }
-    fn check(
-        &self,
-        blame: &Blame,
-        field: &str,
-        body: &PartialBody,
-        runs: u64,
-    ) -> Result<(), MergeError> {
-        SweepOf::<RegretPartial>::check(blame, field, &self.sweep, body, runs)
-    }
-    fn fold(&self, bodies: &[(&Path, &PartialBody)]) -> Result<Vec<RegretStats>, MergeError> {
-        SweepOf::<RegretPartial>::fold(&self.sweep, bodies)
-    }
+    sharded_by!(SweepOf<RegretPartial>, |s| &s.sweep);
 }

@@ -174,6 +174,39 @@ struct SavedTop {
     log_axis: Option<bool>,
 }
 
+/// The horizontal axis of a chart against a sweep's values, as every kind of sweep summary
+/// draws it from its `field`, `values`, `axis_label` and `log_axis`.
+pub(crate) struct SweptAxis<'a> {
+    /// Its title: the scenario's label, else the field path.
+    pub title: &'a str,
+    /// Whether it is logarithmic: as the scenario asked, else automatic.
+    pub log: bool,
+}
+
+impl<'a> SweptAxis<'a> {
+    /// The axis of a summary's sweep.
+    pub(crate) fn of(
+        field: &'a str,
+        values: &[f64],
+        label: &'a Option<String>,
+        log: Option<bool>,
+    ) -> SweptAxis<'a> {
+        SweptAxis {
+            title: label.as_deref().unwrap_or(field),
+            log: crate::scenario::sweep::SweepAxis::is_log(log, values),
+        }
+    }
+
+    /// The axis label: its title, said to be on a log scale when it is.
+    pub(crate) fn x_label(&self) -> String {
+        format!(
+            "{}{}",
+            self.title,
+            if self.log { " (log scale)" } else { "" }
+        )
+    }
+}
+
 /// What a saved sweep's top summary says of the sweep itself, checked.
 #[derive(Debug)]
 pub(crate) struct SavedHead {

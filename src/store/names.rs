@@ -213,18 +213,10 @@ mod tests {
     /// library holds it as a string (test modules, which build folders by hand, may).
     #[test]
     fn result_file_names_are_spelled_only_here() {
-        let names = [
-            SUMMARY,
-            CURVES,
-            RUNS,
-            IDENTIFICATION,
-            USERS,
-            CHANNELS,
-            SWEEP,
-            REPORT,
-            PARTIAL,
-            MARKER,
-        ];
+        let names: Vec<&str> = DATA_FILES
+            .into_iter()
+            .chain([REPORT, PARTIAL, MARKER])
+            .collect();
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut stack = vec![root];
         let mut offences = Vec::new();
@@ -244,7 +236,7 @@ mod tests {
                     continue;
                 }
                 let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
-                for name in names {
+                for name in &names {
                     if code.contains(&format!("\"{name}\"")) {
                         offences.push(format!("{}: \"{name}\"", path.display()));
                     }

@@ -15,7 +15,7 @@ use crate::report::format::{float, sig, slug, whole};
 use crate::report::plots::lines::{Curve, LineChart};
 use crate::report::plots::{ChartOptions, render_chart};
 use crate::report::saved::SavedResults;
-use crate::report::sweep::{cell_folders, saved_head};
+use crate::report::sweep::{SweptAxis, cell_folders, saved_head};
 use crate::report::{Artifact, Rendered, ReportError};
 use crate::scenario::IdentificationScenario;
 use crate::scenario::Sweep;
@@ -93,9 +93,9 @@ pub struct SweepPoint {
 }
 
 impl IdentificationSweepSummary {
-    /// The swept value's axis title: the scenario's label, else the field path.
-    fn axis_title(&self) -> &str {
-        self.axis_label.as_deref().unwrap_or(&self.field)
+    /// The charts' axis of the swept value.
+    fn axis(&self) -> SweptAxis<'_> {
+        SweptAxis::of(&self.field, &self.values, &self.axis_label, self.log_axis)
     }
 }
 
@@ -312,8 +312,8 @@ fn charts(
     if opts.formats.is_empty() {
         return Ok(rendered);
     }
-    let log_x = SweepAxis::is_log(top.log_axis, &top.values);
-    let axis = top.axis_title();
+    let swept = top.axis();
+    let (log_x, axis) = (swept.log, swept.title);
     for (i, g) in groups(top).into_iter().enumerate() {
         let curves = entries_of(top, g)
             .map(|e| Curve {
@@ -334,7 +334,7 @@ fn charts(
         let stem = format!("sweep-{}-{}-{}", i + 1, slug(g.0), g.2);
         let chart = LineChart {
             title: format!("{}: samples to stop against {axis} — {what}", top.scenario),
-            x_label: format!("{axis}{}", if log_x { " (log scale)" } else { "" }),
+            x_label: swept.x_label(),
             y_label: "mean samples to stop".into(),
             log_x,
             log_y: false,
@@ -383,7 +383,7 @@ fn markdown(top: &IdentificationSweepSummary, charts: &[(String, String)]) -> St
         let _ = writeln!(
             out,
             "| {} | algorithm | N | K | runs | mean samples [95 % interval] | error rate | capped |\n|---:|---|---:|---:|---:|---|---:|---:|",
-            top.axis_title()
+            top.axis().title
         );
         for e in entries_of(top, g) {
             for p in &e.points {

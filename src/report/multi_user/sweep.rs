@@ -11,7 +11,7 @@ use crate::engine::multi_user::runner::MultiStats;
 use crate::report::format::sig;
 use crate::report::plots::lines::{Curve, LineChart, spans_decades};
 use crate::report::plots::{Band, ChartOptions, render_chart};
-use crate::report::sweep::{cell_folder, saved_head};
+use crate::report::sweep::{SweptAxis, cell_folder, saved_head};
 use crate::report::{Artifact, Rendered, ReportError};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::Sweep;
@@ -130,9 +130,9 @@ struct SweepSummary {
 }
 
 impl SweepSummary {
-    /// The swept value's axis title: the scenario's label, else the field path.
-    fn axis_title(&self) -> &str {
-        self.axis_label.as_deref().unwrap_or(&self.field)
+    /// The charts' axis of the swept value.
+    fn axis(&self) -> SweptAxis<'_> {
+        SweptAxis::of(&self.field, &self.values, &self.axis_label, self.log_axis)
     }
 }
 
@@ -381,7 +381,8 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
         return Ok(Vec::new());
     }
     let (metric, what) = regret_metric(&top.policies);
-    let log_x = SweepAxis::is_log(top.log_axis, &top.values);
+    let swept = top.axis();
+    let log_x = swept.log;
     let curves: Vec<Curve> = top
         .policies
         .iter()
@@ -402,11 +403,7 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
     let log_y = spans_decades(&curves);
     let chart = LineChart {
         title: format!("{} — {what}", top.scenario),
-        x_label: format!(
-            "{}{}",
-            top.axis_title(),
-            if log_x { " (log scale)" } else { "" }
-        ),
+        x_label: swept.x_label(),
         y_label: format!("{what}{}", if log_y { " (log scale)" } else { "" }),
         log_x,
         log_y,

@@ -35,8 +35,8 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
     if opts.formats.is_empty() {
         return Ok(rendered);
     }
-    let log_x = s.is_log();
-    let axis = s.axis_title();
+    let swept = s.axis();
+    let (log_x, axis) = (swept.log, swept.title);
     let time_left = s
         .cells
         .iter()
@@ -97,7 +97,7 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
             best.dedup();
             let chart = LineChart {
                 title: format!("{}: {name} against {axis}{what}", s.scenario),
-                x_label: format!("{axis}{}", if log_x { " (log scale)" } else { "" }),
+                x_label: swept.x_label(),
                 y_label: name.to_string(),
                 log_x,
                 log_y: false,

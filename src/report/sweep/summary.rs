@@ -55,12 +55,18 @@ pub struct SweepRow {
 impl SweepSummary {
     /// The swept value's axis title: the scenario's label, else the field path.
     pub fn axis_title(&self) -> &str {
-        self.axis_label.as_deref().unwrap_or(&self.field)
+        self.axis().title
     }
 
     /// Whether the swept value's axis is logarithmic (as asked, else automatic).
     pub fn is_log(&self) -> bool {
-        crate::scenario::sweep::SweepAxis::is_log(self.log_axis, &self.values)
+        self.axis().log
+    }
+
+    /// The charts' axis of the swept value.
+    pub(crate) fn axis(&self) -> crate::report::sweep::SweptAxis<'_> {
+        let (field, values) = (&self.field, &self.values);
+        crate::report::sweep::SweptAxis::of(field, values, &self.axis_label, self.log_axis)
     }
 }
 

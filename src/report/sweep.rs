@@ -205,6 +205,32 @@ impl<'a> SweptAxis<'a> {
             if self.log { " (log scale)" } else { "" }
         )
     }
+
+    /// A chart of `curves` against the swept value, as the sweeps draw them: each value's mean
+    /// with its 95 % interval as an error bar, the value axis linear and from zero, every
+    /// value stretching it. A kind changes what it draws otherwise by struct update.
+    pub(crate) fn chart(
+        &self,
+        title: String,
+        y_label: String,
+        curves: Vec<crate::report::plots::lines::Curve>,
+    ) -> crate::report::plots::lines::LineChart {
+        crate::report::plots::lines::LineChart {
+            title,
+            x_label: self.x_label(),
+            y_label,
+            log_x: self.log,
+            log_y: false,
+            error_bars: true,
+            curves,
+            band: Some("95 % confidence interval".into()),
+            references: Vec::new(),
+            notes: Vec::new(),
+            y_range_from: f64::NEG_INFINITY,
+            y_from_zero: true,
+            verticals: None,
+        }
+    }
 }
 
 /// What a saved sweep's top summary says of the sweep itself, checked.

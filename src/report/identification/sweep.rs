@@ -12,7 +12,7 @@ use super::summary::{CellSummary, IdentificationSummary, summary};
 use super::{load_identification, render, render_report};
 use crate::engine::identification::runner::IdentifyCell;
 use crate::report::format::{float, sig, slug, whole};
-use crate::report::plots::lines::{Curve, LineChart};
+use crate::report::plots::lines::Curve;
 use crate::report::plots::{ChartOptions, render_chart};
 use crate::report::saved::SavedResults;
 use crate::report::sweep::{SweptAxis, cell_folders, saved_head};
@@ -313,7 +313,7 @@ fn charts(
         return Ok(rendered);
     }
     let swept = top.axis();
-    let (log_x, axis) = (swept.log, swept.title);
+    let axis = swept.title;
     for (i, g) in groups(top).into_iter().enumerate() {
         let curves = entries_of(top, g)
             .map(|e| Curve {
@@ -332,21 +332,8 @@ fn charts(
         let what = group_title(top, g);
         // Numbered, so that two instances whose labels slug alike keep their own files.
         let stem = format!("sweep-{}-{}-{}", i + 1, slug(g.0), g.2);
-        let chart = LineChart {
-            title: format!("{}: samples to stop against {axis} — {what}", top.scenario),
-            x_label: swept.x_label(),
-            y_label: "mean samples to stop".into(),
-            log_x,
-            log_y: false,
-            error_bars: true,
-            curves,
-            band: Some("95 % confidence interval".into()),
-            references: Vec::new(),
-            notes: Vec::new(),
-            y_range_from: f64::NEG_INFINITY,
-            y_from_zero: true,
-            verticals: None,
-        };
+        let title = format!("{}: samples to stop against {axis} — {what}", top.scenario);
+        let chart = swept.chart(title, "mean samples to stop".into(), curves);
         let files = render_chart(&chart, &stem, opts)?;
         rendered.push(Rendered {
             caption: format!(

@@ -382,7 +382,6 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
     }
     let (metric, what) = regret_metric(&top.policies);
     let swept = top.axis();
-    let log_x = swept.log;
     let curves: Vec<Curve> = top
         .policies
         .iter()
@@ -401,23 +400,19 @@ fn chart(top: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Rendered>, Repor
         })
         .collect();
     let log_y = spans_decades(&curves);
+    let title = format!("{} — {what}", top.scenario);
+    let y_label = format!("{what}{}", if log_y { " (log scale)" } else { "" });
+    // The spread the user chose (`--band`), and a log value axis when the regrets span decades.
     let chart = LineChart {
-        title: format!("{} — {what}", top.scenario),
-        x_label: swept.x_label(),
-        y_label: format!("{what}{}", if log_y { " (log scale)" } else { "" }),
-        log_x,
         log_y,
-        error_bars: true,
-        curves,
         band: Some(opts.band.describe().into()),
-        references: Vec::new(),
         notes: vec![format!(
             "each value's benchmark in report.md; {} cells",
             top.values.len()
         )],
         y_range_from: 0.0,
         y_from_zero: !log_y,
-        verticals: None,
+        ..swept.chart(title, y_label, curves)
     };
     Ok(vec![Rendered {
         caption: match &top.axis_label {

@@ -36,7 +36,7 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
         return Ok(rendered);
     }
     let swept = s.axis();
-    let (log_x, axis) = (swept.log, swept.title);
+    let axis = swept.title;
     let time_left = s
         .cells
         .iter()
@@ -95,21 +95,12 @@ pub(crate) fn charts(s: &SweepSummary, opts: &ChartOptions) -> Result<Vec<Render
                 .collect();
             best.sort_by(f64::total_cmp);
             best.dedup();
+            let title = format!("{}: {name} against {axis}{what}", s.scenario);
             let chart = LineChart {
-                title: format!("{}: {name} against {axis}{what}", s.scenario),
-                x_label: swept.x_label(),
-                y_label: name.to_string(),
-                log_x,
-                log_y: false,
-                error_bars: true,
-                curves,
-                band: Some("95 % confidence interval".into()),
-                references: Vec::new(),
-                notes: Vec::new(),
-                y_range_from: f64::NEG_INFINITY,
                 y_from_zero: pick == 0,
                 verticals: (pick == 2)
                     .then(|| ("each policy's highest reward per slot".into(), best)),
+                ..swept.chart(title, name.to_string(), curves)
             };
             let files = render_chart(&chart, &stem, opts)?;
             rendered.push(Rendered {

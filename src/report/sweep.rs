@@ -266,6 +266,28 @@ pub(crate) fn saved_head(
     Ok((json, head))
 }
 
+/// Checks a sweep's saved top summary `json` (in `dir`) against `top`, the summary its cells
+/// give: they agree byte for byte, or the error says, with `differs`, what may have changed.
+pub(crate) fn check_top_agrees(
+    dir: &std::path::Path,
+    json: &[u8],
+    top: &impl serde::Serialize,
+    differs: &str,
+) -> Result<(), ReportError> {
+    let again = serde_json::to_vec_pretty(top).map_err(|error| ReportError::Json {
+        file: names::SUMMARY,
+        error,
+    })?;
+    if again != json {
+        return Err(ReportError::Saved {
+            dir: dir.to_path_buf(),
+            file: names::SUMMARY,
+            message: format!("does not agree with the summaries of its cells ({differs})"),
+        });
+    }
+    Ok(())
+}
+
 /// The head of a sweep's top summary `json`: 1 to 1 000 values, an axis the scenario check
 /// would allow, and a folder for every value.
 fn head_of(json: &[u8], kind: ResultKind, what: &str) -> Result<SavedHead, String> {

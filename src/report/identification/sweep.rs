@@ -15,7 +15,7 @@ use crate::report::format::{float, sig, slug, whole};
 use crate::report::plots::lines::Curve;
 use crate::report::plots::{ChartOptions, render_chart};
 use crate::report::saved::SavedResults;
-use crate::report::sweep::{SweptAxis, cell_folders, saved_head};
+use crate::report::sweep::{SweptAxis, cell_folders, check_top_agrees, saved_head};
 use crate::report::{Artifact, Rendered, ReportError};
 use crate::scenario::IdentificationScenario;
 use crate::scenario::Sweep;
@@ -464,16 +464,8 @@ pub(crate) fn load_identification_sweep(
         head.folders.clone(),
         &summaries,
     );
-    let again = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
-        file: names::SUMMARY,
-        error,
-    })?;
-    if again != json {
-        return Err(saved(
-            "does not agree with the summaries of its cells (a count, a mean or a label differs)"
-                .into(),
-        ));
-    }
+    let differs = "a count, a mean or a label differs";
+    check_top_agrees(dir, &json, &top, differs)?;
     Ok(SavedIdentificationSweep { top, cells })
 }
 

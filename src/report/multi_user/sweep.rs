@@ -11,7 +11,7 @@ use crate::engine::multi_user::runner::MultiStats;
 use crate::report::format::sig;
 use crate::report::plots::lines::{Curve, LineChart, spans_decades};
 use crate::report::plots::{Band, ChartOptions, render_chart};
-use crate::report::sweep::{SweptAxis, cell_folder, saved_head};
+use crate::report::sweep::{SweptAxis, cell_folder, check_top_agrees, saved_head};
 use crate::report::{Artifact, Rendered, ReportError};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::Sweep;
@@ -315,15 +315,8 @@ pub(crate) fn load_multi_user_sweep(dir: &Path) -> Result<SavedSweep, ReportErro
         &head.axis,
         &summaries,
     );
-    let again = serde_json::to_vec_pretty(&top).map_err(|error| ReportError::Json {
-        file: names::SUMMARY,
-        error,
-    })?;
-    if again != json {
-        return Err(saved(
-            "does not agree with the summaries of its cells (a value at the horizon, a count or a benchmark differs)".into(),
-        ));
-    }
+    let differs = "a value at the horizon, a count or a benchmark differs";
+    check_top_agrees(dir, &json, &top, differs)?;
     Ok(SavedSweep { top, cells })
 }
 

@@ -134,12 +134,10 @@ pub(crate) fn load_any(
     dir: &Path,
     found: Option<ResultKind>,
 ) -> Result<Box<dyn saved::SavedResults>, ReportError> {
-    macro_rules! claimed {
-        ($($kind:ty),*) => {
-            None$(.or_else(|| found.and_then(|k| <$kind as kind::ReportKind>::load(k, dir))))*
-        };
-    }
-    match crate::scenario::kind_types!(claimed) {
+    let claimed = crate::scenario::first_kind!(|K| {
+        found.and_then(|k| <K as kind::ReportKind>::load(k, dir))
+    });
+    match claimed {
         Some(loaded) => loaded,
         None => regret::load_unclaimed(dir, found),
     }

@@ -54,8 +54,9 @@ pub(crate) const MAX_CHANNELS: u64 = 1 << 18;
 /// - `map_kind!(value, s => body)` puts `body` back in the same kind's variant of `Scenario`
 ///   (overrides, added policies); `map_kind!(in A => B, value, s => body)` in `B`'s (a
 ///   scenario's results, a shard's scenario).
-/// - `kind_types!(m)` calls the macro `m` with each kind's scenario type, for what a layer does
-///   once per kind without a value of it (which kind reads a saved folder back).
+/// - `first_kind!(|K| body)` evaluates the `Option` `body` with the type `K` standing for each
+///   kind's scenario type in turn, and gives the first `Some`: for what a layer asks of the
+///   kinds without a value of one (which kind reads a saved folder back, which compare draws).
 /// - `From` each kind's scenario into `Scenario`.
 ///
 /// A layer's per-kind behaviour is a trait that each kind implements in its own folder (see
@@ -104,12 +105,15 @@ macro_rules! builtin_kinds {
         }
         pub(crate) use map_kind;
 
-        macro_rules! kind_types {
-            ($d m:ident) => {
-                $d m!($( $crate::scenario::$t ),*)
+        macro_rules! first_kind {
+            (|$d k:ident| $d body:expr) => {
+                None$(.or_else(|| {
+                    type $d k = $crate::scenario::$t;
+                    $d body
+                }))*
             };
         }
-        pub(crate) use kind_types;
+        pub(crate) use first_kind;
     };
 }
 

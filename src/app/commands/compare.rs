@@ -61,13 +61,8 @@ impl Input {
 fn read_input(input: &Path, overridden: bool) -> Result<(String, Input), CommandError> {
     if input.is_dir() {
         let kind = report::saved_kind(input)?;
-        macro_rules! drawn {
-            ($($t:ty),*) => {
-                ResultKind::parse(&kind)
-                    .and_then(|k| None$(.or_else(|| <$t as Comparable>::saved_family(k)))*)
-            };
-        }
-        let Some(family) = scenario::kind_types!(drawn) else {
+        let drawn = |k| scenario::first_kind!(|K| <K as Comparable>::saved_family(k));
+        let Some(family) = ResultKind::parse(&kind).and_then(drawn) else {
             return Err(CommandError::Inputs(format!(
                 "{}: compare draws regret curves over time, and this folder holds {kind} results (their own report already compares their algorithms or values)",
                 input.display()

@@ -6,26 +6,15 @@ pub(crate) mod runner;
 
 use crate::engine::pipeline::{RunError, RunOptions};
 use crate::engine::results::{IdentificationResults, Results};
-use crate::engine::shard::Shard;
 use crate::engine::simulate::Simulate;
 use crate::engine::sweep::run_each;
-use crate::scenario::{IdentificationScenario, Overrides};
+use crate::scenario::IdentificationScenario;
 
 impl Simulate for IdentificationScenario {
-    type Results = IdentificationResults;
-    fn simulate(
-        &self,
-        options: &RunOptions,
-        overrides: Overrides,
-        shard: Option<Shard>,
-    ) -> Result<IdentificationResults, RunError> {
+    type Stats = Vec<Vec<runner::IdentifyCell>>;
+    fn run(&self, options: &RunOptions) -> Result<Self::Stats, RunError> {
         let sweep = self.sweep.as_deref();
-        Ok(IdentificationResults {
-            stats: run_each(self, sweep, &self.name, options, runner::run_identification)?,
-            scenario: self.clone(),
-            overrides,
-            shard,
-        })
+        run_each(self, sweep, &self.name, options, runner::run_identification)
     }
 }
 

@@ -9,26 +9,15 @@ pub(crate) mod slot_loop;
 
 use crate::engine::pipeline::{RunError, RunOptions};
 use crate::engine::results::{MultiUserResults, Results};
-use crate::engine::shard::Shard;
 use crate::engine::simulate::Simulate;
 use crate::engine::sweep::run_each;
-use crate::scenario::{MultiUserScenario, Overrides};
+use crate::scenario::MultiUserScenario;
 
 impl Simulate for MultiUserScenario {
-    type Results = MultiUserResults;
-    fn simulate(
-        &self,
-        options: &RunOptions,
-        overrides: Overrides,
-        shard: Option<Shard>,
-    ) -> Result<MultiUserResults, RunError> {
+    type Stats = Vec<runner::MultiStats>;
+    fn run(&self, options: &RunOptions) -> Result<Self::Stats, RunError> {
         let (sweep, name) = (self.sweep.as_deref(), &self.header.name);
-        Ok(MultiUserResults {
-            stats: run_each(self, sweep, name, options, runner::run_multi_user)?,
-            scenario: self.clone(),
-            overrides,
-            shard,
-        })
+        run_each(self, sweep, name, options, runner::run_multi_user)
     }
 }
 

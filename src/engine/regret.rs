@@ -8,24 +8,13 @@ pub(crate) mod runner;
 
 use crate::engine::pipeline::{RunError, RunOptions};
 use crate::engine::results::{RegretResults, Results};
-use crate::engine::shard::Shard;
 use crate::engine::simulate::Simulate;
-use crate::scenario::{Overrides, RegretScenario};
+use crate::scenario::RegretScenario;
 
 impl Simulate for RegretScenario {
-    type Results = RegretResults;
-    fn simulate(
-        &self,
-        options: &RunOptions,
-        overrides: Overrides,
-        shard: Option<Shard>,
-    ) -> Result<RegretResults, RunError> {
-        Ok(RegretResults {
-            stats: runner::run_regret(self, options)?,
-            scenario: self.clone(),
-            overrides,
-            shard,
-        })
+    type Stats = runner::RegretStats;
+    fn run(&self, options: &RunOptions) -> Result<Self::Stats, RunError> {
+        runner::run_regret(self, options)
     }
 }
 

@@ -2,23 +2,17 @@
 //! [`Simulate`] (in `engine/<kind>.rs`), and this is the one dispatch, which names no kind.
 
 use crate::engine::pipeline::{RunError, RunOptions};
-use crate::engine::results::Results;
+use crate::engine::results::{KindResults, Results};
 use crate::engine::shard::Shard;
 use crate::scenario::{Overrides, Scenario};
 
-/// A checked scenario of one kind simulated into that kind's results (each kind's own is in
-/// `engine/<kind>.rs`).
+/// A checked scenario of one kind simulated into that kind's statistics (each kind's own is
+/// in `engine/<kind>.rs`).
 pub(crate) trait Simulate {
-    /// The kind's results.
-    type Results;
-    /// Runs every policy (or algorithm, or team) over the shard's runs, recording the
-    /// `overrides` that were applied.
-    fn simulate(
-        &self,
-        options: &RunOptions,
-        overrides: Overrides,
-        shard: Option<Shard>,
-    ) -> Result<Self::Results, RunError>;
+    /// The engine's statistics of the kind's runs.
+    type Stats;
+    /// Runs every policy (or algorithm, or team) over the runs `options` select.
+    fn run(&self, options: &RunOptions) -> Result<Self::Stats, RunError>;
 }
 
 /// Runs every policy (or algorithm, or team) of `scenario` over the shard's runs (`shard`:
@@ -29,6 +23,10 @@ pub(crate) fn simulate(
     overrides: Overrides,
     shard: Option<Shard>,
 ) -> Result<Results, RunError> {
-    Ok(crate::scenario::map_kind!(in Scenario => Results, scenario,
-        s => s.simulate(options, overrides, shard)?))
+    Ok(
+        crate::scenario::map_kind!(in Scenario => Results, scenario, s => {
+            let stats = s.run(options)?;
+            KindResults::new(s.clone(), stats, overrides, shard)
+        }),
+    )
 }

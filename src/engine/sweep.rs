@@ -3,26 +3,15 @@
 //! own sweep by [`run_each`].
 
 use crate::engine::pipeline::{RunError, RunOptions};
-use crate::engine::regret::runner::run_regret;
+use crate::engine::regret::runner::{RegretStats, run_regret};
 use crate::engine::results::{Results, SweepResults};
-use crate::engine::shard::Shard;
 use crate::engine::simulate::Simulate;
-use crate::scenario::{Overrides, Sweep, SweepScenario};
+use crate::scenario::{Sweep, SweepScenario};
 
 impl Simulate for SweepScenario {
-    type Results = SweepResults;
-    fn simulate(
-        &self,
-        options: &RunOptions,
-        overrides: Overrides,
-        shard: Option<Shard>,
-    ) -> Result<SweepResults, RunError> {
-        Ok(SweepResults {
-            stats: run_cells(&self.sweep, &self.name, options, run_regret)?,
-            scenario: self.clone(),
-            overrides,
-            shard,
-        })
+    type Stats = Vec<RegretStats>;
+    fn run(&self, options: &RunOptions) -> Result<Self::Stats, RunError> {
+        run_cells(&self.sweep, &self.name, options, run_regret)
     }
 }
 

@@ -115,11 +115,10 @@ impl Partial {
     /// The partial result of a sharded simulation.
     pub(crate) fn of(results: &Results) -> Partial {
         use crate::scenario::each_kind;
-        let scenario = crate::scenario::map_kind!(in Results => Scenario, results,
-            r => r.scenario.clone());
-        let custom = each_kind!(in Results, results, r => r.scenario.custom());
-        let one_channel = each_kind!(in Results, results, r => r.scenario.one_channel());
-        let body = each_kind!(in Results, results, r => r.scenario.body(&r.stats));
+        let (scenario, custom, one_channel, body) = each_kind!(in Results, results, r => {
+            let s = &r.scenario;
+            (Scenario::from(s.clone()), s.custom(), s.one_channel(), s.body(&r.stats))
+        });
         let source = scenario.source();
         let shard = results.shard().unwrap_or_default();
         let mut partial = Partial {

@@ -8,6 +8,7 @@ pub(crate) mod cost;
 pub(crate) mod detector;
 pub(crate) mod holding;
 pub(crate) mod jamming;
+pub(crate) mod kl_search;
 pub(crate) mod law;
 pub(crate) mod matching;
 pub(crate) mod occupancy;

@@ -195,25 +195,55 @@ pub(crate) fn kl_bernoulli(p: f64, q: f64) -> f64 {
 /// `kl_upper_near_one` takes over.
 #[inline]
 pub(crate) fn kl_upper_bound(p: f64, n: f64, budget: f64) -> f64 {
+    kl_upper_bound_with(p, n, budget, || bernoulli_entropy(p))
+}
+
+/// [`kl_upper_bound`] with the entropy `H(p)` given when it is needed (a caller that keeps it
+/// per channel saves its two logarithms; the bits are the same).
+#[inline]
+pub(crate) fn kl_upper_bound_with(
+    p: f64,
+    n: f64,
+    budget: f64,
+    entropy: impl FnOnce() -> f64,
+) -> f64 {
     let level = budget / n;
-    let pinsker = p + (0.5 * level).sqrt();
-    let chi = p + level + (2.0 * p * level + level * level).sqrt();
-    let bound = pinsker.min(chi);
+    let bound = pinsker_chi_bound(p, level);
     if bound < 1.0 {
         bound
     } else if p < 1.0 {
-        kl_upper_near_one(p, level)
+        kl_upper_near_one_with(p, level, entropy())
     } else {
         1.0
     }
 }
 
+/// The smaller of Pinsker's and the χ² bound (see [`kl_upper_bound`]), at `ℓ = level`.
+#[inline]
+pub(crate) fn pinsker_chi_bound(p: f64, level: f64) -> f64 {
+    let pinsker = p + (0.5 * level).sqrt();
+    let chi = p + level + (2.0 * p * level + level * level).sqrt();
+    pinsker.min(chi)
+}
+
 /// A third upper bound, tight when the index is close to 1: writing
 /// `d(p; q) = −H(p) − p ln q − (1 − p) ln(1 − q)` (H the entropy) and dropping `−p ln q ≥ 0`,
 /// `q* = 1 − exp(−(ℓ + H(p))/(1 − p))` has `d(p; q*) ≥ ℓ`. Exact for `p = 0`.
-fn kl_upper_near_one(p: f64, level: f64) -> f64 {
-    let entropy = -(if p > 0.0 { p * math::ln(p) } else { 0.0 }) - (1.0 - p) * math::ln(1.0 - p);
+#[cfg(test)]
+pub(crate) fn kl_upper_near_one(p: f64, level: f64) -> f64 {
+    kl_upper_near_one_with(p, level, bernoulli_entropy(p))
+}
+
+/// [`kl_upper_near_one`] with `H(p)` given.
+#[inline]
+pub(crate) fn kl_upper_near_one_with(p: f64, level: f64, entropy: f64) -> f64 {
     -math::exp_m1(-(level + entropy) / (1.0 - p))
+}
+
+/// The entropy `H(p)` of a Bernoulli(`p`) variable, in nats, `0 ≤ p < 1`.
+#[inline]
+pub(crate) fn bernoulli_entropy(p: f64) -> f64 {
+    -(if p > 0.0 { p * math::ln(p) } else { 0.0 }) - (1.0 - p) * math::ln(1.0 - p)
 }
 
 /// Whether `kl_upper_near_one(p, level)` (as computed) is at least `bound`, decided without
@@ -223,24 +253,24 @@ fn kl_upper_near_one(p: f64, level: f64) -> f64 {
 /// `x = (ℓ + 4 ln 2 · p(1 − p))/(1 − p)`. The relative margin of 1e-9 covers the rounding of
 /// both computations (a few ulps each). `false` means "maybe not": the caller computes it.
 #[inline]
-fn near_one_is_above(p: f64, level: f64, bound: f64) -> bool {
+pub(crate) fn near_one_is_above(p: f64, level: f64, bound: f64) -> bool {
     let x = (level + 4.0 * std::f64::consts::LN_2 * p * (1.0 - p)) / (1.0 - p);
     // 1 − 1/(1 + s) written s/(1 + s): no cancellation when x is tiny.
     let s = x * (1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0)));
     s / (1.0 + s) * (1.0 - 1e-9) >= bound
 }
 
-/// Bounds on the KL-UCB index `q*` (the root [`kl_upper`] finds) from one evaluation of the
-/// divergence, the cost of one of the root search's Newton steps: `(secant, newton)` with
-/// `secant ≤ q* ≤ newton` in exact arithmetic, or `None` where [`kl_upper_bound`] is not below
-/// 1 (few samples) or the budget is 0. `bound` is `kl_upper_bound(p, n, budget)`, which the
-/// caller often has already.
+/// Bounds on the KL-UCB index as `kl_search::kl_upper` computes it, from one evaluation of the
+/// divergence, the cost of one of the root search's Newton steps: `(below, above)`, or `None`
+/// where [`kl_upper_bound`] is not below 1 (few samples) or the budget is 0. `bound` is
+/// `kl_upper_bound(p, n, budget)`, which the caller often has already.
 ///
 /// With `q₀` = [`kl_upper_bound`] (`d(p; q₀) ≥ ℓ`) and `f(q) = d(p; q) − ℓ`, convex and
-/// increasing on `[p, 1)`: the Newton step from `q₀` stays at or above the root (the tangent
-/// lies below `f`), and the chord from `(p, −ℓ)` to `(q₀, f(q₀))` crosses zero at or below it
-/// (the chord lies above `f`). Callers widen both by a relative margin for rounding and for
-/// the root search's own tolerance.
+/// increasing on `[p, 1)`: the Newton step from `q₀` stays at or above the exact root (the
+/// tangent lies below `f`), and the chord from `(p, −ℓ)` to `(q₀, f(q₀))` crosses zero at or
+/// below it (the chord lies above `f`). Both are widened by [`KL_STEP_MARGIN`] relative (the
+/// search's own tolerance) and by [`kl_root_slack`] absolute (the divergence's rounding, which
+/// moves both the step and the computed root).
 pub(crate) fn kl_upper_one_step(p: f64, n: f64, budget: f64, bound: f64) -> Option<(f64, f64)> {
     if budget <= 0.0 || p >= 1.0 {
         return None;
@@ -255,68 +285,53 @@ pub(crate) fn kl_upper_one_step(p: f64, n: f64, budget: f64, bound: f64) -> Opti
     if d <= 0.0 || !d.is_finite() {
         return None;
     }
-    let newton = q - (d - level) * (q * (1.0 - q)) / (q - p);
-    let secant = p + (q - p) * (level / d);
-    Some((secant.min(q), newton.min(q)))
+    let newton = (q - (d - level) * (q * (1.0 - q)) / (q - p)).min(q);
+    let secant = (p + (q - p) * (level / d)).min(q);
+    // The step's error and the computed root's, each at most the slack; the chord's own error
+    // is its distance from p times d's relative error.
+    let slack = 2.0 * kl_root_slack(p, d, secant, q);
+    let chord_error = (secant - p) * kl_divergence_error(p, d, q) / d;
+    Some((
+        (secant - KL_STEP_MARGIN * secant.abs() - slack - chord_error - f64::MIN_POSITIVE).max(p),
+        newton + KL_STEP_MARGIN * newton.abs() + slack + f64::MIN_POSITIVE,
+    ))
 }
 
-/// Relative margin that widens [`kl_upper_one_step`]'s bounds for rounding and for
-/// [`kl_upper`]'s own tolerance (a relative step of 1e-12).
+/// Relative margin that widens bounds on `kl_search::kl_upper`'s result for its own tolerance (a
+/// relative step of 1e-12).
 pub(crate) const KL_STEP_MARGIN: f64 = 1e-9;
 
-/// An upper bound on [`kl_upper`]'s value, as computed, from one Newton step
-/// ([`kl_upper_one_step`] widened by [`KL_STEP_MARGIN`]); `None` where the step does not apply.
+/// An absolute bound on the rounding error of `d(p; q)` as [`kl_bernoulli`] computes it, where
+/// it is about `d`: a few ulps of its two terms (whose sizes sum to at most `2 + d`), and of the
+/// ratio `(1 − p)/(1 − q)`, whose rounding is absolute in `1 − q`.
 #[inline]
-pub(crate) fn kl_upper_above(p: f64, n: f64, budget: f64, bound: f64) -> Option<f64> {
-    let (_, newton) = kl_upper_one_step(p, n, budget, bound)?;
-    Some(newton + KL_STEP_MARGIN * newton.abs() + f64::MIN_POSITIVE)
+pub(crate) fn kl_divergence_error(p: f64, d: f64, q: f64) -> f64 {
+    16.0 * f64::EPSILON * (4.0 + d + (1.0 - p) / (1.0 - q))
 }
 
-/// The largest `q ∈ [p, 1]` with `n · d(p; q) ≤ budget`: the KL-UCB index (Garivier & Cappé
-/// 2011) used by CascadeKL-UCB.
-///
-/// Safeguarded Newton iteration on the convex `q ↦ d(p; q)` inside the bracket
-/// `[p, Pinsker bound]`, to a relative step of 1e-12 (at most 64 steps): a deterministic function
-/// of its inputs, never above [`kl_upper_bound`].
-pub(crate) fn kl_upper(p: f64, n: f64, budget: f64) -> f64 {
-    if budget <= 0.0 || p >= 1.0 {
-        return p.min(1.0);
-    }
-    let level = budget / n;
-    let mut lo = p;
-    let bound = kl_upper_bound(p, n, budget);
-    // The near-one bound only where it could be the smaller: the same start, without its two
-    // logarithms and its exponential in the common case.
-    let mut hi = if bound < 1.0 && near_one_is_above(p, level, bound) {
-        bound
+/// An absolute bound on how far the divergence's rounding moves `kl_search::kl_upper`'s result from the
+/// exact root, for a root in `[below, above]` with `p < below` and `above < 1`, where the
+/// divergence is about `d` (the budget's level at the root): the error of `f` over its slope
+/// `f′(x) = (x − p)/(x(1 − x))`, which is increasing, so smallest at `below`. Relative margins
+/// do not cover it: at `p = 0` and a level of 1e-11 the rounding of `1 − q` alone moves the
+/// root by 2e-6 of itself. Zero where the result is exact (`p ≥ 1` or no budget: it is then
+/// `min(p, 1)`); infinite where `below ≤ p` or `above ≥ 1` otherwise (no bound).
+#[inline]
+pub(crate) fn kl_root_slack(p: f64, d: f64, below: f64, above: f64) -> f64 {
+    if p >= 1.0 || d <= 0.0 {
+        0.0
+    } else if below > p && above < 1.0 {
+        kl_divergence_error(p, d, above) * below * (1.0 - below) / (below - p)
     } else {
-        bound.min(kl_upper_near_one(p, level))
-    };
-    debug_assert!(hi <= 1.0);
-    // Newton from an upper bound descends monotonically onto the root (the function is convex).
-    // d(p; 1) is infinite for p < 1, so a bound of 1 is replaced by the midpoint.
-    let mut q = if hi < 1.0 { hi } else { 0.5 * (lo + hi) };
-    for _ in 0..64 {
-        let f = kl_bernoulli(p, q) - level;
-        if f > 0.0 {
-            hi = q;
-        } else {
-            lo = q;
-        }
-        let step = f * (q * (1.0 - q)) / (q - p);
-        // Converged: the Newton step is below the precision asked for (checked before the
-        // bracket test, which a step of a few ulps would fail and turn into bisection).
-        if step.abs() <= 1e-12 * q {
-            return (q - step).clamp(lo, hi);
-        }
-        let next = q - step;
-        q = if next > lo && next < hi {
-            next
-        } else {
-            0.5 * (lo + hi)
-        };
+        f64::INFINITY
     }
-    q
+}
+
+/// An upper bound on `kl_search::kl_upper`'s value, as computed, from one Newton step
+/// ([`kl_upper_one_step`]); `None` where the step does not apply.
+#[inline]
+pub(crate) fn kl_upper_above(p: f64, n: f64, budget: f64, bound: f64) -> Option<f64> {
+    kl_upper_one_step(p, n, budget, bound).map(|(_, above)| above)
 }
 
 /// The paper's regret bounds for one instance.
@@ -541,28 +556,6 @@ mod tests {
         assert!(!b.assumptions_hold);
         assert_eq!(b.violations.len(), 2);
         assert!(b.theorem2.is_none() && b.theorem3.is_none());
-    }
-
-    #[test]
-    fn kl_upper_inverts_the_divergence() {
-        for (p, n, budget) in [
-            (0.3, 10.0, 2.0),
-            (0.0, 3.0, 5.0),
-            (0.99, 1000.0, 12.0),
-            (0.5, 1.0, 0.01),
-        ] {
-            let q = kl_upper(p, n, budget);
-            assert!(
-                (n * kl_bernoulli(p, q) - budget).abs() < 1e-8,
-                "{p} {n} {budget}: {q}"
-            );
-            assert!(q <= kl_upper_bound(p, n, budget));
-        }
-        assert_eq!(kl_upper(0.3, 10.0, 0.0), 0.3);
-        // The root is 1 − e^{−1000} or so: 1.0 is its correct rounding.
-        let q = kl_upper(0.9, 1.0, 100.0);
-        assert!(q > 0.999_999 && q <= 1.0, "{q}");
-        assert_eq!(kl_upper(1.0, 5.0, 1.0), 1.0);
     }
 
     /// Where the cheap test says the near-one bound is above the others, the computed near-one

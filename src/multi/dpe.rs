@@ -53,7 +53,7 @@
 use crate::util::math;
 use super::{CodeConvention, Seen, Team, TeamBuiltin};
 use crate::model::channel::Environment;
-use crate::model::theory::kl_upper;
+use crate::model::kl_search::kl_upper;
 use crate::util::rng::SimRng;
 use rand::RngExt;
 use serde::{Deserialize, Serialize};

@@ -19,7 +19,7 @@
 //! still undecided computes exact indices of the slot (cached for the slot). Every answer is
 //! the one the full computation gives, which the tests check against it.
 
-use crate::model::theory::{KL_STEP_MARGIN, kl_upper_above, kl_upper_bound, kl_upper_one_step};
+use crate::model::theory::{KL_STEP_MARGIN, kl_root_slack, kl_upper_bound, kl_upper_one_step};
 pub(crate) use crate::policy::IndexKind;
 use crate::policy::{Clock, Convention, Reward, Rules, Ties, log_clock};
 use crate::util::ranking::Ranked;
@@ -40,10 +40,16 @@ impl IndexKind {
             // Every operation is monotone under round-to-nearest: the values at the ends
             // bracket the computed index exactly.
             IndexKind::Ucb | IndexKind::UcbH => (lo, hi),
-            IndexKind::KlUcb => (
-                lo - MARGIN * lo.abs() - f64::MIN_POSITIVE,
-                hi + MARGIN * hi.abs() + f64::MIN_POSITIVE,
-            ),
+            IndexKind::KlUcb => {
+                // Each end's rounding, at the larger level (the last clock's).
+                let p = s / n as f64;
+                let level = log_clock(last) / n as f64;
+                let slack = 2.0 * kl_root_slack(p, level, lo, hi);
+                (
+                    lo - MARGIN * lo.abs() - slack - f64::MIN_POSITIVE,
+                    hi + MARGIN * hi.abs() + slack + f64::MIN_POSITIVE,
+                )
+            }
         }
     }
 }
@@ -68,7 +74,8 @@ impl IndexKind {
         let level = log_t / n;
         let root = (2.0 * p + level + (level * (level + 4.0 * p * (1.0 - p))).sqrt())
             / (2.0 * (1.0 + level));
-        let lo = (root - MARGIN * root.abs() - f64::MIN_POSITIVE).max(p);
+        let slack = kl_root_slack(p, level, root, hi);
+        let lo = (root - MARGIN * root.abs() - slack - f64::MIN_POSITIVE).max(p);
         Some((lo.min(hi), hi))
     }
 }
@@ -86,11 +93,7 @@ impl IndexKind {
         let n = n as f64;
         let p = s / n;
         let bound = bound.unwrap_or_else(|| kl_upper_bound(p, n, log_t));
-        let (secant, _) = kl_upper_one_step(p, n, log_t, bound)?;
-        Some((
-            (secant - MARGIN * secant.abs() - f64::MIN_POSITIVE).max(p),
-            kl_upper_above(p, n, log_t, bound)?,
-        ))
+        kl_upper_one_step(p, n, log_t, bound)
     }
 }
 

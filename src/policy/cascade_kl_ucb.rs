@@ -18,7 +18,8 @@ use crate::util::math;
 use super::lazy_rank::{Class, LazyRanking, MonotoneIndex};
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
 use crate::model::channel::Environment;
-use crate::model::theory::{kl_upper, kl_upper_bound};
+use crate::model::kl_search::kl_upper;
+use crate::model::theory::{kl_root_slack, kl_upper_bound};
 use crate::util::ranking::Ranked;
 use crate::util::rng::SimRng;
 use serde::{Deserialize, Serialize};
@@ -101,7 +102,14 @@ impl MonotoneIndex for Index<'_> {
     #[inline]
     fn bound(&self, i: usize, budget: f64) -> f64 {
         let q = self.index(i, budget);
-        q + BOUND_MARGIN * q.abs() + f64::MIN_POSITIVE
+        // Rounding moves the root by up to the slack, at each level.
+        let (p, n) = (self.est.theta_hat()[i], self.est.count(i) as f64);
+        let slack = if n > 0.0 {
+            2.0 * kl_root_slack(p, budget / n, q, q)
+        } else {
+            0.0
+        };
+        q + BOUND_MARGIN * q.abs() + slack + f64::MIN_POSITIVE
     }
 }
 

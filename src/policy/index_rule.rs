@@ -65,7 +65,7 @@ impl IndexKind {
         let n = n as f64;
         match self {
             IndexKind::Ucb => mean + (2.0 * log_t / n).sqrt(),
-            IndexKind::KlUcb => crate::model::theory::kl_upper(mean, n, log_t),
+            IndexKind::KlUcb => crate::model::kl_search::kl_upper(mean, n, log_t),
             IndexKind::UcbH => mean + (log_t / (2.0 * n)).sqrt(),
         }
     }

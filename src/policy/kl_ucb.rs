@@ -3,7 +3,7 @@
 //! experiments (SMPyBandits' `Selfish(…, klUCB)`).
 //!
 //! It probes one channel per slot, the one of largest index `max{q : N · kl(μ̂, q) ≤ ln t}`
-//! (Bernoulli divergence, c = 1, no `ln ln t` term; [`crate::model::theory::kl_upper`]), where
+//! (Bernoulli divergence, c = 1, no `ln ln t` term; [`crate::model::kl_search::kl_upper`]), where
 //! the mean is of the net reward `(X − Y + 1)/2` (`reward: Net`, the default, as `Ucb1`'s) or of
 //! the idle indicator X (`reward: Idle`). A channel never probed has an infinite index, so the
 //! first K slots probe each channel once: in index order under specprobe's convention (the
@@ -16,9 +16,12 @@
 //! `f(t) = ln t + c·ln ln t` (default 0, `ln t`; `ln ln t` read as `ln max(ln t, 1)`), and
 //! `noise`, Gaussian noise of standard deviation `1/(t + 1)` added to every index each slot,
 //! which breaks the symmetric equilibria where copies of one deterministic index policy
-//! collide forever.
+//! collide forever. With noise, once every channel has a sample, the choice steps the channels'
+//! root searches best-first, only as far as it needs ([`Decide::choose_with`]): the same choice
+//! and draws, except that two noisy indices equal to the last bit (probability nil) go to the
+//! lower channel without a tie draw.
 
-use super::one_channel::{Decide, Reward};
+use super::one_channel::{Decide, NoisyScratch, Reward};
 use super::{Builtin, Clock, Convention, Estimates, IndexKind, ParamError, Policy, Rules, Ties};
 use crate::model::channel::Environment;
 use crate::util::rng::SimRng;
@@ -105,6 +108,7 @@ impl Builtin for KlUcbSpec {
     fn build(&self, env: &Environment) -> KlUcb {
         KlUcb {
             est: Estimates::new(env.len()),
+            scratch: NoisyScratch::default(),
             decide: Decide {
                 kind: IndexKind::KlUcb,
                 reward: self.reward,
@@ -121,11 +125,16 @@ impl Builtin for KlUcbSpec {
 pub(crate) struct KlUcb {
     est: Estimates,
     decide: Decide,
+    /// The noisy indices' searches, kept between slots so that a slot allocates nothing.
+    scratch: NoisyScratch,
 }
 
 impl Policy for KlUcb {
     fn plan(&mut self, t: u64, list: &mut Vec<usize>, rng: &mut SimRng) {
-        list.push(self.decide.choose(&self.est, t, rng));
+        list.push(
+            self.decide
+                .choose_with(&self.est, t, rng, &mut self.scratch),
+        );
     }
 
     #[inline]

@@ -8,7 +8,10 @@
 //! the lower channel first, or uniformly at random as SMPyBandits' `IndexPolicy.choice` does).
 
 use super::{Estimates, IndexKind, Rules, Ties, log_clock};
-use crate::model::theory::{kl_upper_above, kl_upper_bound};
+use crate::model::kl_search::KlSearch;
+use crate::model::theory::{
+    bernoulli_entropy, kl_upper_above, kl_upper_bound, kl_upper_bound_with,
+};
 use crate::util::math;
 use crate::util::rng::SimRng;
 use rand::RngExt;
@@ -74,6 +77,75 @@ impl Decide {
     /// The channel of largest index at slot `t` (ties by the rules, drawn from `rng` only when
     /// there is a tie).
     pub(crate) fn choose(&self, est: &Estimates, t: u64, rng: &mut SimRng) -> usize {
+        let (log_t, sd) = self.budget_and_noise(est, t);
+        self.choose_in_order(est, log_t, sd, rng)
+    }
+
+    /// [`choose`](Self::choose), faster where every index is noisy (randomized Selfish KL-UCB
+    /// once every channel has a sample): `scratch` holds one search per channel between calls,
+    /// so that the call allocates nothing.
+    ///
+    /// The noises are drawn first, in channel order, as `choose` draws them; then each
+    /// channel's root search is stepped only as far as the choice needs it: the channel of
+    /// largest upper bound is refined until its lower bound clears every other channel's upper
+    /// bound, or, solved, until no other channel's upper bound reaches it (see
+    /// [`KlSearch`]'s bounds). The choice is `choose`'s, and so is the stream, with one
+    /// documented exception of probability nil: two finite noisy indices equal to the last bit go
+    /// to the lower channel, without the draw `choose` would take under random ties.
+    pub(crate) fn choose_with(
+        &self,
+        est: &Estimates,
+        t: u64,
+        rng: &mut SimRng,
+        scratch: &mut NoisyScratch,
+    ) -> usize {
+        let (log_t, sd) = self.budget_and_noise(est, t);
+        let k = est.len();
+        let means = (0..k).map(|i| self.reward.mean(est.theta_hat()[i], est.cost_hat()[i]));
+        let lazy = self.noise
+            && self.kind == IndexKind::KlUcb
+            && (0..k).all(|i| est.count(i) > 0)
+            && means.clone().all(|m| (0.0..=1.0).contains(&m));
+        if !lazy {
+            return self.choose_in_order(est, log_t, sd, rng);
+        }
+        let NoisyScratch {
+            channels,
+            uppers,
+            entropy,
+        } = scratch;
+        channels.clear();
+        uppers.clear();
+        // H(p̂) changes only with p̂: one channel's a slot.
+        entropy.resize(k, (f64::NAN.to_bits(), f64::NAN));
+        for ((i, mean), kept) in means.enumerate().zip(entropy.iter_mut()) {
+            let n = est.count(i) as f64;
+            let noise = sd * rng.sample::<f64, _>(rand_distr::StandardNormal);
+            if kept.0 != mean.to_bits() {
+                *kept = (mean.to_bits(), f64::NAN);
+            }
+            let bound = kl_upper_bound_with(mean, n, log_t, || {
+                if kept.1.is_nan() {
+                    kept.1 = bernoulli_entropy(mean);
+                }
+                kept.1
+            });
+            let search = KlSearch::with_entropy(mean, n, log_t, bound, kept.1);
+            let channel = NoisyIndex { search, noise };
+            uppers.push(channel.upper());
+            channels.push(channel);
+        }
+        let best = largest_noisy_index(channels, uppers);
+        for (c, kept) in channels.iter().zip(entropy.iter_mut()) {
+            if kept.1.is_nan() {
+                kept.1 = c.search.entropy();
+            }
+        }
+        best
+    }
+
+    /// The index's budget `f(t)` at slot `t`, and the noise's standard deviation.
+    fn budget_and_noise(&self, est: &Estimates, t: u64) -> (f64, f64) {
         let k = est.len();
         let samples: u64 = (0..k).map(|i| est.count(i)).sum();
         let clock = self.rules.clock(t, samples);
@@ -82,7 +154,12 @@ impl Decide {
             log_t += self.log_log * math::ln(log_t.max(1.0));
         }
         // The noise's t is the index's clock (the slot, or the samples so far).
-        let sd = 1.0 / (clock as f64 + 1.0);
+        (log_t, 1.0 / (clock as f64 + 1.0))
+    }
+
+    /// Every channel's index in channel order, each noise and tie drawn as it comes.
+    fn choose_in_order(&self, est: &Estimates, log_t: f64, sd: f64, rng: &mut SimRng) -> usize {
+        let k = est.len();
         let (theta, cost) = (est.theta_hat(), est.cost_hat());
         let mut best = 0;
         let mut best_index = f64::NEG_INFINITY;
@@ -136,6 +213,66 @@ impl Decide {
     }
 }
 
+/// What [`Decide::choose_with`] keeps between slots, so that a slot allocates nothing: one
+/// search per channel, and each channel's `H(p̂)` with the bits of the `p̂` it is of.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NoisyScratch {
+    channels: Vec<NoisyIndex>,
+    uppers: Vec<f64>,
+    entropy: Vec<(u64, f64)>,
+}
+
+/// One channel's noisy kl-UCB index while [`Decide::choose_with`] refines it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NoisyIndex {
+    search: KlSearch,
+    noise: f64,
+}
+
+impl NoisyIndex {
+    /// The search's upper bound plus the noise.
+    #[inline]
+    fn upper(&self) -> f64 {
+        self.search.upper() + self.noise
+    }
+}
+
+/// The channel of largest `index + noise` (the lower channel on equal values), stepping the
+/// searches only as far as that needs (best first): the channel of largest upper bound wins once
+/// it is solved, or once its lower bound clears every other upper bound; otherwise it is stepped.
+/// Rounding is monotone, so a bound plus the noise bounds the index plus the noise as computed.
+/// `uppers[i]` is `channels[i].upper()`, kept beside them so that a scan reads 8 bytes a channel.
+fn largest_noisy_index(channels: &mut [NoisyIndex], uppers: &mut [f64]) -> usize {
+    loop {
+        // The largest upper bound (the lower channel first on equal bounds) and the runner-up's.
+        let (mut top, mut top_upper, mut second_upper) = (0, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for (i, &upper) in uppers.iter().enumerate() {
+            if upper > top_upper {
+                second_upper = top_upper;
+                (top, top_upper) = (i, upper);
+            } else if upper > second_upper {
+                second_upper = upper;
+            }
+        }
+        let leader = &mut channels[top];
+        loop {
+            // Solved, the leader's upper bound is its index: no other can pass it, and one that
+            // equals it is a higher channel.
+            if leader.search.value().is_some()
+                || leader.search.lower() + leader.noise > second_upper
+            {
+                return top;
+            }
+            leader.search.step();
+            uppers[top] = leader.upper();
+            // Still above every other channel: still the leader, without a new scan.
+            if uppers[top] <= second_upper {
+                break;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,7 +318,8 @@ mod tests {
         best
     }
 
-    /// Channels skipped by their cheap bounds change neither the choice nor the draws: over
+    /// Channels skipped by their cheap bounds, or their searches stopped early
+    /// ([`Decide::choose_with`]), change neither the choice nor the draws: over
     /// 40 000 slots of random estimates (many channels tied, few samples, close means), with
     /// and without noise, both rewards, both tie rules, the same channel and the same stream
     /// after every call as computing every index.
@@ -222,18 +360,21 @@ mod tests {
                 log_log: [0.0, 3.0][case as usize % 5 % 2],
                 noise: case % 3 != 0,
             };
-            let (mut fast, mut every) = (
+            let (mut fast, mut every, mut lazy) = (
+                crate::util::rng::stream(case, 1, 0),
                 crate::util::rng::stream(case, 1, 0),
                 crate::util::rng::stream(case, 1, 0),
             );
+            let mut scratch = NoisyScratch::default();
             for t in [1, 2, 5, 50, 1000, 100_000, 10_000_000, 1_000_000_000] {
                 for _ in 0..5 {
-                    assert_eq!(
-                        d.choose(&est, t, &mut fast),
-                        choose_every_index(&d, &est, t, &mut every),
-                        "case {case}, t {t}"
-                    );
-                    assert_eq!(fast.random::<u64>(), every.random::<u64>(), "case {case}");
+                    let want = choose_every_index(&d, &est, t, &mut every);
+                    assert_eq!(d.choose(&est, t, &mut fast), want, "case {case}, t {t}");
+                    let got = d.choose_with(&est, t, &mut lazy, &mut scratch);
+                    assert_eq!(got, want, "case {case}, t {t}");
+                    let next = every.random::<u64>();
+                    assert_eq!(fast.random::<u64>(), next, "case {case}");
+                    assert_eq!(lazy.random::<u64>(), next, "case {case}");
                 }
             }
         }

@@ -87,9 +87,9 @@ impl Decide {
     ///
     /// The noises are drawn first, in channel order, as `choose` draws them; then each
     /// channel's root search is stepped only as far as the choice needs it: the channel of
-    /// largest upper bound is refined until its lower bound clears every other channel's upper
-    /// bound, or, solved, until no other channel's upper bound reaches it (see
-    /// [`KlSearch`]'s bounds). The choice is `choose`'s, and so is the stream, with one
+    /// largest upper bound is stepped until it is solved or its lower bound clears every other
+    /// channel's upper bound, and then wins; or until it falls below another, which is stepped
+    /// next (see [`KlSearch`]'s bounds). The choice is `choose`'s, and so is the stream, with one
     /// documented exception of probability nil: two finite noisy indices equal to the last bit go
     /// to the lower channel, without the draw `choose` would take under random ties.
     pub(crate) fn choose_with(

@@ -154,7 +154,19 @@ impl KlSearch {
 
     /// One more evaluation of the divergence (the first also chooses the start, as
     /// `kl_upper` does); nothing once the search is done.
+    ///
+    /// Not inlined: the choice steps a few of many searches, while `finish` runs one to its end
+    /// through an inlined copy (`advance`): `spectrum-8ch` (CascadeKL-UCB among others) then
+    /// runs 1.0 % more instructions than with `kl_upper`'s former loop, against 2.6 % with the
+    /// search stepped by calls (callgrind, one run, T = 20 000).
+    #[inline(never)]
     pub(crate) fn step(&mut self) {
+        self.advance();
+    }
+
+    /// [`step`](Self::step)'s body.
+    #[inline(always)]
+    fn advance(&mut self) {
         if self.done.is_some() {
             return;
         }
@@ -213,12 +225,13 @@ impl KlSearch {
     }
 
     /// The search run to its end: `kl_upper`'s result.
+    #[inline]
     pub(crate) fn finish(&mut self) -> f64 {
         loop {
             if let Some(v) = self.done {
                 return v;
             }
-            self.step();
+            self.advance();
         }
     }
 }

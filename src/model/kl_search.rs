@@ -13,14 +13,14 @@
 //! - **by convexity:** `f(q) = d(p; q) − ℓ` is convex and increasing on `[p, 1)`, so a Newton
 //!   step from an iterate above the root stays above it (the tangent lies below `f`), and the
 //!   chord between the bracket's ends crosses zero at or below it (the chord lies above `f`).
-//!   Both are widened by [`KL_STEP_MARGIN`] relative (the search's tolerance) and by
+//!   Both are widened ([`kl_widen_up`], [`kl_widen_down`]) relative (the search's tolerance) and by
 //!   [`kl_root_slack`] absolute (the divergence's rounding, which is not relative: at `p = 0`
 //!   and a level of 1e-11 it moves the root by 2e-6 of itself, which the test here catches with
 //!   a relative margin alone).
 
 use super::theory::{
-    KL_STEP_MARGIN, bernoulli_entropy, kl_bernoulli, kl_divergence_error, kl_root_slack,
-    kl_upper_bound, kl_upper_near_one_with, near_one_is_above, pinsker_chi_bound,
+    bernoulli_entropy, kl_bernoulli, kl_divergence_error, kl_root_slack, kl_upper_bound,
+    kl_upper_near_one_with, kl_widen_down, kl_widen_up, near_one_is_above, pinsker_chi_bound,
 };
 
 /// The largest `q ∈ [p, 1]` with `n · d(p; q) ≤ budget`: the KL-UCB index (Garivier & Cappé
@@ -116,8 +116,7 @@ impl KlSearch {
         }
         let q = self.q;
         let slack = 2.0 * kl_root_slack(self.p, self.f_hi + self.level, self.chord(), self.hi);
-        self.hi
-            .min(q + KL_STEP_MARGIN * q.abs() + slack + f64::MIN_POSITIVE)
+        self.hi.min(kl_widen_up(q, slack))
     }
 
     /// A lower bound on the result: where the chord across the bracket crosses zero, widened,
@@ -137,8 +136,7 @@ impl KlSearch {
         // Each end's error moves the crossing by at most its width over the rise.
         let error = 2.0 * kl_divergence_error(self.p, d, self.hi) * (self.hi - self.lo)
             / (self.f_hi - self.f_lo);
-        self.lo
-            .max(c - KL_STEP_MARGIN * c.abs() - slack - error - f64::MIN_POSITIVE)
+        self.lo.max(kl_widen_down(c, slack + error))
     }
 
     /// Where the chord from `(lo, f(lo))` to `(hi, f(hi))` crosses zero (`lo` before `hi` is

@@ -292,14 +292,29 @@ pub(crate) fn kl_upper_one_step(p: f64, n: f64, budget: f64, bound: f64) -> Opti
     let slack = 2.0 * kl_root_slack(p, d, secant, q);
     let chord_error = (secant - p) * kl_divergence_error(p, d, q) / d;
     Some((
-        (secant - KL_STEP_MARGIN * secant.abs() - slack - chord_error - f64::MIN_POSITIVE).max(p),
-        newton + KL_STEP_MARGIN * newton.abs() + slack + f64::MIN_POSITIVE,
+        kl_widen_down(secant, slack + chord_error).max(p),
+        kl_widen_up(newton, slack),
     ))
 }
 
 /// Relative margin that widens bounds on `kl_search::kl_upper`'s result for its own tolerance (a
-/// relative step of 1e-12).
-pub(crate) const KL_STEP_MARGIN: f64 = 1e-9;
+/// relative step of 1e-12: between two budgets the computed root may step down by about that
+/// much although the exact root only grows).
+const KL_STEP_MARGIN: f64 = 1e-9;
+
+/// `x`, an upper bound on the exact KL-UCB index, raised into one on the index as
+/// `kl_search::kl_upper` computes it: by [`KL_STEP_MARGIN`] relative (its tolerance) and by
+/// `slack` absolute (its rounding, [`kl_root_slack`]). Every such bound is widened here.
+#[inline]
+pub(crate) fn kl_widen_up(x: f64, slack: f64) -> f64 {
+    x + KL_STEP_MARGIN * x.abs() + slack + f64::MIN_POSITIVE
+}
+
+/// [`kl_widen_up`]'s mirror for a lower bound.
+#[inline]
+pub(crate) fn kl_widen_down(x: f64, slack: f64) -> f64 {
+    x - KL_STEP_MARGIN * x.abs() - slack - f64::MIN_POSITIVE
+}
 
 /// An absolute bound on the rounding error of `d(p; q)` as [`kl_bernoulli`] computes it, where
 /// it is about `d`: a few ulps of its two terms (whose sizes sum to at most `2 + d`), and of the

@@ -19,7 +19,9 @@
 //! still undecided computes exact indices of the slot (cached for the slot). Every answer is
 //! the one the full computation gives, which the tests check against it.
 
-use crate::model::theory::{KL_STEP_MARGIN, kl_root_slack, kl_upper_bound, kl_upper_one_step};
+use crate::model::theory::{
+    kl_root_slack, kl_upper_bound, kl_upper_one_step, kl_widen_down, kl_widen_up,
+};
 pub(crate) use crate::policy::IndexKind;
 use crate::policy::{Clock, Convention, Reward, Rules, Ties, log_clock};
 use crate::util::ranking::Ranked;
@@ -45,10 +47,7 @@ impl IndexKind {
                 let p = s / n as f64;
                 let level = log_clock(last) / n as f64;
                 let slack = 2.0 * kl_root_slack(p, level, lo, hi);
-                (
-                    lo - MARGIN * lo.abs() - slack - f64::MIN_POSITIVE,
-                    hi + MARGIN * hi.abs() + slack + f64::MIN_POSITIVE,
-                )
+                (kl_widen_down(lo, slack), kl_widen_up(hi, slack))
             }
         }
     }
@@ -61,9 +60,9 @@ impl IndexKind {
     /// The upper bound is [`kl_upper_bound`], which the root search starts below and never
     /// leaves. The lower bound comes from `kl(p, q) ≤ (q − p)²/(q(1 − q))` (the χ² bound): at
     /// the root `ℓ = ln t / N = kl(p, q)`, so `(1 + ℓ)q² − (2p + ℓ)q + p² ≥ 0` with `q ≥ p`,
-    /// i.e. `q` is at least that quadratic's larger root; widened by the relative margin, as
-    /// the epoch bounds are, for the root's tolerance, and never below `p` (the root search
-    /// never returns less).
+    /// i.e. `q` is at least that quadratic's larger root; widened ([`kl_widen_down`]), as the
+    /// epoch bounds are, for the root's tolerance and rounding, and never below `p` (the root
+    /// search never returns less).
     fn cheap_bounds(self, n: u64, s: f64, log_t: f64) -> Option<(f64, f64)> {
         if self != IndexKind::KlUcb || n == 0 {
             return None;
@@ -75,7 +74,7 @@ impl IndexKind {
         let root = (2.0 * p + level + (level * (level + 4.0 * p * (1.0 - p))).sqrt())
             / (2.0 * (1.0 + level));
         let slack = kl_root_slack(p, level, root, hi);
-        let lo = (root - MARGIN * root.abs() - slack - f64::MIN_POSITIVE).max(p);
+        let lo = kl_widen_down(root, slack).max(p);
         Some((lo.min(hi), hi))
     }
 }
@@ -83,7 +82,7 @@ impl IndexKind {
 impl IndexKind {
     /// Tighter bounds on the index than [`IndexKind::cheap_bounds`], for one step of a root
     /// search (kl-UCB: one evaluation of the divergence, [`kl_upper_one_step`]),
-    /// widened by the relative margin for rounding and the root's tolerance; `None` for UCB1,
+    /// widened for rounding and the root's tolerance; `None` for UCB1,
     /// for a channel never sampled, and where the one-step bounds do not apply. `bound` is the
     /// channel's [`kl_upper_bound`] at this slot when the caller has it.
     fn step_bounds(self, n: u64, s: f64, log_t: f64, bound: Option<f64>) -> Option<(f64, f64)> {
@@ -100,9 +99,6 @@ impl IndexKind {
 /// Up to this many best channels, [`Indices::top`] picks them by lazy comparisons (m·K of
 /// them); beyond, it computes every index and selects.
 const SELECT_BY_COMPARISON: usize = 16;
-
-/// Relative margin of the kl-UCB bounds (see [`IndexKind::bounds`]).
-const MARGIN: f64 = KL_STEP_MARGIN;
 
 /// `(index: Ucb)` or `(index: KlUcb)`, with the definitions it follows
 /// (`convention: SMPyBandits`, `time: Samples`, `ties: Random`; see [`crate::policy::Rules`]).

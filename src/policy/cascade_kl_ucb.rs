@@ -19,7 +19,7 @@ use super::lazy_rank::{Class, LazyRanking, MonotoneIndex};
 use super::{Builtin, Estimates, ParamError, Policy, initial_probe};
 use crate::model::channel::Environment;
 use crate::model::kl_search::kl_upper;
-use crate::model::theory::{kl_root_slack, kl_upper_bound};
+use crate::model::theory::{kl_root_slack, kl_upper_bound, kl_widen_up};
 use crate::util::ranking::Ranked;
 use crate::util::rng::SimRng;
 use serde::{Deserialize, Serialize};
@@ -78,11 +78,6 @@ pub(crate) struct CascadeKlUcb {
 /// slots; the full ranking computes a cheap bound for every channel every slot).
 pub(crate) const LAZY_FROM: usize = 8;
 
-/// The relative margin of the lazy ranking's bounds above the KL-UCB index: the index is a
-/// root found to a relative tolerance of 10⁻¹² ([`kl_upper`]), so between two exploration
-/// levels it may step down by about that much although the exact root only grows.
-const BOUND_MARGIN: f64 = 1e-9;
-
 /// The KL-UCB index as the lazy ranking reads it: exactly the one ranked below.
 struct Index<'a> {
     est: &'a Estimates,
@@ -109,7 +104,7 @@ impl MonotoneIndex for Index<'_> {
         } else {
             0.0
         };
-        q + BOUND_MARGIN * q.abs() + slack + f64::MIN_POSITIVE
+        kl_widen_up(q, slack)
     }
 }
 

@@ -435,13 +435,17 @@ def test_arrays_outlive_a_closed_vector_and_a_closed_vector_steps_no_more():
     np.testing.assert_array_equal(reward, kept_reward)
 
 
-def test_scores_play_the_list_of_their_positive_channels_in_decreasing_order():
+@pytest.mark.parametrize("k", [3, 9, 16, 17, 40])
+def test_scores_play_the_list_of_their_positive_channels_in_decreasing_order(k):
     """A scores action is the list of its channels of positive score, highest first, ties to
     the lower channel: checked against the same lists given as lists, on scores with ties,
-    zeros of both signs, infinities and subnormals."""
-    n, k = 64, 3
-    by_scores = envs.SpectrumVectorEnv(small(horizon=50), n)
-    by_lists = envs.SpectrumVectorEnv(small(horizon=50), n, action="list")
+    zeros of both signs, infinities and subnormals, from 3 to 40 channels."""
+    n = 64
+    scenario = small(horizon=50)
+    first = scenario["Regret"]["channels"]
+    scenario["Regret"]["channels"] = [dict(first[c % 3]) for c in range(k)]
+    by_scores = envs.SpectrumVectorEnv(scenario, n)
+    by_lists = envs.SpectrumVectorEnv(scenario, n, action="list")
     by_scores.reset(seed=6)
     by_lists.reset(seed=6)
     rng = np.random.default_rng(6)

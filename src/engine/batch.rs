@@ -14,7 +14,7 @@
 
 use crate::engine::recorder::RunRecord;
 use crate::engine::slot_loop::{Probes, Totals, World};
-use crate::engine::spectrum::{General, Simple, Spectrum};
+use crate::engine::spectrum::{General, Plain, Simple, Spectrum};
 use crate::engine::stepper::{StepError, experiment_of, repeated};
 use crate::model::channel::{ChannelKeys, Environment, Epoch, PathsMut};
 use crate::model::occupancy::OccupancyState;
@@ -36,6 +36,8 @@ struct Model {
     domain: u64,
     /// The papers' channels' fast form, where the channels allow it.
     simple: Option<Simple>,
+    /// Otherwise, the plain channels' form (perfect sensing, constant or Bernoulli costs).
+    plain: Option<Plain>,
 }
 
 /// A copy's last slot, as the environment reports it.
@@ -141,8 +143,10 @@ impl Batch {
         let exp = experiment_of(s, experiment)?;
         let env = exp.env.clone();
         let k = env.len();
+        let simple = Simple::of(&env);
         let model = Model {
-            simple: Simple::of(&env),
+            plain: simple.is_none().then(|| Plain::of(&env)).flatten(),
+            simple,
             env,
             horizon: s.header.horizon,
             // A grid's configurations draw from their own domains, as its runs do.
@@ -523,9 +527,10 @@ impl<'a> BatchPart<'a> {
     /// form where they have one.
     fn play_on(&mut self, i: usize, list: &[usize], scratch: &mut Scratch) {
         let model = self.model;
-        match &model.simple {
-            Some(simple) => self.play(simple, i, list, scratch),
-            None => self.play(&General::of(&model.env), i, list, scratch),
+        match (&model.simple, &model.plain) {
+            (Some(simple), _) => self.play(simple, i, list, scratch),
+            (None, Some(plain)) => self.play(plain, i, list, scratch),
+            (None, None) => self.play(&General::of(&model.env), i, list, scratch),
         }
     }
 

@@ -10,7 +10,7 @@
 use crate::model::channel::{Channel, ChannelKeys, Environment};
 use crate::model::cost::{CostModel, ProbeCost};
 use crate::model::law::LawSpec;
-use crate::model::occupancy::OccupancyState;
+use crate::model::occupancy::{Occupancy, OccupancyState};
 use crate::model::time_left::TimeLeft;
 use crate::util::crn;
 
@@ -139,16 +139,102 @@ impl Simple {
                 return None;
             }
             idle.push(crn::threshold(ch.occupancy().theta_at(1)));
-            cost.push(match ch.cost() {
-                CostModel::Plain(law) => match *law.spec() {
-                    LawSpec::Constant(v) => PlainCost::Constant(v),
-                    LawSpec::Bernoulli(p) => PlainCost::Bernoulli(crn::threshold(p)),
-                    _ => return None,
-                },
-                CostModel::Split(_) => return None,
-            });
+            cost.push(PlainCost::of(ch.cost())?);
         }
         Some(Simple { idle, cost })
+    }
+}
+
+impl PlainCost {
+    /// The cost model as a plain draw, if it is one.
+    fn of(cost: &CostModel) -> Option<PlainCost> {
+        match cost {
+            CostModel::Plain(law) => match *law.spec() {
+                LawSpec::Constant(v) => Some(PlainCost::Constant(v)),
+                LawSpec::Bernoulli(p) => Some(PlainCost::Bernoulli(crn::threshold(p))),
+                _ => None,
+            },
+            CostModel::Split(_) => None,
+        }
+    }
+
+    /// The probe's cost in slot `t` from the channel's cost key (the draw `General` makes).
+    #[inline(always)]
+    fn at(self, key: u64, t: u64) -> ProbeCost {
+        let y = match self {
+            PlainCost::Constant(v) => v,
+            PlainCost::Bernoulli(threshold) => {
+                if crn::bernoulli(crn::bits(key, t), threshold) {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        };
+        ProbeCost {
+            energy: y,
+            delay: 0.0,
+            cost: y,
+        }
+    }
+}
+
+/// Any occupancy process with perfect sensing, a constant or Bernoulli cost and no slot
+/// duration: a probe is the process's query and the cost's draw, without [`General`]'s
+/// dispatch on cost models and sensing (which was a third of a probe on Markov channels in
+/// the training environment's step). [`Simple`] is the i.i.d. case, which also skips the
+/// path states.
+#[derive(Clone, Debug)]
+pub(crate) struct Plain {
+    occupancy: Vec<Occupancy>,
+    cost: Vec<PlainCost>,
+}
+
+impl Plain {
+    /// The plain form of `env`'s channels, when every channel has one.
+    pub(crate) fn of(env: &Environment) -> Option<Plain> {
+        if env.slot_duration().is_some() || env.time_left().is_some() {
+            return None;
+        }
+        let channels = env.channels();
+        let plain = |ch: &Channel| {
+            ch.sensing()
+                .is_perfect()
+                .then(|| PlainCost::of(ch.cost()))?
+        };
+        Some(Plain {
+            occupancy: channels.iter().map(|ch| ch.occupancy().clone()).collect(),
+            cost: channels.iter().map(plain).collect::<Option<_>>()?,
+        })
+    }
+}
+
+impl Spectrum for Plain {
+    #[inline]
+    fn duration(&self) -> Option<f64> {
+        None
+    }
+
+    #[inline]
+    fn returns_at(&self, states: &[OccupancyState], i: usize, t: u64) -> f64 {
+        self.occupancy[i].idle_until(&states[i], t)
+    }
+
+    #[inline(always)]
+    fn probe(
+        &self,
+        keys: &[ChannelKeys],
+        states: &mut [OccupancyState],
+        i: usize,
+        t: u64,
+        offset: f64,
+    ) -> Probe {
+        let idle = self.occupancy[i].idle(&mut states[i], t, offset);
+        Probe {
+            idle,
+            sensed: idle,
+            cost: self.cost[i].at(keys[i].cost, t),
+        }
     }
 }
 
@@ -175,24 +261,10 @@ impl Spectrum for Simple {
     ) -> Probe {
         let key = &keys[i];
         let idle = crn::bernoulli(crn::bits(key.occupancy, t), self.idle[i]);
-        let y = match self.cost[i] {
-            PlainCost::Constant(v) => v,
-            PlainCost::Bernoulli(threshold) => {
-                if crn::bernoulli(crn::bits(key.cost, t), threshold) {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-        };
         Probe {
             idle,
             sensed: idle,
-            cost: ProbeCost {
-                energy: y,
-                delay: 0.0,
-                cost: y,
-            },
+            cost: self.cost[i].at(key.cost, t),
         }
     }
 }
@@ -201,6 +273,61 @@ impl Spectrum for Simple {
 mod tests {
     use super::*;
     use crate::util::crn::RunKey;
+
+    /// The plain form gives exactly what the general one gives, probe by probe and path state
+    /// by path state, on every plain occupancy process the shipped scenarios use (Markov,
+    /// on/off, piecewise, trace, López-Benítez, i.i.d.); a channel with sensing errors, a
+    /// split cost or a slot duration has no plain form.
+    #[test]
+    fn plain_probes_equal_general_probes() {
+        use crate::scenario::{Scenario, load};
+        let mut plain_seen = 0;
+        for file in [
+            "spectrum-markov.ron",
+            "spectrum-onoff.ron",
+            "spectrum-piecewise.ron",
+            "spectrum-trace.ron",
+            "spectrum-lopez-benitez.ron",
+            "paper-fig1a.ron",
+            "spectrum-sensing.ron",
+            "energy-detector.ron",
+            "jiang-2009-adaptive.ron",
+        ] {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(file);
+            let Scenario::Regret(s) = load(&path).unwrap() else {
+                panic!("{file}: a regret scenario")
+            };
+            for exp in &s.experiments {
+                let env = &exp.env;
+                let Some(plain) = Plain::of(env) else {
+                    let sensing = env.channels().iter().any(|c| !c.sensing().is_perfect());
+                    let split = env
+                        .channels()
+                        .iter()
+                        .any(|c| PlainCost::of(c.cost()).is_none());
+                    assert!(sensing || split || env.slot_duration().is_some(), "{file}");
+                    continue;
+                };
+                plain_seen += 1;
+                let general = General::of(env);
+                let paths = crate::model::channel::Paths::new(env, RunKey::new(3, 0, 5));
+                let (mut a, mut b) = (paths.occupancy.clone(), paths.occupancy.clone());
+                for t in 1..3000 {
+                    // Each channel in some slots only, as a cascade asks.
+                    for i in (0..env.len()).filter(|i| (t * 7 + i * 3) % (i + 2) != 0) {
+                        let (p, g) = (
+                            plain.probe(&paths.keys, &mut a, i, t as u64, 0.0),
+                            general.probe(&paths.keys, &mut b, i, t as u64, 0.0),
+                        );
+                        assert_eq!(p, g, "{file}: channel {i}, slot {t}");
+                    }
+                }
+            }
+        }
+        assert!(plain_seen >= 5, "{plain_seen}");
+    }
 
     /// The fast path gives exactly what the general one gives, probe by probe.
     #[test]

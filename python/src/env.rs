@@ -294,17 +294,6 @@ impl Lists {
         }
     }
 
-    /// Sets list `j` to `channels` (at most `k` of them).
-    #[inline]
-    fn set(&mut self, j: usize, channels: impl Iterator<Item = usize>) {
-        let (row, len) = self.row_mut(j);
-        *len = 0;
-        for (slot, c) in row.iter_mut().zip(channels) {
-            *slot = c;
-            *len += 1;
-        }
-    }
-
     /// List `j`'s `k` entries and its length, to be written in place.
     #[inline]
     fn row_mut(&mut self, j: usize) -> (&mut [usize], &mut usize) {
@@ -539,7 +528,7 @@ impl VecWorld {
                 ActionKind::Channel => vec![k as i64; n * users],
             },
             interrupted: None,
-            keys: Vec::with_capacity(k),
+            keys: vec![0; k],
             listed: vec![false; k],
         };
         if let Some(seed) = seed {
@@ -773,7 +762,8 @@ impl VecWorld {
                     user_suffix(self.users, j % self.users)
                 )));
             }
-            self.lists.set(j, ranked(s, &mut self.keys));
+            let (row, len) = self.lists.row_mut(j);
+            *len = ranked(s, &mut self.keys, row);
         }
         Ok(())
     }
@@ -893,21 +883,24 @@ fn check_memory(n: usize, per_copy: u128) -> PyResult<()> {
     Ok(())
 }
 
-/// The channels of positive score in decreasing score, ties to the lower channel, sorted as
-/// integers: a positive float's bits order as the float does, so each channel is the key
-/// `(!bits) << 32 | channel`, whose increasing order is the list (`keys` is scratch).
-fn ranked<'a>(scores: &[f32], keys: &'a mut Vec<u64>) -> impl Iterator<Item = usize> + 'a {
+/// Writes the channels of positive score in decreasing score, ties to the lower channel, into
+/// `row`, and returns how many, sorted as integers: a positive float's bits order as the float
+/// does, so each channel is the key `(!bits) << 32 | channel`, whose increasing order is the
+/// list (`keys`: scratch of `scores.len()` entries).
+fn ranked(scores: &[f32], keys: &mut [u64], row: &mut [usize]) -> usize {
     // Every key is written and only the positive ones kept (the count moves by the test):
     // the signs of an agent's scores are coin flips, which a branch would mispredict.
-    keys.resize(scores.len(), 0);
     let mut kept = 0;
     for (c, x) in scores.iter().enumerate() {
         keys[kept] = (u64::from(!x.to_bits()) << 32) | c as u64;
         kept += usize::from(*x > 0.0);
     }
-    keys.truncate(kept);
+    let keys = &mut keys[..kept];
     keys.sort_unstable();
-    keys.iter().map(|key| (key & 0xffff_ffff) as usize)
+    for (slot, key) in row.iter_mut().zip(keys.iter()) {
+        *slot = (key & 0xffff_ffff) as usize;
+    }
+    kept
 }
 
 /// `[u]` after an action's index when there are several users.
@@ -1413,33 +1406,38 @@ impl<'a> Copies<'a> {
 
     /// Writes copy `i`'s observation (of its last slot) into `obs`, or into `final_obs`.
     fn write_obs(&mut self, i: usize, final_: bool) {
-        let (u, k, d) = (self.users, self.k, self.dim);
-        let t = self.worlds.slot(i);
-        let horizon = self.steps as f64;
+        let (u, k, d, parts) = (self.users, self.k, self.dim, self.parts);
+        let time = (self.worlds.slot(i) as f64 / self.steps as f64) as f32;
         let buf = if final_ {
             &mut self.final_obs[i * u * d..(i + 1) * u * d]
         } else {
             &mut self.obs[i * u * d..(i + 1) * u * d]
         };
+        if d == 0 {
+            return;
+        }
         let (stats, recent) = self.seen.parts(i);
-        for user in 0..u {
-            let row = &mut buf[user * d..(user + 1) * d];
-            let mut at = 0;
-            if self.parts.last {
-                let w = self.parts.window;
-                let (newest, older) = row[..3 * k * w].split_at_mut(3 * k);
+        let span = 3 * k * (parts.window - 1);
+        // Each part is cut off the front of the user's row in turn: no offsets to check.
+        for (user, row) in buf.chunks_exact_mut(d).enumerate() {
+            let mut rest = row;
+            if parts.last {
+                let (newest, tail) = rest.split_at_mut(3 * k);
                 // `last` is none before the episode's first slot.
                 write_slot(newest, self.worlds.last_probes(i, user));
-                let span = 3 * k * (w - 1);
-                older.copy_from_slice(&recent[user * span..(user + 1) * span]);
-                at += 3 * k * w;
+                let (older, tail) = tail.split_at_mut(span);
+                if span > 0 {
+                    older.copy_from_slice(&recent[user * span..(user + 1) * span]);
+                }
+                rest = tail;
             }
-            if self.parts.stats {
-                row[at..at + 3 * k].copy_from_slice(&stats[3 * user * k..3 * (user + 1) * k]);
-                at += 3 * k;
+            if parts.stats {
+                let (part, tail) = rest.split_at_mut(3 * k);
+                part.copy_from_slice(&stats[3 * user * k..3 * (user + 1) * k]);
+                rest = tail;
             }
-            if self.parts.time {
-                row[at] = (t as f64 / horizon) as f32;
+            if parts.time {
+                rest[0] = time;
             }
         }
     }

@@ -34,6 +34,33 @@
 /// The version of this library (and of the command line and Python package built with it).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The experiment kinds, one line each: the variant's name, then the kind's scenario, results
+/// and partial-results body types, and its raw file form (a kind written inside another's
+/// file, as a sweep is a regret file with a `sweep` field, has none). Every layer generates its
+/// closed enum of the kinds, and the dispatch over it, from this one list:
+/// `experiment_kinds!($ callback)` expands to `callback! { $ list }` (the `$` lets `callback`
+/// declare macros of its own), so that a new kind is its own files in each layer and one line
+/// here. Defined before the modules, it is in scope in all of them without an import.
+macro_rules! experiment_kinds {
+    ($d:tt $callback:ident) => {
+        $callback! { $d
+            /// A regret experiment.
+            Regret(RegretScenario, RegretResults, regret::RegretBody, raw RawRegret),
+            /// A best-K identification experiment.
+            Identification(
+                IdentificationScenario,
+                IdentificationResults,
+                identification::IdentificationBody,
+                raw RawIdentification
+            ),
+            /// A regret scenario run at several values of one field.
+            Sweep(SweepScenario, SweepResults, kind::SweepBody),
+            /// Many secondary users on the same channels.
+            MultiUser(MultiUserScenario, MultiUserResults, multi_user::MultiUserBody, raw RawMultiUser),
+        }
+    };
+}
+
 mod app;
 mod engine;
 mod identify;

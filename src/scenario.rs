@@ -60,11 +60,17 @@ pub(crate) const MAX_CHANNELS: u64 = 1 << 18;
 /// - `From` each kind's scenario into `Scenario`.
 ///
 /// A layer's per-kind behaviour is a trait that each kind implements in its own folder (see
-/// `report::describe::Describe`), so the dispatch names no kind, and a new kind is one line in
-/// [`builtin_kinds!`]'s list below, plus its variant in the other closed enums of results and
-/// file kinds (see the guide's architecture page).
+/// `report::describe::Describe`), so the dispatch names no kind. The list is
+/// `experiment_kinds!`'s (in `lib.rs`), from which every layer generates its closed enum of the
+/// kinds: this `Scenario`, the file forms (`raw::RawScenario`, checked by each kind's
+/// `CheckRaw`), the results (`Results`, with each kind's `KindResults`) and the shards' bodies
+/// (`PartialBody`). A new kind is its own files in each layer and one line in that list, plus
+/// the `kind` string its result folders are written with (`store/names.rs`, a contract with
+/// other tools; see the guide's architecture page).
 macro_rules! builtin_kinds {
-    ($d:tt $( $(#[$doc:meta])* $kind:ident($t:ident), )*) => {
+    ($d:tt $(
+        $(#[$doc:meta])* $kind:ident($t:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+    )*) => {
         /// A checked scenario.
         #[derive(Clone, Debug)]
         pub enum Scenario {
@@ -117,16 +123,7 @@ macro_rules! builtin_kinds {
     };
 }
 
-builtin_kinds! {$
-    /// A regret experiment.
-    Regret(RegretScenario),
-    /// A best-K identification experiment.
-    Identification(IdentificationScenario),
-    /// A regret scenario run at several values of one field.
-    Sweep(SweepScenario),
-    /// Many secondary users on the same channels.
-    MultiUser(MultiUserScenario),
-}
+experiment_kinds!($ builtin_kinds);
 
 /// A checked sweep: one regret scenario per value of the swept field.
 #[derive(Clone, Debug)]
@@ -142,6 +139,11 @@ pub struct SweepScenario {
 }
 
 impl SweepScenario {
+    /// The scenario's name (it names the default output folder).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The sweep: its field, values and cells.
     pub fn sweep(&self) -> &Sweep<RegretScenario> {
         &self.sweep
@@ -183,12 +185,7 @@ impl Scenario {
 
     /// The scenario's name (it names the default output folder).
     pub fn name(&self) -> &str {
-        match self {
-            Scenario::Regret(s) => &s.header.name,
-            Scenario::Identification(s) => &s.name,
-            Scenario::Sweep(s) => &s.name,
-            Scenario::MultiUser(s) => &s.header.name,
-        }
+        each_kind!(self, s => s.name())
     }
 
     /// Where it came from: the file and its text (kept so that a shard's partial result can

@@ -10,18 +10,29 @@ use crate::scenario::{
     IdentificationScenario, MultiUserScenario, Overrides, RegretScenario, SweepScenario,
 };
 
-/// The results of a simulation, in memory.
-#[derive(Clone, Debug)]
-pub enum Results {
-    /// A regret scenario's.
-    Regret(RegretResults),
-    /// An identification scenario's.
-    Identification(IdentificationResults),
-    /// A sweep's: one regret result per value.
-    Sweep(SweepResults),
-    /// A many-users scenario's.
-    MultiUser(MultiUserResults),
+/// Declares [`Results`], one variant per experiment kind, from the list of the kinds
+/// (`experiment_kinds!`, in `lib.rs`; each kind's [`KindResults`] is generated from it in
+/// `engine/simulate.rs`, beside the runs that make them).
+macro_rules! results_enum {
+    ($d:tt $(
+        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+    )*) => {
+        /// The results of a simulation, in memory: one variant per experiment kind, its
+        /// scenario as simulated with the kind's statistics.
+        #[derive(Clone, Debug)]
+        pub enum Results {
+            $(
+                #[doc = concat!(
+                    "A [`", stringify!($kind), "`](crate::Scenario::", stringify!($kind),
+                    ") scenario's."
+                )]
+                $kind($r),
+            )*
+        }
+    };
 }
+
+experiment_kinds!($ results_enum);
 
 /// A many-users scenario's results: the scenario as simulated and each policy's statistics.
 ///
@@ -154,41 +165,6 @@ pub(crate) trait KindResults {
     fn overrides(&self) -> Overrides;
     /// The shard these results hold (`None`: every run, unsharded).
     fn shard(&self) -> Option<Shard>;
-}
-
-/// [`KindResults`] for each kind's results: they differ only in where the name is.
-macro_rules! kind_results {
-    ($($t:ident($s:ty, $stats:ty) => |$r:ident| $name:expr;)*) => {$(
-        impl KindResults for $t {
-            type Scenario = $s;
-            type Stats = $stats;
-            fn new(scenario: $s, stats: $stats, overrides: Overrides, shard: Option<Shard>) -> $t {
-                $t {
-                    scenario,
-                    stats,
-                    overrides,
-                    shard,
-                }
-            }
-            fn name(&self) -> &str {
-                let $r = self;
-                $name
-            }
-            fn overrides(&self) -> Overrides {
-                self.overrides
-            }
-            fn shard(&self) -> Option<Shard> {
-                self.shard
-            }
-        }
-    )*};
-}
-
-kind_results! {
-    RegretResults(RegretScenario, RegretStats) => |r| &r.scenario.header.name;
-    IdentificationResults(IdentificationScenario, Vec<Vec<IdentifyCell>>) => |r| &r.scenario.name;
-    SweepResults(SweepScenario, Vec<RegretStats>) => |r| &r.scenario.name;
-    MultiUserResults(MultiUserScenario, Vec<MultiStats>) => |r| &r.scenario.header.name;
 }
 
 impl Results {

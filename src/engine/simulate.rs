@@ -2,9 +2,10 @@
 //! [`Simulate`] (in `engine/<kind>.rs`), and this is the one dispatch, which names no kind.
 
 use crate::engine::pipeline::{RunError, RunOptions};
-use crate::engine::results::{KindResults, Results};
+// Whole: the list of the kinds names each kind's results and scenario types.
+use crate::engine::results::*;
 use crate::engine::shard::Shard;
-use crate::scenario::{Overrides, Scenario};
+use crate::scenario::*;
 
 /// A checked scenario of one kind simulated into that kind's statistics (each kind's own is
 /// in `engine/<kind>.rs`).
@@ -30,3 +31,35 @@ pub(crate) fn simulate(
         }),
     )
 }
+
+/// Each kind's [`KindResults`], from the list of the kinds (`experiment_kinds!`, in `lib.rs`):
+/// its scenario with the statistics its [`Simulate`] makes.
+macro_rules! kind_results {
+    ($d:tt $(
+        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+    )*) => {$(
+        impl KindResults for $r {
+            type Scenario = $s;
+            type Stats = <$s as Simulate>::Stats;
+            fn new(scenario: $s, stats: Self::Stats, overrides: Overrides, shard: Option<Shard>) -> $r {
+                $r {
+                    scenario,
+                    stats,
+                    overrides,
+                    shard,
+                }
+            }
+            fn name(&self) -> &str {
+                self.scenario.name()
+            }
+            fn overrides(&self) -> Overrides {
+                self.overrides
+            }
+            fn shard(&self) -> Option<Shard> {
+                self.shard
+            }
+        }
+    )*};
+}
+
+experiment_kinds!($ kind_results);

@@ -36,6 +36,13 @@ pub(crate) struct Checker<'a> {
     pub(crate) parse: Parse,
 }
 
+/// An experiment kind's file form checked into its scenario, reporting what is wrong to the
+/// checker (each kind's own, beside its checks; `parse` dispatches over the kinds).
+pub(crate) trait CheckRaw {
+    /// The scenario, or `None` with the problems in `ck`.
+    fn check(self, source: &super::Source, ck: &mut Checker) -> Option<Scenario>;
+}
+
 /// Parses and checks scenario text read from a path.
 pub(crate) type Parse = fn(&str, &std::path::Path) -> Result<Scenario, ScenarioError>;
 

@@ -1,6 +1,6 @@
 //! Checking identification scenarios into [`IdentificationScenario`].
 
-use super::checker::Checker;
+use super::checker::{CheckRaw, Checker};
 use super::locate::FieldPath;
 use super::overrides::{Overridable, OverrideError, Overrides};
 use super::raw::{RawIdentification, RawInstance};
@@ -136,6 +136,12 @@ impl IdentificationScenario {
             n,
             self.faithful_epsilon,
         )
+    }
+}
+
+impl CheckRaw for RawIdentification {
+    fn check(self, source: &Source, ck: &mut Checker) -> Option<Scenario> {
+        check_identification(self, source, ck).map(Into::into)
     }
 }
 

@@ -3,13 +3,13 @@
 
 use super::channels::{self, check_channels};
 use super::check::{fits_reward, with_reward};
-use super::checker::Checker;
+use super::checker::{CheckRaw, Checker};
 use super::header::check_header;
 use super::locate::FieldPath;
 use super::overrides::{Overridable, OverrideError, Overrides, rehorizon};
 use super::raw::RawMultiUser;
 use super::sweep::{Sweep, check_sweep_of};
-use super::{Header, Source};
+use super::{Header, Scenario, Source};
 use crate::model::channel::Environment;
 use crate::model::jamming::Jammers;
 use crate::model::system_reward::SystemReward;
@@ -240,6 +240,12 @@ impl MultiUserScenario {
             s.push_str(&sw.fingerprint_part(MultiUserScenario::fingerprint));
         }
         format!("{:016x}", crate::util::rng::label_hash(&[&s]))
+    }
+}
+
+impl CheckRaw for RawMultiUser {
+    fn check(self, source: &Source, ck: &mut Checker) -> Option<Scenario> {
+        check_multi_user(self, source, ck).map(Into::into)
     }
 }
 

@@ -2,13 +2,12 @@
 //! `file:line:col` and the field path), then the checks into a checked [`Scenario`].
 
 use crate::scenario::Scenario;
-use crate::scenario::check::check_regret;
-use crate::scenario::checker::Checker;
+use crate::scenario::checker::{CheckRaw, Checker};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::raw::RawScenario;
-use crate::scenario::sweep::check_sweep;
+// Whole: the list of the kinds names each kind's file form.
+use crate::scenario::Source;
+use crate::scenario::raw::*;
 use crate::scenario::syntax::{parse_raw, parse_raw_json, reads_as_json};
-use crate::scenario::{Source, identification};
 use std::path::Path;
 
 /// Reads, parses and checks a scenario file.
@@ -48,18 +47,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         path: path.to_path_buf(),
         text: text.into(),
     };
-    let scenario: Option<Scenario> = match raw {
-        RawScenario::Regret(r) if r.sweep.is_some() => {
-            check_sweep(r, &source, &mut checker).map(Into::into)
-        }
-        RawScenario::Regret(r) => check_regret(r, &source, &mut checker).map(Into::into),
-        RawScenario::Identification(r) => {
-            identification::check_identification(r, &source, &mut checker).map(Into::into)
-        }
-        RawScenario::MultiUser(r) => {
-            super::multi_user::check_multi_user(r, &source, &mut checker).map(Into::into)
-        }
-    };
+    let scenario = check_raw(raw, &source, &mut checker);
     match scenario {
         Some(s) if checker.problems.is_empty() => Ok(s),
         _ => {
@@ -72,3 +60,20 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
         }
     }
 }
+
+/// Declares `check_raw`, which checks a file of any kind with the kind's [`CheckRaw`], from the
+/// list of the kinds (`experiment_kinds!`, in `lib.rs`).
+macro_rules! check_raw {
+    ($d:tt $(
+        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+    )*) => {
+        /// The scenario a file of any kind holds, or `None` with the problems in `ck`.
+        fn check_raw(raw: RawScenario, source: &Source, ck: &mut Checker) -> Option<Scenario> {
+            match raw {
+                $($( RawScenario::$kind(r) => <$raw as CheckRaw>::check(r, source, ck), )?)*
+            }
+        }
+    };
+}
+
+experiment_kinds!($ check_raw);

@@ -16,16 +16,24 @@ use crate::util::stats::CheckpointSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// A scenario file: its top-level value names the experiment kind.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-pub(crate) enum RawScenario {
-    /// A regret experiment (the cost-aware cascading bandit).
-    Regret(RawRegret),
-    /// A best-K identification experiment.
-    Identification(RawIdentification),
-    /// Many secondary users on the same channels.
-    MultiUser(RawMultiUser),
+/// Declares [`RawScenario`], one variant per experiment kind that has a file form of its own,
+/// from the list of the kinds (`experiment_kinds!`, in `lib.rs`).
+macro_rules! raw_scenario {
+    ($d:tt $(
+        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+    )*) => {
+        /// A scenario file: its top-level value names the experiment kind.
+        #[derive(Clone, Debug, Deserialize, Serialize)]
+        pub(crate) enum RawScenario {
+            $($(
+                #[doc = concat!("`", stringify!($kind), "( ... )`.")]
+                $kind($raw),
+            )?)*
+        }
+    };
 }
+
+experiment_kinds!($ raw_scenario);
 
 fn default_confidence() -> f64 {
     0.01

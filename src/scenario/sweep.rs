@@ -25,12 +25,12 @@
 //! field cannot hold, is an error naming `sweep.field` or `sweep.values[i]`.
 
 use crate::scenario::check::check_regret;
-use crate::scenario::checker::Checker;
+use crate::scenario::checker::{CheckRaw, Checker};
 use crate::scenario::error::Problem;
 use crate::scenario::locate::FieldPath;
 use crate::scenario::overrides::{Overridable, OverrideError, Overrides};
 use crate::scenario::raw::{RawRegret, RawSweep};
-use crate::scenario::{MAX_CHANNELS, RegretScenario, Source, SweepScenario};
+use crate::scenario::{MAX_CHANNELS, RegretScenario, Scenario, Source, SweepScenario};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -386,6 +386,17 @@ pub(super) enum SweepError {
     Field(String),
     /// The value does not fit the field.
     Value(String),
+}
+
+/// A regret file: a sweep when it has a `sweep` field, one regret scenario otherwise.
+impl CheckRaw for RawRegret {
+    fn check(self, source: &Source, ck: &mut Checker) -> Option<Scenario> {
+        if self.sweep.is_some() {
+            check_sweep(self, source, ck).map(Into::into)
+        } else {
+            check_regret(self, source, ck).map(Into::into)
+        }
+    }
 }
 
 /// A regret sweep (see [`check_sweep_of`]), bounded by the channels its cells hold.

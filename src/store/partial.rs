@@ -16,8 +16,6 @@
 //! determined forger, who can recompute it; the consistency checks catch much of what a
 //! careless edit would leave, but nothing here authenticates a file.
 
-use crate::engine::multi_user::runner::TeamStats;
-use crate::engine::recorder::PartialStats;
 use crate::engine::results::Results;
 use crate::engine::shard::Shard;
 use crate::scenario::additions::Additions;
@@ -33,7 +31,6 @@ mod multi_user;
 mod regret;
 
 pub use check::MergeError;
-pub(crate) use identification::PartialCell;
 use kind::Sharded;
 pub use merge::merge;
 use serde::{Deserialize, Serialize};
@@ -82,34 +79,27 @@ pub(crate) struct Partial {
     pub mac: Option<String>,
 }
 
-/// Statistics of a regret or identification shard.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) enum PartialBody {
-    /// Regret: per experiment, per policy.
-    Regret {
-        /// Slots of the curves.
-        checkpoints: Vec<u64>,
-        /// `stats[e][p]`.
-        stats: Vec<Vec<PartialStats>>,
-    },
-    /// Identification: one entry per cell, in the scenario's order.
-    Identification {
-        /// The cells.
-        cells: Vec<PartialCell>,
-    },
-    /// A sweep: one regret body per value, in the sweep's order.
-    Sweep {
-        /// The cells' bodies.
-        cells: Vec<PartialBody>,
-    },
-    /// Many users: one policy's statistics after another, in the scenario's order.
-    MultiUser {
-        /// Slots of the curves.
-        checkpoints: Vec<u64>,
-        /// Per policy.
-        stats: Vec<TeamStats>,
-    },
+/// Declares [`PartialBody`], a shard's statistics in `partial.json`, one variant per
+/// experiment kind with the kind's own body (in `partial/<kind>.rs`), from the list of the
+/// kinds (`experiment_kinds!`, in `lib.rs`). Each body is a struct in a newtype variant, which
+/// serde writes as the struct variants it replaced (`{"Regret": {"checkpoints": …}}`): the
+/// files are unchanged.
+macro_rules! partial_body {
+    ($d:tt $(
+        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+    )*) => {
+        /// A shard's statistics, of its scenario's kind.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub(crate) enum PartialBody {
+            $(
+                #[doc = concat!("A `", stringify!($kind), "` scenario's.")]
+                $kind($b),
+            )*
+        }
+    };
 }
+
+experiment_kinds!($ partial_body);
 
 impl Partial {
     /// The partial result of a sharded simulation.

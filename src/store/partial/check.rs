@@ -244,7 +244,9 @@ mod tests {
                 total_runs: 10,
                 runs: Shard { index, count }.runs_of(10),
                 version: "0".into(),
-                body: PartialBody::Identification { cells: Vec::new() },
+                body: PartialBody::Identification(identification::IdentificationBody {
+                    cells: Vec::new(),
+                }),
                 checksum: String::new(),
                 mac: None,
             },

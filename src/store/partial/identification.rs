@@ -14,6 +14,14 @@ use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+/// An identification shard's statistics, in `partial.json`: one entry per cell, in the
+/// scenario's order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct IdentificationBody {
+    /// The cells.
+    pub(crate) cells: Vec<PartialCell>,
+}
+
 /// One identification cell's statistics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PartialCell {
@@ -88,9 +96,9 @@ impl PartialKind for IdentificationPartial {
     type Stats = Vec<IdentifyCell>;
 
     fn body(cells: &Vec<IdentifyCell>) -> PartialBody {
-        PartialBody::Identification {
+        PartialBody::Identification(IdentificationBody {
             cells: cells.iter().map(PartialCell::from_cell).collect(),
-        }
+        })
     }
 
     fn check(
@@ -100,7 +108,7 @@ impl PartialKind for IdentificationPartial {
         body: &PartialBody,
         runs: u64,
     ) -> Result<(), MergeError> {
-        let PartialBody::Identification { cells } = body else {
+        let PartialBody::Identification(IdentificationBody { cells }) = body else {
             return Err(blame.at(field, "is not an identification scenario's statistics"));
         };
         let mut expected = Vec::new();
@@ -193,7 +201,7 @@ impl PartialKind for IdentificationPartial {
         };
         let mut merged: Option<Vec<IdentifyCell>> = None;
         for &(path, body) in bodies {
-            let PartialBody::Identification { cells } = body else {
+            let PartialBody::Identification(IdentificationBody { cells }) = body else {
                 return Err(bad(path, "not an identification partial result".into()));
             };
             let these = cells

@@ -7,8 +7,17 @@
 use super::blame::Blame;
 use super::{MergeError, PartialBody};
 use crate::scenario::Sweep;
+use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::path::Path;
+
+/// A sweep shard's statistics, in `partial.json`: one body per value, in the sweep's order
+/// (every kind's sweep has this form).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SweepBody {
+    /// The cells' bodies.
+    pub(crate) cells: Vec<PartialBody>,
+}
 
 /// One experiment kind's partial results.
 pub(crate) trait PartialKind {
@@ -130,9 +139,9 @@ impl<K: PartialKind> PartialKind for SweepOf<K> {
     type Stats = Vec<K::Stats>;
 
     fn body(stats: &Vec<K::Stats>) -> PartialBody {
-        PartialBody::Sweep {
+        PartialBody::Sweep(SweepBody {
             cells: stats.iter().map(K::body).collect(),
-        }
+        })
     }
 
     fn check(
@@ -142,7 +151,7 @@ impl<K: PartialKind> PartialKind for SweepOf<K> {
         body: &PartialBody,
         runs: u64,
     ) -> Result<(), MergeError> {
-        let PartialBody::Sweep { cells } = body else {
+        let PartialBody::Sweep(SweepBody { cells }) = body else {
             return Err(blame.at(field, "is not a sweep's statistics"));
         };
         let n = s.cells().len();
@@ -169,7 +178,7 @@ impl<K: PartialKind> PartialKind for SweepOf<K> {
                             path: path.to_path_buf(),
                             message,
                         };
-                        let PartialBody::Sweep { cells } = body else {
+                        let PartialBody::Sweep(SweepBody { cells }) = body else {
                             return Err(bad("not a sweep's partial result".into()));
                         };
                         let body = cells.get(i).ok_or_else(|| {

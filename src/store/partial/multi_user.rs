@@ -8,7 +8,18 @@ use super::{MergeError, PartialBody};
 use crate::engine::multi_user::runner::{self as multi_runner, MultiStats, TeamStats};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::TeamKind;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// A many-users shard's statistics, in `partial.json`: one policy's after another, in the
+/// scenario's order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct MultiUserBody {
+    /// Slots of the curves.
+    pub(crate) checkpoints: Vec<u64>,
+    /// Per policy.
+    pub(crate) stats: Vec<TeamStats>,
+}
 
 mod check;
 
@@ -20,10 +31,10 @@ impl PartialKind for MultiUserPartial {
     type Stats = MultiStats;
 
     fn body(m: &MultiStats) -> PartialBody {
-        PartialBody::MultiUser {
+        PartialBody::MultiUser(MultiUserBody {
             checkpoints: m.checkpoints.clone(),
             stats: m.stats.clone(),
-        }
+        })
     }
 
     fn check(
@@ -42,7 +53,7 @@ impl PartialKind for MultiUserPartial {
     ) -> Result<MultiStats, MergeError> {
         let mut merged: Option<Vec<TeamStats>> = None;
         for &(path, body) in bodies {
-            let PartialBody::MultiUser { stats, .. } = body else {
+            let PartialBody::MultiUser(MultiUserBody { stats, .. }) = body else {
                 return Err(MergeError::Unreadable {
                     path: path.to_path_buf(),
                     message: "not a many-users partial result".into(),

@@ -10,7 +10,17 @@ use crate::engine::regret::runner::RegretStats;
 use crate::scenario::RegretScenario;
 use crate::scenario::{PolicyKind, SweepScenario};
 use crate::util::stats::Moments;
+use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+/// A regret shard's statistics, in `partial.json`: per experiment, per policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RegretBody {
+    /// Slots of the curves.
+    pub(crate) checkpoints: Vec<u64>,
+    /// `stats[e][p]`.
+    pub(crate) stats: Vec<Vec<PartialStats>>,
+}
 
 /// The regret kind's partial results.
 pub(crate) struct RegretPartial;
@@ -20,14 +30,14 @@ impl PartialKind for RegretPartial {
     type Stats = RegretStats;
 
     fn body(results: &RegretStats) -> PartialBody {
-        PartialBody::Regret {
+        PartialBody::Regret(RegretBody {
             checkpoints: results.checkpoints.clone(),
             stats: results
                 .stats
                 .iter()
                 .map(|e| e.iter().map(PolicyStats::to_parts).collect())
                 .collect(),
-        }
+        })
     }
 
     fn check(
@@ -37,7 +47,7 @@ impl PartialKind for RegretPartial {
         body: &PartialBody,
         runs: u64,
     ) -> Result<(), MergeError> {
-        let PartialBody::Regret { checkpoints, stats } = body else {
+        let PartialBody::Regret(RegretBody { checkpoints, stats }) = body else {
             return Err(blame.at(field, "is not a regret scenario's statistics"));
         };
         blame.require(
@@ -94,10 +104,10 @@ impl PartialKind for RegretPartial {
         let checkpoints = s.header.checkpoints.slots(s.header.horizon);
         let mut merged: Option<Vec<Vec<PolicyStats>>> = None;
         for &(path, body) in bodies {
-            let PartialBody::Regret {
+            let PartialBody::Regret(RegretBody {
                 checkpoints: cp,
                 stats,
-            } = body
+            }) = body
             else {
                 return Err(bad(path, "not a regret partial result".into()));
             };

@@ -5,6 +5,7 @@
 //! must keep (per-user and per-channel vectors against the rows, every checkpoint's counts
 //! within what its slots allow, the benchmark's reward the same for every policy in a run).
 
+use super::MultiUserBody;
 use crate::engine::multi_user::runner::{TeamStats, expected_kind, jain_bounds};
 use crate::engine::multi_user::slot_loop::{Expected, N_MULTI, SU_COLLISIONS};
 use crate::engine::recorder::Metric;
@@ -21,7 +22,7 @@ pub(super) fn check_multi_body(
     body: &PartialBody,
     runs: u64,
 ) -> Result<(), MergeError> {
-    let PartialBody::MultiUser { checkpoints, stats } = body else {
+    let PartialBody::MultiUser(MultiUserBody { checkpoints, stats }) = body else {
         return Err(blame.at(at, "is not a many-users scenario's statistics"));
     };
     let want = s.header.checkpoints.slots(s.header.horizon);

@@ -20,4 +20,4 @@ pub(crate) mod simulate;
 pub(crate) mod slot_loop;
 pub(crate) mod spectrum;
 pub(crate) mod stepper;
-mod sweep;
+pub(crate) mod sweep;

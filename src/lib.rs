@@ -34,9 +34,9 @@
 /// The version of this library (and of the command line and Python package built with it).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The experiment kinds, one line each: the variant's name, then the kind's scenario, results
-/// and partial-results body types, and its raw file form (a kind written inside another's
-/// file, as a sweep is a regret file with a `sweep` field, has none). Every layer generates its
+/// The experiment kinds, one entry each: the variant's name, then the paths of the kind's
+/// scenario, results and partial-results body types, and of its raw file form (a kind written
+/// inside another's file, as a sweep is a regret file with a `sweep` field, has none). Every layer generates its
 /// closed enum of the kinds, and the dispatch over it, from this one list:
 /// `experiment_kinds!($ callback)` expands to `callback! { $ list }` (the `$` lets `callback`
 /// declare macros of its own), so that a new kind is its own files in each layer and one line
@@ -45,18 +45,32 @@ macro_rules! experiment_kinds {
     ($d:tt $callback:ident) => {
         $callback! { $d
             /// A regret experiment.
-            Regret(RegretScenario, RegretResults, regret::RegretBody, raw RawRegret),
+            Regret(
+                crate::scenario::RegretScenario,
+                crate::engine::regret::RegretResults,
+                crate::store::partial::regret::RegretBody,
+                raw crate::scenario::raw::RawRegret
+            ),
             /// A best-K identification experiment.
             Identification(
-                IdentificationScenario,
-                IdentificationResults,
-                identification::IdentificationBody,
-                raw RawIdentification
+                crate::scenario::IdentificationScenario,
+                crate::engine::identification::IdentificationResults,
+                crate::store::partial::identification::IdentificationBody,
+                raw crate::scenario::raw::RawIdentification
             ),
             /// A regret scenario run at several values of one field.
-            Sweep(SweepScenario, SweepResults, kind::SweepBody),
+            Sweep(
+                crate::scenario::SweepScenario,
+                crate::engine::sweep::SweepResults,
+                crate::store::partial::kind::SweepBody
+            ),
             /// Many secondary users on the same channels.
-            MultiUser(MultiUserScenario, MultiUserResults, multi_user::MultiUserBody, raw RawMultiUser),
+            MultiUser(
+                crate::scenario::MultiUserScenario,
+                crate::engine::multi_user::MultiUserResults,
+                crate::store::partial::multi_user::MultiUserBody,
+                raw crate::scenario::raw::RawMultiUser
+            ),
         }
     };
 }
@@ -89,13 +103,15 @@ pub use engine::budget::{BudgetError, Estimate, TimeError};
 pub use engine::budget::{
     bytes as format_bytes, machine_memory, parse_bytes, parse_duration, peak_memory,
 };
+pub use engine::identification::IdentificationResults;
+pub use engine::multi_user::MultiUserResults;
 pub use engine::pipeline::{MAX_THREADS, RunError};
 pub use engine::progress::RunCounter;
-pub use engine::results::{
-    IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
-};
+pub use engine::regret::RegretResults;
+pub use engine::results::Results;
 pub use engine::shard::Shard;
 pub use engine::stepper::{ProbeStep, StepError, StepOutcome, Stepper, UserStep};
+pub use engine::sweep::SweepResults;
 pub use identify::confidence::{Params, Setting};
 pub use identify::{CustomIdentifier, Identifier, IdentifierFactory, Problem, builtin_identifier};
 pub use model::channel::Environment;

@@ -24,14 +24,9 @@ pub(crate) use plots::Format;
 pub(crate) use regret::load_saved;
 pub(crate) use regret::regret_from_files;
 
-use crate::engine::results::{
-    IdentificationResults, MultiUserResults, RegretResults, Results, SweepResults,
-};
-use crate::scenario::Sweep;
+use crate::engine::results::Results;
 use crate::store::folder::OutputError;
 use crate::store::names::ResultKind;
-use regret::summary::RegretSummary;
-use regret::{curves, summary};
 use std::path::{Path, PathBuf};
 
 /// Why results could not be written.
@@ -150,54 +145,6 @@ pub(crate) fn render_results(
 ) -> Result<Vec<Artifact>, ReportError> {
     use kind::ReportKind;
     crate::scenario::each_kind!(in Results, results, r => r.scenario.render(&r.stats, charts))
-}
-
-impl RegretResults {
-    /// What `summary.json` holds.
-    pub fn summary(&self) -> RegretSummary {
-        summary::regret_summary(&self.scenario, &self.stats)
-    }
-
-    /// The rows of `curves.csv`.
-    pub fn curves(&self) -> Vec<curves::CurveRow> {
-        curves::rows(&self.scenario, &self.stats)
-    }
-}
-
-impl MultiUserResults {
-    /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
-    /// each cell's folder holds it).
-    pub fn summaries(&self) -> Vec<multi_user::summary::MultiUserSummary> {
-        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
-        let runs = cells.iter().zip(&self.stats);
-        runs.map(|(cell, st)| multi_user::summary(cell, st))
-            .collect()
-    }
-}
-
-impl IdentificationResults {
-    /// What `summary.json` holds (for a sweep, its first cell's: see
-    /// [`IdentificationResults::summaries`]).
-    pub fn summary(&self) -> identification::summary::IdentificationSummary {
-        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
-        identification::summary::summary(&cells[0], &self.stats[0])
-    }
-
-    /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
-    /// each cell's folder holds it).
-    pub fn summaries(&self) -> Vec<identification::summary::IdentificationSummary> {
-        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
-        let runs = cells.iter().zip(&self.stats);
-        runs.map(|(cell, st)| identification::summary::summary(cell, st))
-            .collect()
-    }
-}
-
-impl SweepResults {
-    /// What `summary.json` holds.
-    pub fn summary(&self) -> sweep::summary::SweepSummary {
-        sweep::summary::summary(&self.scenario, &self.cells())
-    }
 }
 
 /// A chart rendered in every requested format.

@@ -69,7 +69,7 @@ pub(crate) const MAX_CHANNELS: u64 = 1 << 18;
 /// other tools; see the guide's architecture page).
 macro_rules! builtin_kinds {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($t:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+        $(#[$doc:meta])* $kind:ident($t:path, $r:path, $b:path $(, raw $raw:path)?),
     )*) => {
         /// A checked scenario.
         #[derive(Clone, Debug)]
@@ -114,7 +114,7 @@ macro_rules! builtin_kinds {
         macro_rules! first_kind {
             (|$d k:ident| $d body:expr) => {
                 None$(.or_else(|| {
-                    type $d k = $crate::scenario::$t;
+                    type $d k = $t;
                     $d body
                 }))*
             };

@@ -2,10 +2,9 @@
 //! [`Simulate`] (in `engine/<kind>.rs`), and this is the one dispatch, which names no kind.
 
 use crate::engine::pipeline::{RunError, RunOptions};
-// Whole: the list of the kinds names each kind's results and scenario types.
-use crate::engine::results::*;
+use crate::engine::results::{KindResults, Results};
 use crate::engine::shard::Shard;
-use crate::scenario::*;
+use crate::scenario::{Overrides, Scenario};
 
 /// A checked scenario of one kind simulated into that kind's statistics (each kind's own is
 /// in `engine/<kind>.rs`).
@@ -36,7 +35,7 @@ pub(crate) fn simulate(
 /// its scenario with the statistics its [`Simulate`] makes.
 macro_rules! kind_results {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
     )*) => {$(
         impl KindResults for $r {
             type Scenario = $s;

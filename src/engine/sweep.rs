@@ -4,9 +4,41 @@
 
 use crate::engine::pipeline::{RunError, RunOptions};
 use crate::engine::regret::runner::{RegretStats, run_regret};
-use crate::engine::results::{Results, SweepResults};
+use crate::engine::results::Results;
+use crate::engine::shard::Shard;
 use crate::engine::simulate::Simulate;
+use crate::scenario::{Overrides, RegretScenario};
 use crate::scenario::{Sweep, SweepScenario};
+
+/// A sweep's results: each cell's statistics, in the order of the values.
+#[derive(Clone, Debug)]
+pub struct SweepResults {
+    /// The sweep as simulated.
+    pub(crate) scenario: SweepScenario,
+    /// `stats[i]`: the cell of `scenario.sweep.values()[i]`.
+    pub(crate) stats: Vec<RegretStats>,
+    /// The overrides that were applied.
+    pub(crate) overrides: Overrides,
+    /// The shard simulated (`None`: every run, unsharded).
+    pub(crate) shard: Option<Shard>,
+}
+
+impl SweepResults {
+    /// The sweep as simulated.
+    pub fn scenario(&self) -> &SweepScenario {
+        &self.scenario
+    }
+
+    /// Each cell with its statistics.
+    pub(crate) fn cells(&self) -> Vec<(&RegretScenario, &RegretStats)> {
+        self.scenario
+            .sweep
+            .cells()
+            .iter()
+            .zip(&self.stats)
+            .collect()
+    }
+}
 
 impl Simulate for SweepScenario {
     type Stats = Vec<RegretStats>;

@@ -13,15 +13,34 @@ pub(crate) mod sweep;
 use self::charts::charts;
 use self::markdown::markdown;
 use self::summary::{IdentificationSummary, summary, to_csv};
+use crate::engine::identification::IdentificationResults;
 use crate::engine::identification::runner::IdentifyCell;
 use crate::report::load::parse_json;
 use crate::report::plots::ChartOptions;
 use crate::report::saved::SavedResults;
 use crate::report::{Artifact, ReportError};
 use crate::scenario::IdentificationScenario;
+use crate::scenario::Sweep;
 use crate::store::folder::OutputDir;
 use crate::store::names;
 use crate::store::names::ResultKind;
+
+impl IdentificationResults {
+    /// What `summary.json` holds (for a sweep, its first cell's: see
+    /// [`IdentificationResults::summaries`]).
+    pub fn summary(&self) -> IdentificationSummary {
+        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
+        summary(&cells[0], &self.stats[0])
+    }
+
+    /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
+    /// each cell's folder holds it).
+    pub fn summaries(&self) -> Vec<IdentificationSummary> {
+        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
+        let runs = cells.iter().zip(&self.stats);
+        runs.map(|(cell, st)| summary(cell, st)).collect()
+    }
+}
 
 /// Every output of an identification scenario, rendered.
 pub(crate) fn render(

@@ -18,6 +18,7 @@ pub(crate) use summary::{MultiUserSummary, Stat, summary};
 pub(crate) use sweep::{SavedSweep, load_multi_user_sweep, render_sweep};
 pub(crate) use tables::{CurveTable, runs_parts};
 
+use crate::engine::multi_user::MultiUserResults;
 use crate::engine::multi_user::runner::MultiStats;
 use crate::engine::multi_user::slot_loop::SU_COLLISIONS;
 use crate::engine::recorder::Metric;
@@ -26,11 +27,22 @@ use crate::report::plots::ChartOptions;
 use crate::report::saved::SavedResults;
 use crate::report::{Artifact, ReportError, parse_json};
 use crate::scenario::MultiUserScenario;
+use crate::scenario::Sweep;
 use crate::store::folder::OutputDir;
 use crate::store::names::{self, ResultKind, Swept};
 use crate::util::math;
 use std::fmt::Write;
 use tables::{channels_csv, users_csv};
+
+impl MultiUserResults {
+    /// What `summary.json` holds: one summary, or one per cell of the scenario's sweep (as
+    /// each cell's folder holds it).
+    pub fn summaries(&self) -> Vec<MultiUserSummary> {
+        let cells = Sweep::cells_or(self.scenario.sweep.as_deref(), &self.scenario);
+        let runs = cells.iter().zip(&self.stats);
+        runs.map(|(cell, st)| summary(cell, st)).collect()
+    }
+}
 
 /// The metrics of `curves.csv` and `runs.csv`, in column order.
 pub(crate) const METRICS: [(&str, usize); 11] = [

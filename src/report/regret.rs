@@ -11,6 +11,7 @@ pub(crate) mod markdown;
 pub(crate) mod runs;
 pub(crate) mod summary;
 
+use crate::engine::regret::RegretResults;
 use crate::engine::regret::runner::RegretStats;
 use crate::report::Rendered;
 use crate::report::format::slug;
@@ -27,6 +28,18 @@ use crate::store::names;
 use crate::store::names::ResultKind;
 use curves::CurveRow;
 use summary::RegretSummary;
+
+impl RegretResults {
+    /// What `summary.json` holds.
+    pub fn summary(&self) -> RegretSummary {
+        summary::regret_summary(&self.scenario, &self.stats)
+    }
+
+    /// The rows of `curves.csv`.
+    pub fn curves(&self) -> Vec<curves::CurveRow> {
+        curves::rows(&self.scenario, &self.stats)
+    }
+}
 
 /// `summary.json`, `curves.csv`, `runs.csv`, the charts and `report.md` of a finished regret
 /// scenario.

@@ -14,6 +14,7 @@ use self::charts::charts;
 use self::markdown::markdown;
 use self::summary::{SweepSummary, summary};
 use crate::engine::regret::runner::RegretStats;
+use crate::engine::sweep::SweepResults;
 use crate::report::load::parse_json;
 use crate::report::plots::ChartOptions;
 use crate::report::regret::curves::{self, CurveRow};
@@ -23,6 +24,13 @@ use crate::scenario::{RegretScenario, SweepScenario};
 use crate::store::folder::OutputDir;
 use crate::store::names;
 use crate::store::names::{ResultKind, Swept};
+
+impl SweepResults {
+    /// What `summary.json` holds.
+    pub fn summary(&self) -> SweepSummary {
+        summary(&self.scenario, &self.cells())
+    }
+}
 
 /// Every output of a finished sweep, rendered.
 pub(crate) fn render(

@@ -2,11 +2,10 @@
 //! `file:line:col` and the field path), then the checks into a checked [`Scenario`].
 
 use crate::scenario::Scenario;
+use crate::scenario::Source;
 use crate::scenario::checker::{CheckRaw, Checker};
 use crate::scenario::error::ScenarioError;
-// Whole: the list of the kinds names each kind's file form.
-use crate::scenario::Source;
-use crate::scenario::raw::*;
+use crate::scenario::raw::RawScenario;
 use crate::scenario::syntax::{parse_raw, parse_raw_json, reads_as_json};
 use std::path::Path;
 
@@ -65,7 +64,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
 /// list of the kinds (`experiment_kinds!`, in `lib.rs`).
 macro_rules! check_raw {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
     )*) => {
         /// The scenario a file of any kind holds, or `None` with the problems in `ck`.
         fn check_raw(raw: RawScenario, source: &Source, ck: &mut Checker) -> Option<Scenario> {

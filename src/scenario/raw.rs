@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 /// from the list of the kinds (`experiment_kinds!`, in `lib.rs`).
 macro_rules! raw_scenario {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:ident, $r:ident, $b:path $(, raw $raw:ident)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
     )*) => {
         /// A scenario file: its top-level value names the experiment kind.
         #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -35,8 +35,10 @@
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The experiment kinds, one entry each: the variant's name, then the paths of the kind's
-/// scenario, results and partial-results body types, and of its raw file form (a kind written
-/// inside another's file, as a sweep is a regret file with a `sweep` field, has none). Every layer generates its
+/// scenario, results and partial-results body types, of its raw file form, and the `kind` its
+/// result folders and its sweeps' are written as (a contract with the tools that read them).
+/// A kind written inside another's file, as a sweep is a regret file with a `sweep` field,
+/// has no raw form and writes the other kind's sweep. Every layer generates its
 /// closed enum of the kinds, and the dispatch over it, from this one list:
 /// `experiment_kinds!($ callback)` expands to `callback! { $ list }` (the `$` lets `callback`
 /// declare macros of its own), so that a new kind is its own files in each layer and one line
@@ -49,14 +51,16 @@ macro_rules! experiment_kinds {
                 crate::scenario::RegretScenario,
                 crate::engine::regret::RegretResults,
                 crate::store::partial::regret::RegretBody,
-                raw crate::scenario::raw::RawRegret
+                raw crate::scenario::raw::RawRegret,
+                writes "regret" swept "sweep"
             ),
             /// A best-K identification experiment.
             Identification(
                 crate::scenario::IdentificationScenario,
                 crate::engine::identification::IdentificationResults,
                 crate::store::partial::identification::IdentificationBody,
-                raw crate::scenario::raw::RawIdentification
+                raw crate::scenario::raw::RawIdentification,
+                writes "identification" swept "identification-sweep"
             ),
             /// A regret scenario run at several values of one field.
             Sweep(
@@ -69,7 +73,8 @@ macro_rules! experiment_kinds {
                 crate::scenario::MultiUserScenario,
                 crate::engine::multi_user::MultiUserResults,
                 crate::store::partial::multi_user::MultiUserBody,
-                raw crate::scenario::raw::RawMultiUser
+                raw crate::scenario::raw::RawMultiUser,
+                writes "multi-user" swept "multi-user-sweep"
             ),
         }
     };

@@ -64,12 +64,12 @@ pub(crate) const MAX_CHANNELS: u64 = 1 << 18;
 /// `experiment_kinds!`'s (in `lib.rs`), from which every layer generates its closed enum of the
 /// kinds: this `Scenario`, the file forms (`raw::RawScenario`, checked by each kind's
 /// `CheckRaw`), the results (`Results`, with each kind's `KindResults`) and the shards' bodies
-/// (`PartialBody`). A new kind is its own files in each layer and one line in that list, plus
-/// the `kind` string its result folders are written with (`store/names.rs`, a contract with
-/// other tools; see the guide's architecture page).
+/// (`PartialBody`), and the `kind` its result folders are written as (`store::names::ResultKind`).
+/// A new kind is its own files in each layer and one entry in that list (see the guide's
+/// architecture page).
 macro_rules! builtin_kinds {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($t:path, $r:path, $b:path $(, raw $raw:path)?),
+        $(#[$doc:meta])* $kind:ident($t:path, $r:path, $b:path $(, raw $raw:path)? $(, writes $file:literal swept $swept:literal)?),
     )*) => {
         /// A checked scenario.
         #[derive(Clone, Debug)]

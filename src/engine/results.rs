@@ -10,7 +10,7 @@ use crate::scenario::Overrides;
 /// `engine/simulate.rs`, beside the runs that make them).
 macro_rules! results_enum {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)? $(, writes $file:literal swept $swept:literal)?),
     )*) => {
         /// The results of a simulation, in memory: one variant per experiment kind, its
         /// scenario as simulated with the kind's statistics.

@@ -35,7 +35,7 @@ pub(crate) fn simulate(
 /// its scenario with the statistics its [`Simulate`] makes.
 macro_rules! kind_results {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)? $(, writes $file:literal swept $swept:literal)?),
     )*) => {$(
         impl KindResults for $r {
             type Scenario = $s;

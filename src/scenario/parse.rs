@@ -64,7 +64,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
 /// list of the kinds (`experiment_kinds!`, in `lib.rs`).
 macro_rules! check_raw {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)? $(, writes $file:literal swept $swept:literal)?),
     )*) => {
         /// The scenario a file of any kind holds, or `None` with the problems in `ck`.
         fn check_raw(raw: RawScenario, source: &Source, ck: &mut Checker) -> Option<Scenario> {

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 /// from the list of the kinds (`experiment_kinds!`, in `lib.rs`).
 macro_rules! raw_scenario {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)? $(, writes $file:literal swept $swept:literal)?),
     )*) => {
         /// A scenario file: its top-level value names the experiment kind.
         #[derive(Clone, Debug, Deserialize, Serialize)]

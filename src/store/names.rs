@@ -2,9 +2,7 @@
 //! other tools read these files by name).
 
 use crate::engine::results::Results;
-use crate::scenario::{
-    IdentificationScenario, MultiUserScenario, RegretScenario, Scenario, SweepScenario,
-};
+use crate::scenario::Scenario;
 use serde::{Deserialize, Serialize};
 
 /// `summary.json`: every headline number.
@@ -39,60 +37,55 @@ pub(crate) const PARTIAL: &str = "partial.json";
 /// `.specprobe.json`: which scenario wrote a result folder, and its files.
 pub(crate) const MARKER: &str = ".specprobe.json";
 
-/// What a result folder holds: the `kind` of its `summary.json` and of its marker, written as
-/// [`ResultKind::as_str`] spells it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ResultKind {
-    /// A regret scenario's results.
-    Regret,
-    /// An identification scenario's results.
-    Identification,
-    /// A many-users scenario's results (the marker spells the kind as `summary.json` does;
-    /// markers written before said `multi_user`, which still reads).
-    MultiUser,
-    /// A sweep's results, of the kind swept: one kind of result for every sweep (`"sweep"`,
-    /// `"multi-user-sweep"` and `"identification-sweep"` in files, as before).
-    Sweep(Swept),
-    /// One shard's partial results.
-    Partial,
-    /// A comparison of several scenarios.
-    Comparison,
+/// Declares [`ResultKind`] and [`Swept`], with every kind's spelling in files, from the list
+/// of the experiment kinds (`experiment_kinds!`, in `lib.rs`): a kind that writes folders of its
+/// own gives its `kind` and its sweeps'.
+macro_rules! result_kinds {
+    ($d:tt $(
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)? $(, writes $file:literal swept $swept:literal)?),
+    )*) => {
+        /// What a result folder holds: the `kind` of its `summary.json` and of its marker,
+        /// written as [`ResultKind::as_str`] spells it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ResultKind {
+            $($(
+                #[doc = concat!("A `", stringify!($kind), "` scenario's results (`\"", $file, "\"`).")]
+                $kind,
+            )?)*
+            /// A sweep's results, of the kind swept: one kind of result for every sweep, each
+            /// spelled as before in files.
+            Sweep(Swept),
+            /// One shard's partial results.
+            Partial,
+            /// A comparison of several scenarios.
+            Comparison,
+        }
+
+        /// The kind of scenario a sweep runs at each value.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Swept {
+            $($(
+                #[doc = concat!("`", stringify!($kind), "` scenarios (`\"", $swept, "\"`).")]
+                $kind,
+            )?)*
+        }
+
+        /// Every kind with its spelling in files.
+        const ALL: &[(ResultKind, &str)] = &[
+            $($(
+                (ResultKind::$kind, $file),
+                (ResultKind::Sweep(Swept::$kind), $swept),
+            )?)*
+            (ResultKind::Partial, "partial"),
+            (ResultKind::Comparison, "comparison"),
+        ];
+
+        /// Every kind's spelling, in the order of [`ALL`] (errors list them so).
+        const NAMES: &[&str] = &[$($($file, $swept,)?)* "partial", "comparison"];
+    };
 }
 
-/// The kind of scenario a sweep runs at each value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Swept {
-    /// Regret scenarios: the cells' summaries in the sweep's own.
-    Regret,
-    /// Identification scenarios: each cell's results in a subfolder.
-    Identification,
-    /// Many-users scenarios: each cell's results in a subfolder.
-    MultiUser,
-}
-
-/// Every kind's spelling in files, in the order of [`ALL`] (errors list them so).
-const NAMES: [&str; 8] = [
-    "regret",
-    "identification",
-    "sweep",
-    "partial",
-    "comparison",
-    "multi-user",
-    "multi-user-sweep",
-    "identification-sweep",
-];
-
-/// Every kind.
-const ALL: [ResultKind; 8] = [
-    ResultKind::Regret,
-    ResultKind::Identification,
-    ResultKind::Sweep(Swept::Regret),
-    ResultKind::Partial,
-    ResultKind::Comparison,
-    ResultKind::MultiUser,
-    ResultKind::Sweep(Swept::MultiUser),
-    ResultKind::Sweep(Swept::Identification),
-];
+experiment_kinds!($ result_kinds);
 
 impl Serialize for ResultKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -106,46 +99,15 @@ impl<'de> Deserialize<'de> for ResultKind {
         match name.as_str() {
             "multi_user" => Ok(ResultKind::MultiUser),
             other => ResultKind::parse(other)
-                .ok_or_else(|| serde::de::Error::unknown_variant(other, &NAMES)),
+                .ok_or_else(|| serde::de::Error::unknown_variant(other, NAMES)),
         }
     }
 }
 
-/// The kind of result set a scenario's unsharded run writes, said once per scenario kind.
-trait Writes {
+/// The kind of result set a scenario's unsharded run writes, said once per scenario kind (in
+/// the kind's `store/partial/<kind>.rs`).
+pub(crate) trait Writes {
     fn writes(&self) -> ResultKind;
-}
-
-impl Writes for RegretScenario {
-    fn writes(&self) -> ResultKind {
-        ResultKind::Regret
-    }
-}
-
-impl Writes for IdentificationScenario {
-    fn writes(&self) -> ResultKind {
-        if self.sweep.is_some() {
-            ResultKind::Sweep(Swept::Identification)
-        } else {
-            ResultKind::Identification
-        }
-    }
-}
-
-impl Writes for SweepScenario {
-    fn writes(&self) -> ResultKind {
-        ResultKind::Sweep(Swept::Regret)
-    }
-}
-
-impl Writes for MultiUserScenario {
-    fn writes(&self) -> ResultKind {
-        if self.sweep.is_some() {
-            ResultKind::Sweep(Swept::MultiUser)
-        } else {
-            ResultKind::MultiUser
-        }
-    }
 }
 
 impl ResultKind {
@@ -169,21 +131,15 @@ impl ResultKind {
 
     /// As `summary.json` and the marker write it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ResultKind::Regret => "regret",
-            ResultKind::Identification => "identification",
-            ResultKind::Sweep(Swept::Regret) => "sweep",
-            ResultKind::Partial => "partial",
-            ResultKind::Comparison => "comparison",
-            ResultKind::MultiUser => "multi-user",
-            ResultKind::Sweep(Swept::MultiUser) => "multi-user-sweep",
-            ResultKind::Sweep(Swept::Identification) => "identification-sweep",
-        }
+        ALL.iter()
+            .find(|(k, _)| *k == self)
+            .map(|(_, name)| *name)
+            .expect("every kind is in ALL")
     }
 
     /// The kind a `kind` string names.
     pub fn parse(s: &str) -> Option<ResultKind> {
-        ALL.into_iter().find(|k| k.as_str() == s)
+        ALL.iter().find(|(_, name)| *name == s).map(|(k, _)| *k)
     }
 }
 
@@ -251,8 +207,25 @@ mod tests {
 
     #[test]
     fn kinds_round_trip_as_summaries_write_them() {
-        // The spellings of every kind, as files written before sweeps were one kind hold them.
-        for (k, name) in ALL.into_iter().zip(NAMES) {
+        // The spellings of every kind, as files written before sweeps were one kind (and
+        // before the kinds were one list) hold them: the contract, written out.
+        let contract = [
+            (ResultKind::Regret, "regret"),
+            (ResultKind::Identification, "identification"),
+            (ResultKind::Sweep(Swept::Regret), "sweep"),
+            (ResultKind::Partial, "partial"),
+            (ResultKind::Comparison, "comparison"),
+            (ResultKind::MultiUser, "multi-user"),
+            (ResultKind::Sweep(Swept::MultiUser), "multi-user-sweep"),
+            (
+                ResultKind::Sweep(Swept::Identification),
+                "identification-sweep",
+            ),
+        ];
+        assert_eq!(ALL.len(), contract.len());
+        assert_eq!(NAMES.len(), contract.len());
+        for (k, name) in contract {
+            assert!(ALL.contains(&(k, name)) && NAMES.contains(&name), "{name}");
             assert_eq!(k.as_str(), name);
             assert_eq!(ResultKind::parse(name), Some(k));
             assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{name}\""));

@@ -86,7 +86,7 @@ pub(crate) struct Partial {
 /// files are unchanged.
 macro_rules! partial_body {
     ($d:tt $(
-        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)?),
+        $(#[$doc:meta])* $kind:ident($s:path, $r:path, $b:path $(, raw $raw:path)? $(, writes $file:literal swept $swept:literal)?),
     )*) => {
         /// A shard's statistics, of its scenario's kind.
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ use crate::identify::Algorithm;
 use crate::identify::confidence::{Params, Setting};
 use crate::identify::{IdentifyOutcome, IdentifyStats};
 use crate::scenario::IdentificationScenario;
+use crate::store::names::{ResultKind, Swept, Writes};
 use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -233,4 +234,14 @@ impl Sharded for IdentificationScenario {
             .collect()
     }
     sharded_with_optional_sweep!(IdentificationPartial);
+}
+
+impl Writes for IdentificationScenario {
+    fn writes(&self) -> ResultKind {
+        if self.sweep.is_some() {
+            ResultKind::Sweep(Swept::Identification)
+        } else {
+            ResultKind::Identification
+        }
+    }
 }

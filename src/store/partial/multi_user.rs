@@ -8,6 +8,7 @@ use super::{MergeError, PartialBody};
 use crate::engine::multi_user::runner::{self as multi_runner, MultiStats, TeamStats};
 use crate::scenario::MultiUserScenario;
 use crate::scenario::multi_user::TeamKind;
+use crate::store::names::{ResultKind, Swept, Writes};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -102,4 +103,14 @@ impl Sharded for MultiUserScenario {
             .collect()
     }
     sharded_with_optional_sweep!(MultiUserPartial);
+}
+
+impl Writes for MultiUserScenario {
+    fn writes(&self) -> ResultKind {
+        if self.sweep.is_some() {
+            ResultKind::Sweep(Swept::MultiUser)
+        } else {
+            ResultKind::MultiUser
+        }
+    }
 }

@@ -9,6 +9,7 @@ use crate::engine::recorder::{PartialStats, PolicyStats};
 use crate::engine::regret::runner::RegretStats;
 use crate::scenario::RegretScenario;
 use crate::scenario::{PolicyKind, SweepScenario};
+use crate::store::names::{ResultKind, Swept, Writes};
 use crate::util::stats::Moments;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -349,4 +350,16 @@ impl Sharded for SweepScenario {
             .unwrap_or_default()
     }
     sharded_by!(SweepOf<RegretPartial>, |s| &s.sweep);
+}
+
+impl Writes for RegretScenario {
+    fn writes(&self) -> ResultKind {
+        ResultKind::Regret
+    }
+}
+
+impl Writes for SweepScenario {
+    fn writes(&self) -> ResultKind {
+        ResultKind::Sweep(Swept::Regret)
+    }
 }

@@ -1413,9 +1413,8 @@ impl<'a> Copies<'a> {
         } else {
             &mut self.obs[i * u * d..(i + 1) * u * d]
         };
-        if d == 0 {
-            return;
-        }
+        // At least one part, so `d > 0` (refused otherwise when built).
+        debug_assert!(d > 0);
         let (stats, recent) = self.seen.parts(i);
         let span = 3 * k * (parts.window - 1);
         // Each part is cut off the front of the user's row in turn: no offsets to check.
@@ -1426,6 +1425,7 @@ impl<'a> Copies<'a> {
                 // `last` is none before the episode's first slot.
                 write_slot(newest, self.worlds.last_probes(i, user));
                 let (older, tail) = tail.split_at_mut(span);
+                // A window of one slot has no older ones: no call to copy nothing.
                 if span > 0 {
                     older.copy_from_slice(&recent[user * span..(user + 1) * span]);
                 }

@@ -275,14 +275,16 @@ mod tests {
     use crate::util::crn::RunKey;
 
     /// The plain form gives exactly what the general one gives, probe by probe and path state
-    /// by path state, on every plain occupancy process the shipped scenarios use (Markov,
-    /// on/off, piecewise, trace, López-Benítez, i.i.d.); a channel with sensing errors, a
-    /// split cost or a slot duration has no plain form.
+    /// by path state, on every occupancy process (Markov, on/off, López-Benítez, piecewise,
+    /// trace, i.i.d.: the shipped scenarios, and on/off with a plain cost, which no shipped
+    /// scenario has); a channel with sensing errors, a split cost or a slot duration has no
+    /// plain form.
     #[test]
     fn plain_probes_equal_general_probes() {
-        use crate::scenario::{Scenario, load};
-        let mut plain_seen = 0;
-        for file in [
+        use crate::scenario::{Scenario, load, parse};
+        use std::collections::BTreeSet;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        let mut scenarios: Vec<(String, Scenario)> = [
             "spectrum-markov.ron",
             "spectrum-onoff.ron",
             "spectrum-piecewise.ron",
@@ -292,11 +294,23 @@ mod tests {
             "spectrum-sensing.ron",
             "energy-detector.ron",
             "jiang-2009-adaptive.ron",
-        ] {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("scenarios")
-                .join(file);
-            let Scenario::Regret(s) = load(&path).unwrap() else {
+        ]
+        .into_iter()
+        .map(|file| (file.to_string(), load(&root.join(file)).unwrap()))
+        .collect();
+        let on_off = r#"Regret(name: "plain-onoff", seed: 1, horizon: 100, runs: 1,
+            channels: [
+                (occupancy: OnOff(idle: Exponential(mean: 4.0), busy: Exponential(mean: 6.0)), cost: Bernoulli(0.3)),
+                (occupancy: OnOff(idle: Weibull(shape: 0.8, scale: 3.0), busy: Gamma(shape: 2.0, scale: 2.0)), cost: Constant(0.2)),
+            ],
+            policies: [(policy: Oracle)])"#;
+        scenarios.push((
+            "on/off".into(),
+            parse(on_off, &root.join("plain-onoff.ron")).unwrap(),
+        ));
+        let mut processes = BTreeSet::new();
+        for (file, scenario) in scenarios {
+            let Scenario::Regret(s) = scenario else {
                 panic!("{file}: a regret scenario")
             };
             for exp in &s.experiments {
@@ -310,7 +324,11 @@ mod tests {
                     assert!(sensing || split || env.slot_duration().is_some(), "{file}");
                     continue;
                 };
-                plain_seen += 1;
+                for ch in env.channels() {
+                    // The variant's name: what `Debug` writes before its payload.
+                    let name = format!("{:?}", ch.occupancy());
+                    processes.insert(name[..name.find('(').unwrap_or(name.len())].to_string());
+                }
                 let general = General::of(env);
                 let paths = crate::model::channel::Paths::new(env, RunKey::new(3, 0, 5));
                 let (mut a, mut b) = (paths.occupancy.clone(), paths.occupancy.clone());
@@ -326,7 +344,11 @@ mod tests {
                 }
             }
         }
-        assert!(plain_seen >= 5, "{plain_seen}");
+        let every: BTreeSet<String> = crate::model::occupancy::OccupancySpec::NAMES
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        assert_eq!(processes, every);
     }
 
     /// The fast path gives exactly what the general one gives, probe by probe.

@@ -53,7 +53,8 @@ macro_rules! result_kinds {
                 $kind,
             )?)*
             /// A sweep's results, of the kind swept: one kind of result for every sweep, each
-            /// spelled as before in files.
+            /// spelled as before in files (a regret sweep holds its cells' summaries in its
+            /// own; the others, each cell's results in a subfolder).
             Sweep(Swept),
             /// One shard's partial results.
             Partial,
@@ -97,6 +98,7 @@ impl<'de> Deserialize<'de> for ResultKind {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ResultKind, D::Error> {
         let name = String::deserialize(d)?;
         match name.as_str() {
+            // Markers written by earlier versions spelled the many-users kind so: still read.
             "multi_user" => Ok(ResultKind::MultiUser),
             other => ResultKind::parse(other)
                 .ok_or_else(|| serde::de::Error::unknown_variant(other, NAMES)),

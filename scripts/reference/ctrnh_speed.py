@@ -14,7 +14,6 @@ earlier build), run in the same rounds.
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from ctrnh_settings import SCENARIO, SETTINGS  # noqa: E402
+from speed import run_cpu  # noqa: E402
 
 HORIZON, RUNS = 5000, 200
 
@@ -36,12 +36,7 @@ def reference(python, repo, users, mu):
 
 
 def specprobe(binary, path, users, tmp):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([binary, "run", path, "--out", os.path.join(tmp, "out"), "--runs", str(RUNS), "--threads", "1",
-                    "--no-charts", "--force", "--max-time", "none"], check=True, capture_output=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu / (RUNS * HORIZON * users) * 1e6
+    return run_cpu(binary, path, os.path.join(tmp, "out"), RUNS, HORIZON, users)
 
 
 def main():

@@ -60,11 +60,17 @@ def specprobe(binary, scenario, spec, runs, horizon, users):
         path = os.path.join(tmp, "one.ron")
         with open(path, "w") as fh:
             fh.write(text)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([binary, "run", path, "--out", os.path.join(tmp, "out"), "--runs", str(runs),
-                        "--horizon", str(horizon), "--threads", "1", "--no-charts", "--max-time", "none"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return run_cpu(binary, path, os.path.join(tmp, "out"), runs, horizon, users)
+
+
+def run_cpu(binary, path, out, runs, horizon, users):
+    """Microseconds of CPU per user-slot of `specprobe run path` (`runs` runs of `horizon` slots,
+    one thread, no charts, into `out`): its children's CPU time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([binary, "run", path, "--out", out, "--runs", str(runs), "--horizon", str(horizon),
+                    "--threads", "1", "--no-charts", "--force", "--max-time", "none"],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu / (runs * horizon * users) * 1e6
 

@@ -91,8 +91,11 @@ pub(crate) struct Markov {
     event_threshold: u64,
     /// Threshold of the stationary start.
     start_threshold: u64,
-    /// Slots per block of events.
+    /// Slots per block of events, a power of two.
     block: u64,
+    /// log2 of `block`: a query's block is a shift of its slot, not a 64-bit division (a
+    /// query makes one, and the division's latency was a visible share of it).
+    shift: u32,
     /// `(1 − r)^k` for k = 1 ..= block, each as the interval `[lo, hi]` certain to hold the
     /// reference gap's own boundary (see [`Markov::gap`]); empty when the block is longer than
     /// [`CERTIFIED_BLOCK`] slots.
@@ -182,6 +185,7 @@ impl Markov {
             event_threshold: crn::threshold(event_idle),
             start_threshold: crn::threshold(theta),
             block,
+            shift: block.trailing_zeros(),
             certified,
         }
     }
@@ -257,17 +261,22 @@ impl Markov {
         }
     }
 
-    /// The first event of block `j` after slot `after` (with its value), advancing `draws`;
-    /// `u64::MAX` when the block has none left.
+    /// The last slot of block `j`.
+    #[inline]
+    fn end_of(&self, j: u64) -> u64 {
+        (j + 1).saturating_mul(self.block)
+    }
+
+    /// The first event after slot `pos` of the block ending at slot `end` (with its value),
+    /// advancing `draws`; `u64::MAX` when the block has none left.
     #[inline]
     fn next_in_block(
         &self,
         draws: &mut Counter,
-        j: u64,
+        end: u64,
         mut pos: u64,
         work: &mut u64,
     ) -> (u64, bool) {
-        let end = (j + 1).saturating_mul(self.block);
         pos = pos.saturating_add(self.gap(draws));
         *work += 1;
         if pos > end {
@@ -281,23 +290,25 @@ impl Markov {
     fn open(&self, key: u64, j: u64, work: &mut u64) -> (Counter, u64, bool) {
         let mut draws = Counter::at(key, j);
         *work += 1;
-        let (e, v) = self.next_in_block(&mut draws, j, j * self.block, work);
+        let (e, v) = self.next_in_block(&mut draws, self.end_of(j), j * self.block, work);
         (draws, e, v)
     }
 
     /// The last event of block `j` at or before slot `t` (whole-block scan), if any.
     fn last_in_block(&self, key: u64, j: u64, t: u64, work: &mut u64) -> Option<(u64, bool)> {
         let (mut draws, mut e, mut v) = self.open(key, j, work);
+        let end = self.end_of(j);
         let mut last = None;
         while e <= t {
             last = Some((e, v));
-            (e, v) = self.next_in_block(&mut draws, j, e, work);
+            (e, v) = self.next_in_block(&mut draws, end, e, work);
         }
         last
     }
 
+    #[inline]
     fn block_of(&self, slot: u64) -> u64 {
-        (slot - 1) / self.block
+        (slot - 1) >> self.shift
     }
 }
 
@@ -333,17 +344,19 @@ impl Process for Markov {
         // The last event in (known_slot, slot], searched from `slot` backwards.
         let mut last: Option<(u64, bool)> = None;
         if s.block == Some(target) {
+            let end = self.end_of(target);
             while s.next_event <= slot {
                 last = Some((s.next_event, s.next_value));
                 (s.next_event, s.next_value) =
-                    self.next_in_block(&mut s.draws, target, s.next_event, &mut s.work);
+                    self.next_in_block(&mut s.draws, end, s.next_event, &mut s.work);
             }
         } else {
             // Open the target block and walk it up to `slot`.
             let (mut draws, mut e, mut v) = self.open(s.key, target, &mut s.work);
+            let end = self.end_of(target);
             while e <= slot {
                 last = Some((e, v));
-                (e, v) = self.next_in_block(&mut draws, target, e, &mut s.work);
+                (e, v) = self.next_in_block(&mut draws, end, e, &mut s.work);
             }
             // Nothing there: look back through whole blocks, down to the previous query's.
             let floor = s.block.map_or(0, |b| b + 1);
@@ -356,10 +369,11 @@ impl Process for Markov {
             if last.is_none()
                 && let Some(b) = s.block
             {
+                let end = self.end_of(b);
                 while s.next_event <= slot {
                     last = Some((s.next_event, s.next_value));
                     (s.next_event, s.next_value) =
-                        self.next_in_block(&mut s.draws, b, s.next_event, &mut s.work);
+                        self.next_in_block(&mut s.draws, end, s.next_event, &mut s.work);
                 }
             }
             s.block = Some(target);

@@ -326,8 +326,14 @@ pub struct BatchPart<'a> {
 }
 
 /// One thread's scratch for stepping a [`BatchPart`].
+///
+/// Aligned to two cache lines (the adjacent-line prefetcher pairs them), so that the threads'
+/// scratches, which callers keep side by side in one vector, share no line: each copy's step
+/// writes its scratch (the list's length, the stamp), and two threads writing one line took
+/// turns owning it, making `threads=2` slower than one.
 #[doc(hidden)]
 #[derive(Clone, Debug)]
+#[repr(align(128))]
 pub struct BatchScratch(Scratch);
 
 impl BatchScratch {
@@ -463,6 +469,13 @@ impl<'a> BatchPart<'a> {
             (&raw const self.totals[i]).cast(),
             std::mem::size_of::<Totals>(),
         );
+    }
+
+    /// Copy `i`'s last slot's probes (those [`BatchPart::last`] gives, without the rest): what
+    /// an observation shows of it.
+    #[inline]
+    pub fn last_probes(&self, i: usize) -> &[Probe] {
+        &self.probes[i * self.k..i * self.k + self.last[i].probes]
     }
 
     /// See [`Batch::last`].

@@ -286,6 +286,43 @@ def test_trajectories_do_not_depend_on_the_number_of_envs_or_threads():
         np.testing.assert_array_equal(r1[4:], r2)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_nan_score_is_refused_before_any_env_steps(threads):
+    # Scores are checked for NaN on one thread, in blocks, then ranked as each env steps on
+    # its thread: the error names the first NaN wherever it lies, and no env has stepped.
+    n = 301
+    v = envs.SpectrumVectorEnv(small(horizon=30), n, threads=threads)
+    v.reset(seed=3)
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-1, 1, size=(n, 3)).astype(np.float32)
+    v.step(a)
+    before = (v.totals().copy(), v.runs().copy())
+    for env, channel in [(0, 0), (85, 1), (150, 2), (300, 2)]:
+        bad = a.copy()
+        bad[env, channel] = np.nan
+        bad[-1, -1] = np.nan  # a later one is not the one named
+        with pytest.raises(ValueError, match=rf"actions\[{env}\]: score of channel {channel} is NaN"):
+            v.step(bad)
+        np.testing.assert_array_equal(v.totals(), before[0])
+        np.testing.assert_array_equal(v.runs(), before[1])
+    # The same actions without the NaN step every env as one step does.
+    o, *_ = v.step(a)
+    ref = envs.SpectrumVectorEnv(small(horizon=30), n)
+    ref.reset(seed=3)
+    ref.step(a)
+    o_ref, *_ = ref.step(a)
+    np.testing.assert_array_equal(o, o_ref)
+
+
+def test_a_nan_score_names_the_user():
+    v = envs.MultiUserVectorEnv(multi(), 2, action="scores")
+    v.reset(seed=1)
+    a = np.zeros((2, 3, 4), np.float32)
+    a[1, 2, 3] = np.nan
+    with pytest.raises(ValueError, match=r"actions\[1\]\[2\]: score of channel 3 is NaN"):
+        v.step(a)
+
+
 @pytest.mark.parametrize("bad, match", [
     (np.zeros((2, 4), np.float32), r"actions: expected shape \(2, 3\)"),
     (np.array([[5, 3, 3], [0, 1, 3]]), r"actions\[0\]: 5 is not a channel"),

@@ -329,8 +329,8 @@ pub struct BatchPart<'a> {
 ///
 /// Aligned to two cache lines (the adjacent-line prefetcher pairs them), so that the threads'
 /// scratches, which callers keep side by side in one vector, share no line: each copy's step
-/// writes its scratch (the list's length, the stamp), and two threads writing one line took
-/// turns owning it, making `threads=2` slower than one.
+/// writes its scratch (the list's length, the stamp), and two threads writing one line take
+/// turns owning it at every copy (false sharing).
 #[doc(hidden)]
 #[derive(Clone, Debug)]
 #[repr(align(128))]

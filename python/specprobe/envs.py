@@ -268,8 +268,9 @@ class SpectrumVectorEnv(_NoPickle, VectorEnv):
 
     ``scenario``: a path (``.ron``/``.json``) or a dict, as ``specprobe.run`` takes it, of a
     ``Regret`` scenario (of a grid, its configuration ``experiment``, which draws from its own
-    streams as the grid's runs do). ``threads``: copies are split among that many threads
-    inside a step (results never depend on it). ``first_index``: the index of this vector's
+    streams as the grid's runs do). ``threads``: copies are split among up to that many threads
+    inside a step, each given at least 256 copies (fewer step faster on one); results never
+    depend on it. ``first_index``: the index of this vector's
     first environment among all the environments of an experiment (environment j here plays
     runs ``first_index + j``), so that environments split across processes play what one
     vector of all of them would. ``copy``: return

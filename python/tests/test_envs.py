@@ -271,33 +271,51 @@ def test_the_window_in_the_many_users_env():
         envs.MultiUserVectorEnv(multi(), 2, window=0)
 
 
-def test_trajectories_do_not_depend_on_the_number_of_envs_or_threads():
+@pytest.mark.parametrize("n, threads", [(6, 3), (800, 3)])
+def test_trajectories_do_not_depend_on_the_number_of_envs_or_threads(n, threads):
+    # A step gives each thread at least 256 copies: 6 copies step on one thread whatever
+    # `threads` says, 800 on three.
     scenario = small(horizon=30)
-    big = envs.SpectrumVectorEnv(scenario, 6, threads=3)
+    big = envs.SpectrumVectorEnv(scenario, n, threads=threads)
     part = envs.SpectrumVectorEnv(scenario, 2, first_index=4)
     big.reset(seed=9)
     part.reset(seed=9)
     rng = np.random.default_rng(1)
     for _ in range(30):
-        a = rng.uniform(-1, 1, size=(6, 3)).astype(np.float32)
+        a = rng.uniform(-1, 1, size=(n, 3)).astype(np.float32)
         o1, r1, *_ = big.step(a)
-        o2, r2, *_ = part.step(a[4:])
-        np.testing.assert_array_equal(o1[4:], o2)
-        np.testing.assert_array_equal(r1[4:], r2)
+        o2, r2, *_ = part.step(a[4:6])
+        np.testing.assert_array_equal(o1[4:6], o2)
+        np.testing.assert_array_equal(r1[4:6], r2)
+
+
+def test_many_users_trajectories_do_not_depend_on_threads():
+    # 200 copies of 3 users: 600 user-copies, two threads' worth.
+    one = envs.MultiUserVectorEnv(multi(horizon=30), 200)
+    two = envs.MultiUserVectorEnv(multi(horizon=30), 200, threads=2)
+    one.reset(seed=5)
+    two.reset(seed=5)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        a = rng.integers(0, 4, size=(200, 3))
+        o1, r1, *_ = one.step(a)
+        o2, r2, *_ = two.step(a)
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_nan_score_is_refused_before_any_env_steps(threads):
     # Scores are checked for NaN on one thread, in blocks, then ranked as each env steps on
     # its thread: the error names the first NaN wherever it lies, and no env has stepped.
-    n = 301
+    n = 601  # two threads' worth of copies (a step gives each at least 256)
     v = envs.SpectrumVectorEnv(small(horizon=30), n, threads=threads)
     v.reset(seed=3)
     rng = np.random.default_rng(2)
     a = rng.uniform(-1, 1, size=(n, 3)).astype(np.float32)
     v.step(a)
     before = (v.totals().copy(), v.runs().copy())
-    for env, channel in [(0, 0), (85, 1), (150, 2), (300, 2)]:
+    for env, channel in [(0, 0), (85, 1), (150, 2), (300, 2), (599, 1)]:
         bad = a.copy()
         bad[env, channel] = np.nan
         bad[-1, -1] = np.nan  # a later one is not the one named

@@ -381,13 +381,16 @@ impl<'a> ListsMut<'a> {
 }
 
 /// What one thread needs while it steps its copies: the batch's slot scratch, and the
-/// scores' ranking's (see `ranked`). Aligned to two cache lines, as [`BatchScratch`] is: the
-/// threads' scratches sit side by side in one vector and each is written at every copy.
-#[repr(align(128))]
+/// scores' ranking's (see `ranked`). It takes [`BatchScratch`]'s alignment to two cache lines
+/// (a struct is aligned as its most aligned field, and its size is a multiple of that), so the
+/// threads' scratches, side by side in one vector and each written at every copy, share no
+/// line.
 struct ThreadScratch {
     batch: BatchScratch,
     keys: Vec<u64>,
 }
+
+const _: () = assert!(std::mem::align_of::<ThreadScratch>() >= 128);
 
 impl ThreadScratch {
     fn new(k: usize) -> ThreadScratch {
